@@ -1,0 +1,172 @@
+//! Bitmaps: the validity of a segment and the dense form of a selection.
+
+/// A fixed-length bitmap, one bit per row, least significant bit first.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct Bitmap {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Bitmap {
+    /// All bits clear.
+    pub fn new_clear(len: usize) -> Self {
+        Bitmap {
+            words: vec![0; len.div_ceil(64)],
+            len,
+        }
+    }
+
+    /// All bits set.
+    pub fn new_set(len: usize) -> Self {
+        let mut b = Bitmap {
+            words: vec![u64::MAX; len.div_ceil(64)],
+            len,
+        };
+        b.clear_tail();
+        b
+    }
+
+    /// From booleans.
+    pub fn from_bools(bits: &[bool]) -> Self {
+        let mut b = Bitmap::new_clear(bits.len());
+        for (i, _) in bits.iter().enumerate().filter(|(_, &v)| v) {
+            b.set(i);
+        }
+        b
+    }
+
+    /// From 64-bit words (bits past `len` are cleared). Returns `None` if `words` is too short.
+    pub fn from_words(mut words: Vec<u64>, len: usize) -> Option<Self> {
+        if words.len() < len.div_ceil(64) {
+            return None;
+        }
+        words.truncate(len.div_ceil(64));
+        let mut b = Bitmap { words, len };
+        b.clear_tail();
+        Some(b)
+    }
+
+    /// From sorted, distinct positions below `len`.
+    pub fn from_positions(positions: &[u32], len: usize) -> Self {
+        let mut b = Bitmap::new_clear(len);
+        for &p in positions {
+            b.set(p as usize);
+        }
+        b
+    }
+
+    fn clear_tail(&mut self) {
+        if self.len % 64 != 0 {
+            if let Some(last) = self.words.last_mut() {
+                *last &= (1u64 << (self.len % 64)) - 1;
+            }
+        }
+    }
+
+    /// Number of bits.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the bitmap has no bits.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The 64-bit words; bits past `len` are zero.
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.words
+    }
+
+    /// Bit `i`; panics if `i >= len`.
+    #[inline]
+    pub fn get(&self, i: usize) -> bool {
+        assert!(i < self.len, "bit {i} out of range for {} bits", self.len);
+        get_bit(&self.words, i)
+    }
+
+    /// Sets bit `i`.
+    #[inline]
+    pub fn set(&mut self, i: usize) {
+        self.words[i / 64] |= 1 << (i % 64);
+    }
+
+    /// Number of set bits.
+    pub fn count_ones(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// `self &= other` (bit by bit, over the common length).
+    pub fn and_words(&mut self, other: &[u64]) {
+        for (a, b) in self.words.iter_mut().zip(other) {
+            *a &= *b;
+        }
+    }
+
+    /// Flips every bit.
+    pub fn not(&mut self) {
+        for w in &mut self.words {
+            *w = !*w;
+        }
+        self.clear_tail();
+    }
+
+    /// Positions of the set bits, ascending.
+    pub fn ones(&self) -> impl Iterator<Item = usize> + '_ {
+        self.words.iter().enumerate().flat_map(|(wi, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let bit = w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    wi * 64 + bit
+                })
+            })
+        })
+    }
+
+    /// Positions of the set bits as `u32`, ascending.
+    pub fn to_positions(&self) -> Vec<u32> {
+        let mut out = Vec::with_capacity(self.count_ones());
+        out.extend(self.ones().map(|p| p as u32));
+        out
+    }
+}
+
+impl std::fmt::Debug for Bitmap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Bitmap({} of {} set)", self.count_ones(), self.len)
+    }
+}
+
+/// Bit `i` of a word slice.
+#[inline(always)]
+pub(crate) fn get_bit(words: &[u64], i: usize) -> bool {
+    words[i / 64] >> (i % 64) & 1 == 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_not_and_positions() {
+        let mut b = Bitmap::new_clear(70);
+        b.set(0);
+        b.set(69);
+        assert_eq!(b.to_positions(), vec![0, 69]);
+        b.not();
+        assert_eq!(b.count_ones(), 68);
+        assert!(!b.get(69) && b.get(68));
+        assert_eq!(Bitmap::new_set(65).count_ones(), 65);
+        assert!(Bitmap::from_words(vec![u64::MAX], 65).is_none());
+        assert_eq!(
+            Bitmap::from_words(vec![u64::MAX], 3).unwrap().count_ones(),
+            3
+        );
+    }
+}

@@ -1,0 +1,236 @@
+//! Writing and reading the little-endian, 8-byte aligned sections every encoded stream is made of.
+//!
+//! Arrays inside encoded bytes start at multiples of 8 from the start of the buffer, so a reader whose
+//! buffer starts 8-aligned (a `Vec<u64>`-backed [`AlignedBytes`], or a page of a memory-mapped file) views
+//! them in place, with no copy.
+
+use bytemuck::Pod;
+
+use crate::error::{Error, Result};
+
+#[cfg(target_endian = "big")]
+compile_error!(
+    "lwc reads its little-endian format in place and supports little-endian targets only"
+);
+
+/// Bytes stored at an 8-byte aligned address, so encoded data can be viewed in place.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct AlignedBytes {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl AlignedBytes {
+    /// Copies `bytes` into aligned storage.
+    pub fn copy_from(bytes: &[u8]) -> Self {
+        let mut words = vec![0u64; bytes.len().div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
+        AlignedBytes {
+            words,
+            len: bytes.len(),
+        }
+    }
+
+    /// The bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.len]
+    }
+
+    /// Number of bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl std::ops::Deref for AlignedBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+impl std::fmt::Debug for AlignedBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "AlignedBytes({} bytes)", self.len)
+    }
+}
+
+/// Appends sections to a byte buffer that starts 8-aligned.
+#[derive(Default)]
+pub(crate) struct Writer {
+    buf: Vec<u8>,
+}
+
+impl Writer {
+    pub fn new() -> Self {
+        Writer::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    pub fn u8(&mut self, v: u8) {
+        self.buf.push(v);
+    }
+
+    pub fn u32(&mut self, v: u32) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+
+    pub fn u64(&mut self, v: u64) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+
+    /// Pads with zeros to the next multiple of 8.
+    pub fn align(&mut self) {
+        let pad = self.buf.len().next_multiple_of(8) - self.buf.len();
+        self.buf.extend(std::iter::repeat_n(0u8, pad));
+    }
+
+    /// Writes an array at the next 8-aligned offset.
+    pub fn array<P: Pod>(&mut self, values: &[P]) {
+        self.align();
+        self.buf.extend_from_slice(bytemuck::cast_slice(values));
+    }
+
+    /// Overwrites a `u32` written earlier (for lengths known only after the fact).
+    pub fn patch_u32(&mut self, at: usize, v: u32) {
+        self.buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    pub fn into_aligned(self) -> AlignedBytes {
+        AlignedBytes::copy_from(&self.buf)
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        &self.buf
+    }
+}
+
+/// Reads sections from a buffer, checking every length before it trusts it.
+#[derive(Clone)]
+pub(crate) struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Reader { bytes, pos: 0 }
+    }
+
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.bytes.len() - self.pos
+    }
+
+    pub fn take(&mut self, what: &'static str, n: usize) -> Result<&'a [u8]> {
+        if n > self.remaining() {
+            return Err(Error::Truncated {
+                what,
+                offset: self.pos,
+                needed: n,
+                available: self.remaining(),
+            });
+        }
+        let s = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    pub fn u8(&mut self, what: &'static str) -> Result<u8> {
+        Ok(self.take(what, 1)?[0])
+    }
+
+    pub fn u32(&mut self, what: &'static str) -> Result<u32> {
+        Ok(u32::from_le_bytes(
+            self.take(what, 4)?.try_into().expect("4 bytes"),
+        ))
+    }
+
+    pub fn u64(&mut self, what: &'static str) -> Result<u64> {
+        Ok(u64::from_le_bytes(
+            self.take(what, 8)?.try_into().expect("8 bytes"),
+        ))
+    }
+
+    /// Skips the padding to the next multiple of 8.
+    pub fn align(&mut self, what: &'static str) -> Result<()> {
+        let pad = self.pos.next_multiple_of(8) - self.pos;
+        self.take(what, pad).map(|_| ())
+    }
+
+    /// Views `len` values of `P` at the next 8-aligned offset, in place.
+    pub fn array<P: Pod>(&mut self, what: &'static str, len: usize) -> Result<&'a [P]> {
+        self.align(what)?;
+        let offset = self.pos;
+        let n = len
+            .checked_mul(size_of::<P>())
+            .ok_or_else(|| Error::Corrupt(format!("{what}: length {len} overflows")))?;
+        let bytes = self.take(what, n)?;
+        bytemuck::try_cast_slice(bytes).map_err(|_| Error::Misaligned {
+            what,
+            offset,
+            align: align_of::<P>(),
+        })
+    }
+
+    /// Fails unless every byte was consumed (trailing bytes mean the header lied about a length).
+    pub fn finish(&self, what: &'static str) -> Result<()> {
+        if self.remaining() != 0 {
+            return Err(Error::Corrupt(format!(
+                "{what}: {} unexpected trailing bytes",
+                self.remaining()
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrays_round_trip_at_aligned_offsets() {
+        let mut w = Writer::new();
+        w.u8(3);
+        w.array(&[1u32, 2, 3]);
+        w.u64(9);
+        let bytes = w.into_aligned();
+        let mut r = Reader::new(&bytes);
+        assert_eq!(r.u8("a").unwrap(), 3);
+        assert_eq!(r.array::<u32>("b", 3).unwrap(), &[1, 2, 3]);
+        assert_eq!(r.u64("c").unwrap(), 9);
+        r.finish("end").unwrap();
+    }
+
+    #[test]
+    fn truncation_and_misalignment_are_errors() {
+        let bytes = AlignedBytes::copy_from(&[0u8; 12]);
+        let mut r = Reader::new(&bytes);
+        assert!(matches!(
+            r.array::<u64>("x", 2),
+            Err(Error::Truncated { .. })
+        ));
+        let mut r = Reader::new(&bytes[1..]);
+        assert!(matches!(
+            r.array::<u32>("x", 2),
+            Err(Error::Misaligned { .. })
+        ));
+        let mut r = Reader::new(&bytes);
+        assert!(matches!(
+            r.array::<u64>("x", usize::MAX),
+            Err(Error::Corrupt(_))
+        ));
+    }
+}

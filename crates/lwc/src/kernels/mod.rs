@@ -1,0 +1,5 @@
+//! Kernels: pure functions over slices of machine words. They know no format and no header; encodings
+//! call them after validating lengths once. The only home of `unsafe` (runtime CPU-feature dispatch).
+
+pub mod bitpack;
+pub mod scan;
