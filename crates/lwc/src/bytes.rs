@@ -79,6 +79,10 @@ impl Writer {
         self.buf.push(v);
     }
 
+    pub fn zeros(&mut self, n: usize) {
+        self.buf.extend(std::iter::repeat_n(0u8, n));
+    }
+
     pub fn u32(&mut self, v: u32) {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
@@ -99,17 +103,13 @@ impl Writer {
         self.buf.extend_from_slice(bytemuck::cast_slice(values));
     }
 
-    /// Overwrites a `u32` written earlier (for lengths known only after the fact).
-    pub fn patch_u32(&mut self, at: usize, v: u32) {
-        self.buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    /// Lets `fill` append raw bytes (packed streams need no alignment).
+    pub fn packed(&mut self, fill: impl FnOnce(&mut Vec<u8>)) {
+        fill(&mut self.buf)
     }
 
     pub fn into_aligned(self) -> AlignedBytes {
         AlignedBytes::copy_from(&self.buf)
-    }
-
-    pub fn as_slice(&self) -> &[u8] {
-        &self.buf
     }
 }
 
@@ -123,10 +123,6 @@ pub(crate) struct Reader<'a> {
 impl<'a> Reader<'a> {
     pub fn new(bytes: &'a [u8]) -> Self {
         Reader { bytes, pos: 0 }
-    }
-
-    pub fn position(&self) -> usize {
-        self.pos
     }
 
     pub fn remaining(&self) -> usize {

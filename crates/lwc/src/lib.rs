@@ -1,6 +1,62 @@
+//! # lwc: lightweight columnar compression you can compute on
+//!
+//! lwc stores integer columns (`u8` … `u64`, `i8` … `i64`, with NULLs) in segments of up to 65,536 rows,
+//! each compressed with a light encoding (`plain`, `constant`, `bitpack`, `bytepack`, `for`, `for_n`,
+//! `dict`) and kept queryable as it is: a segment answers point lookups in O(1), gathers by position
+//! lists, range decodes, predicate filters evaluated on the encoded form (min/max skipping, constants
+//! rewritten into frame-of-reference or dictionary code space, packed blocks compared in L1), and
+//! aggregates without materializing the column.
+//!
+//! ```
+//! use lwc::{Column, EncodeOptions, EncodedColumn, Encoding, Predicate};
+//!
+//! // Encode 100,000 sensor readings with frame of reference.
+//! let values: Vec<u32> = (0..100_000).map(|i| 1_000_000 + (i * 7919) % 4096).collect();
+//! let encoded = EncodedColumn::encode(&values, None, EncodeOptions::with_encoding(Encoding::For))?;
+//! assert!(encoded.as_bytes().len() < values.len() * 4 / 2); // 12-bit residuals instead of 32 bits
+//!
+//! // Bytes out, bytes in: opening validates once, reading then works in place.
+//! let stored: Vec<u8> = encoded.as_bytes().to_vec();
+//! let reopened = EncodedColumn::from_bytes(&stored);
+//! let column: Column<u32> = reopened.open()?;
+//!
+//! assert_eq!(column.get(70_000)?, Some(values[70_000]));
+//! let picked = column.take(&[5, 99_999, 17])?;
+//! assert_eq!(picked.values, vec![values[5], values[99_999], values[17]]);
+//!
+//! // Filter and aggregate on the encoded data.
+//! let hot = column.filter(&Predicate::Gt(1_004_000));
+//! let stats = column.aggregate(Some(&hot))?;
+//! assert_eq!(stats.count as usize, values.iter().filter(|&&v| v > 1_004_000).count());
+//! assert_eq!(stats.sum, values.iter().filter(|&&v| v > 1_004_000).map(|&v| v as i128).sum::<i128>());
+//! # Ok::<(), lwc::Error>(())
+//! ```
+//!
+//! Layers, bottom up: [`kernels`] (pure functions over slices, the only `unsafe`), [`encodings`] (one
+//! file each, same operation set), [`segment`] (header, validity, zone map, dispatch), [`column`]
+//! (segments behind global row ids).
+
+#![warn(missing_docs)]
+
 pub mod bitmap;
 pub mod bytes;
+pub mod column;
+pub mod encodings;
 pub mod error;
 pub mod kernels;
+pub mod predicate;
+pub mod segment;
 pub mod selection;
 pub mod types;
+
+pub use bitmap::Bitmap;
+pub use bytes::AlignedBytes;
+pub use column::{
+    Column, ColumnBuilder, ColumnSelection, EncodeOptions, EncodedColumn, SelectionPart,
+};
+pub use encodings::{Encoding, EncodingId};
+pub use error::{Error, Result};
+pub use predicate::Predicate;
+pub use segment::{encode_segment, Aggregates, Array, Segment};
+pub use selection::Selection;
+pub use types::{IntType, LwcInt};

@@ -1,0 +1,487 @@
+//! Columns: many segments behind global row ids, a builder that cuts values into segments, and the same
+//! operations as a segment at column level.
+//!
+//! Bytes (little-endian): magic `LWC1`, type id (1 byte), 3 reserved zero bytes, rows (u64), segment count
+//! (u32), nominal rows per segment (u32), then one entry per segment (offset u64, length u64, both from
+//! the column's start), then the segments, each starting 8-aligned.
+
+use std::ops::Range;
+
+use crate::bitmap::Bitmap;
+use crate::bytes::{AlignedBytes, Reader, Writer};
+use crate::encodings::{Encoding, EncodingId};
+use crate::error::{Error, Result};
+use crate::predicate::Predicate;
+use crate::segment::{encode_segment, Aggregates, Array, Segment};
+use crate::selection::Selection;
+use crate::types::{IntType, LwcInt};
+
+const MAGIC: &[u8; 4] = b"LWC1";
+
+/// Rows per segment unless configured otherwise: one Hyrise chunk, one Umbra data block.
+pub const DEFAULT_SEGMENT_ROWS: usize = 1 << 16;
+
+/// How a column is encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EncodeOptions {
+    /// The encoding of every segment ([`Encoding::Auto`] chooses per segment).
+    pub encoding: Encoding,
+    /// Rows per segment (the last one may hold fewer).
+    pub segment_rows: usize,
+}
+
+impl Default for EncodeOptions {
+    fn default() -> Self {
+        EncodeOptions {
+            encoding: Encoding::Auto,
+            segment_rows: DEFAULT_SEGMENT_ROWS,
+        }
+    }
+}
+
+impl EncodeOptions {
+    /// Options with the given encoding and the default segment size.
+    pub fn with_encoding(encoding: Encoding) -> Self {
+        EncodeOptions {
+            encoding,
+            ..EncodeOptions::default()
+        }
+    }
+}
+
+/// Builds a column from values pushed in order, encoding each segment as soon as it is full.
+pub struct ColumnBuilder<T: LwcInt> {
+    options: EncodeOptions,
+    values: Vec<T>,
+    /// Validity of the pending values; materialized at the first null.
+    validity: Option<Vec<bool>>,
+    segments: Vec<AlignedBytes>,
+    rows: u64,
+}
+
+impl<T: LwcInt> ColumnBuilder<T> {
+    /// A builder; fails if `segment_rows` is zero or above `u32::MAX`.
+    pub fn new(options: EncodeOptions) -> Result<Self> {
+        if options.segment_rows == 0 || options.segment_rows > u32::MAX as usize {
+            return Err(Error::InvalidArgument(format!(
+                "segment_rows {} is not in 1..=2^32-1",
+                options.segment_rows
+            )));
+        }
+        Ok(ColumnBuilder {
+            options,
+            values: Vec::new(),
+            validity: None,
+            segments: Vec::new(),
+            rows: 0,
+        })
+    }
+
+    /// Appends non-null values.
+    pub fn extend_from_slice(&mut self, values: &[T]) -> Result<()> {
+        let mut rest = values;
+        while !rest.is_empty() {
+            let room = self.options.segment_rows - self.values.len();
+            let (now, later) = rest.split_at(room.min(rest.len()));
+            self.values.extend_from_slice(now);
+            if let Some(v) = &mut self.validity {
+                v.resize(self.values.len(), true);
+            }
+            self.flush_if_full()?;
+            rest = later;
+        }
+        Ok(())
+    }
+
+    /// Appends one value or a null.
+    pub fn push(&mut self, value: Option<T>) -> Result<()> {
+        if value.is_none() && self.validity.is_none() {
+            self.validity = Some(vec![true; self.values.len()]);
+        }
+        self.values.push(value.unwrap_or_default());
+        if let Some(v) = &mut self.validity {
+            v.push(value.is_some());
+        }
+        self.flush_if_full()
+    }
+
+    fn flush_if_full(&mut self) -> Result<()> {
+        if self.values.len() == self.options.segment_rows {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if self.values.is_empty() {
+            return Ok(());
+        }
+        let validity = self.validity.take().map(|v| Bitmap::from_bools(&v));
+        self.segments.push(encode_segment(
+            &self.values,
+            validity.as_ref(),
+            self.options.encoding,
+        )?);
+        self.rows += self.values.len() as u64;
+        self.values.clear();
+        Ok(())
+    }
+
+    /// Encodes what is pending and lays the column out as bytes.
+    pub fn finish(mut self) -> Result<EncodedColumn> {
+        self.flush()?;
+        let mut w = Writer::new();
+        w.array(MAGIC);
+        w.u8(T::TYPE as u8);
+        w.zeros(3);
+        w.u64(self.rows);
+        w.u32(self.segments.len() as u32);
+        w.u32(self.options.segment_rows as u32);
+        let mut offset = (w.len() + 16 * self.segments.len()).next_multiple_of(8);
+        for s in &self.segments {
+            w.u64(offset as u64);
+            w.u64(s.len() as u64);
+            offset = (offset + s.len()).next_multiple_of(8);
+        }
+        for s in &self.segments {
+            w.array(s.as_bytes());
+        }
+        Ok(EncodedColumn {
+            bytes: w.into_aligned(),
+        })
+    }
+}
+
+/// An encoded column held in memory (aligned bytes you can store and open again).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EncodedColumn {
+    bytes: AlignedBytes,
+}
+
+impl EncodedColumn {
+    /// Encodes `values` (with optional validity, bit set = not null) into segments.
+    pub fn encode<T: LwcInt>(
+        values: &[T],
+        validity: Option<&Bitmap>,
+        options: EncodeOptions,
+    ) -> Result<Self> {
+        if let Some(v) = validity {
+            if v.len() != values.len() {
+                return Err(Error::InvalidArgument(format!(
+                    "validity has {} bits for {} values",
+                    v.len(),
+                    values.len()
+                )));
+            }
+        }
+        let mut b = ColumnBuilder::new(options)?;
+        match validity {
+            None => b.extend_from_slice(values)?,
+            Some(v) => {
+                for (i, &x) in values.iter().enumerate() {
+                    b.push(v.get(i).then_some(x))?;
+                }
+            }
+        }
+        b.finish()
+    }
+
+    /// Copies bytes (from a file, the network, ...) into aligned storage; [`EncodedColumn::open`] validates.
+    pub fn from_bytes(bytes: &[u8]) -> Self {
+        EncodedColumn {
+            bytes: AlignedBytes::copy_from(bytes),
+        }
+    }
+
+    /// The encoded bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Validates and opens a view.
+    pub fn open<T: LwcInt>(&self) -> Result<Column<'_, T>> {
+        Column::open(&self.bytes)
+    }
+}
+
+/// A validated view over an encoded column.
+pub struct Column<'a, T: LwcInt> {
+    rows: u64,
+    segments: Vec<Segment<'a, T>>,
+    /// First row id of each segment, plus `rows` at the end.
+    starts: Vec<u64>,
+}
+
+impl<'a, T: LwcInt> Column<'a, T> {
+    /// Validates `bytes` (8-aligned) and opens every segment.
+    pub fn open(bytes: &'a [u8]) -> Result<Self> {
+        let mut r = Reader::new(bytes);
+        if r.take("column magic", 4)? != MAGIC {
+            return Err(Error::Corrupt("not an lwc column (bad magic)".into()));
+        }
+        let type_id = r.u8("column type")?;
+        let found = IntType::from_id(type_id)
+            .ok_or_else(|| Error::Corrupt(format!("unknown type id {type_id}")))?;
+        if found != T::TYPE {
+            return Err(Error::TypeMismatch {
+                expected: T::TYPE.name(),
+                found: found.name(),
+            });
+        }
+        r.take("column reserved", 3)?;
+        let rows = r.u64("column rows")?;
+        let count = r.u32("segment count")? as usize;
+        r.u32("segment rows")?;
+        let table: &[u64] = r.array(
+            "segment table",
+            count
+                .checked_mul(2)
+                .ok_or_else(|| Error::Corrupt("segment count".into()))?,
+        )?;
+        let mut segments = Vec::with_capacity(count);
+        let mut starts = Vec::with_capacity(count + 1);
+        let mut next = 0u64;
+        for entry in table.chunks_exact(2) {
+            let (offset, len) = (entry[0] as usize, entry[1] as usize);
+            let end = offset.checked_add(len).filter(|&e| e <= bytes.len());
+            let Some(end) = end else {
+                return Err(Error::Truncated {
+                    what: "segment",
+                    offset,
+                    needed: len,
+                    available: bytes.len().saturating_sub(offset),
+                });
+            };
+            let segment = Segment::open(&bytes[offset..end])?;
+            starts.push(next);
+            next += segment.rows() as u64;
+            segments.push(segment);
+        }
+        starts.push(next);
+        if next != rows {
+            return Err(Error::Corrupt(format!(
+                "segments hold {next} rows, header says {rows}"
+            )));
+        }
+        Ok(Column {
+            rows,
+            segments,
+            starts,
+        })
+    }
+
+    /// Rows, nulls included.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// The segments, in row order.
+    pub fn segments(&self) -> &[Segment<'a, T>] {
+        &self.segments
+    }
+
+    /// Encoded bytes of all segments.
+    pub fn encoded_len(&self) -> usize {
+        self.segments.iter().map(Segment::encoded_len).sum()
+    }
+
+    /// How many segments use each encoding.
+    pub fn encodings(&self) -> Vec<(EncodingId, usize)> {
+        let mut counts: Vec<(EncodingId, usize)> = Vec::new();
+        for s in &self.segments {
+            match counts.iter_mut().find(|(e, _)| *e == s.encoding()) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((s.encoding(), 1)),
+            }
+        }
+        counts
+    }
+
+    /// The segment holding `row`, and the row's offset in it.
+    fn locate(&self, row: u64) -> Result<(usize, usize)> {
+        if row >= self.rows {
+            return Err(Error::RowOutOfRange {
+                row,
+                rows: self.rows,
+            });
+        }
+        let seg = self.starts.partition_point(|&s| s <= row) - 1;
+        Ok((seg, (row - self.starts[seg]) as usize))
+    }
+
+    /// Row `row`: `Ok(None)` if it is null.
+    pub fn get(&self, row: u64) -> Result<Option<T>> {
+        let (seg, at) = self.locate(row)?;
+        self.segments[seg].get(at)
+    }
+
+    /// Decodes a range of rows.
+    pub fn decode(&self, range: Range<u64>) -> Result<Array<T>> {
+        if range.start > range.end || range.end > self.rows {
+            return Err(Error::RowOutOfRange {
+                row: range.end,
+                rows: self.rows,
+            });
+        }
+        let mut out = ArrayBuilder::with_capacity((range.end - range.start) as usize);
+        for (seg, s) in self.segments.iter().enumerate() {
+            let (lo, hi) = (
+                self.starts[seg].max(range.start),
+                self.starts[seg + 1].min(range.end),
+            );
+            if lo < hi {
+                let base = self.starts[seg];
+                out.append(s.decode((lo - base) as usize..(hi - base) as usize)?);
+            }
+        }
+        Ok(out.finish())
+    }
+
+    /// The values at `rows` (any order, repeats allowed).
+    pub fn take(&self, rows: &[u64]) -> Result<Array<T>> {
+        // Split the list by segment, keeping each row's place in the output.
+        let mut per_segment: Vec<(Vec<u32>, Vec<usize>)> =
+            vec![(Vec::new(), Vec::new()); self.segments.len()];
+        for (k, &row) in rows.iter().enumerate() {
+            let (seg, at) = self.locate(row)?;
+            per_segment[seg].0.push(at as u32);
+            per_segment[seg].1.push(k);
+        }
+        let mut values = vec![T::default(); rows.len()];
+        let mut validity: Option<Vec<bool>> = None;
+        for (seg, (positions, places)) in per_segment
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !p.0.is_empty())
+        {
+            let part = self.segments[seg].take(positions)?;
+            for (i, &place) in places.iter().enumerate() {
+                values[place] = part.values[i];
+            }
+            if let Some(bits) = &part.validity {
+                let v = validity.get_or_insert_with(|| vec![true; rows.len()]);
+                for (i, &place) in places.iter().enumerate() {
+                    v[place] = bits.get(i);
+                }
+            }
+        }
+        Ok(Array {
+            values,
+            validity: validity.map(|v| Bitmap::from_bools(&v)),
+        })
+    }
+
+    /// The rows matching `predicate`, segment by segment (segments the zone map rules out cost nothing).
+    pub fn filter(&self, predicate: &Predicate<T>) -> ColumnSelection {
+        let parts = self
+            .segments
+            .iter()
+            .enumerate()
+            .map(|(seg, s)| (seg, s.filter(predicate)))
+            .filter(|(_, sel)| !sel.is_empty())
+            .map(|(seg, sel)| SelectionPart {
+                segment: seg,
+                first_row: self.starts[seg],
+                selection: sel,
+            })
+            .collect();
+        ColumnSelection { parts }
+    }
+
+    /// Aggregates all rows (`None`) or a selection from [`Column::filter`].
+    pub fn aggregate(&self, selection: Option<&ColumnSelection>) -> Result<Aggregates<T>> {
+        let mut acc = Aggregates::EMPTY;
+        match selection {
+            None => {
+                for s in &self.segments {
+                    acc = acc.merge(s.aggregate(None)?);
+                }
+            }
+            Some(sel) => {
+                for part in &sel.parts {
+                    let s = self
+                        .segments
+                        .get(part.segment)
+                        .ok_or(Error::RowOutOfRange {
+                            row: part.first_row,
+                            rows: self.rows,
+                        })?;
+                    acc = acc.merge(s.aggregate(Some(&part.selection))?);
+                }
+            }
+        }
+        Ok(acc)
+    }
+}
+
+/// One segment's share of a [`ColumnSelection`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelectionPart {
+    /// Index of the segment.
+    pub segment: usize,
+    /// Row id of the segment's first row.
+    pub first_row: u64,
+    /// Selected positions within the segment.
+    pub selection: Selection,
+}
+
+/// Rows of a column chosen by a filter: one selection per segment that has matches.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ColumnSelection {
+    /// Segments with at least one selected row, in row order.
+    pub parts: Vec<SelectionPart>,
+}
+
+impl ColumnSelection {
+    /// Selected rows.
+    pub fn count(&self) -> usize {
+        self.parts.iter().map(|p| p.selection.count()).sum()
+    }
+
+    /// Whether no row is selected.
+    pub fn is_empty(&self) -> bool {
+        self.parts.is_empty()
+    }
+
+    /// Selected row ids, ascending.
+    pub fn row_ids(&self) -> Vec<u64> {
+        self.parts
+            .iter()
+            .flat_map(|p| p.selection.iter().map(move |i| p.first_row + i as u64))
+            .collect()
+    }
+}
+
+/// Concatenates arrays, keeping validity only if some row is null.
+struct ArrayBuilder<T> {
+    values: Vec<T>,
+    validity: Option<Vec<bool>>,
+}
+
+impl<T: LwcInt> ArrayBuilder<T> {
+    fn with_capacity(n: usize) -> Self {
+        ArrayBuilder {
+            values: Vec::with_capacity(n),
+            validity: None,
+        }
+    }
+
+    fn append(&mut self, part: Array<T>) {
+        let before = self.values.len();
+        self.values.extend_from_slice(&part.values);
+        match (&mut self.validity, part.validity) {
+            (None, None) => {}
+            (v, bits) => {
+                let v = v.get_or_insert_with(|| vec![true; before]);
+                v.extend((0..part.values.len()).map(|i| bits.as_ref().is_none_or(|b| b.get(i))));
+            }
+        }
+    }
+
+    fn finish(self) -> Array<T> {
+        Array {
+            values: self.values,
+            validity: self.validity.map(|v| Bitmap::from_bools(&v)),
+        }
+    }
+}

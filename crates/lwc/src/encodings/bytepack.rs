@@ -1,0 +1,179 @@
+//! `bytepack`: frame of reference truncated to whole bytes: `value - min` stored as `u8`, `u16`, `u32` or
+//! `u64`, whichever is the smallest that holds `max - min` (Umbra's truncation; Hyrise's fsba plus a
+//! reference). Byte-aligned, so get is one plain load and decode is a widening add.
+
+use super::{read_value, value_bits, Codec, EncodingId, Params, Stats, StreamOps};
+use crate::bitmap::Bitmap;
+use crate::bytes::{Reader, Writer};
+use crate::error::{Error, Result};
+use crate::kernels::scan;
+use crate::types::{LwcInt, Word};
+
+pub(crate) struct Bytepack;
+
+/// Bytes per residual for a range of `bits` bits.
+fn byte_width(bits: u32) -> usize {
+    match bits {
+        0..=8 => 1,
+        9..=16 => 2,
+        17..=32 => 4,
+        _ => 8,
+    }
+}
+
+impl Codec for Bytepack {
+    const ID: EncodingId = EncodingId::Bytepack;
+
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: &Params) -> Option<usize> {
+        Some(16 + values.len() * byte_width(stats.range_bits()))
+    }
+
+    fn encode<T: LwcInt>(
+        values: &[T],
+        stats: &Stats<T>,
+        _: &Params,
+        out: &mut Writer,
+    ) -> Result<()> {
+        let width = byte_width(stats.range_bits());
+        out.u64(value_bits(stats.min));
+        out.u8(width as u8);
+        let residual = |v: &T| v.offset_from(stats.min).to_u64();
+        match width {
+            1 => out.array(&values.iter().map(|v| residual(v) as u8).collect::<Vec<_>>()),
+            2 => out.array(
+                &values
+                    .iter()
+                    .map(|v| residual(v) as u16)
+                    .collect::<Vec<_>>(),
+            ),
+            4 => out.array(
+                &values
+                    .iter()
+                    .map(|v| residual(v) as u32)
+                    .collect::<Vec<_>>(),
+            ),
+            _ => out.array(&values.iter().map(residual).collect::<Vec<_>>()),
+        }
+        Ok(())
+    }
+}
+
+/// Residuals at their stored width.
+enum Residuals<'a> {
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+}
+
+macro_rules! with_residuals {
+    ($r:expr, |$s:ident| $body:expr) => {
+        match $r {
+            Residuals::U8($s) => $body,
+            Residuals::U16($s) => $body,
+            Residuals::U32($s) => $body,
+            Residuals::U64($s) => $body,
+        }
+    };
+}
+
+pub(crate) struct BytepackView<'a, T: LwcInt> {
+    reference: T,
+    residuals: Residuals<'a>,
+    n: usize,
+}
+
+impl<'a, T: LwcInt> BytepackView<'a, T> {
+    pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+        let reference = read_value(r, "bytepack reference")?;
+        let width = r.u8("bytepack byte width")? as usize;
+        if width > size_of::<T>() {
+            return Err(Error::Corrupt(format!(
+                "bytepack width {width} bytes exceeds the {}",
+                T::TYPE
+            )));
+        }
+        let residuals = match width {
+            1 => Residuals::U8(r.array("bytepack residuals", n)?),
+            2 => Residuals::U16(r.array("bytepack residuals", n)?),
+            4 => Residuals::U32(r.array("bytepack residuals", n)?),
+            8 => Residuals::U64(r.array("bytepack residuals", n)?),
+            _ => {
+                return Err(Error::Corrupt(format!(
+                    "bytepack width {width} is not 1, 2, 4 or 8"
+                )))
+            }
+        };
+        Ok(BytepackView {
+            reference,
+            residuals,
+            n,
+        })
+    }
+
+    #[inline(always)]
+    fn value(&self, residual: u64) -> T {
+        T::add_offset(self.reference, T::Unsigned::from_u64(residual))
+    }
+}
+
+impl<T: LwcInt> StreamOps<T> for BytepackView<'_, T> {
+    fn len(&self) -> usize {
+        self.n
+    }
+
+    fn decode_into(&self, start: usize, out: &mut [T]) {
+        with_residuals!(&self.residuals, |s| {
+            let end = start + out.len();
+            for (o, &r) in out.iter_mut().zip(&s[start..end]) {
+                *o = self.value(r as u64);
+            }
+        })
+    }
+
+    fn get(&self, i: usize) -> T {
+        with_residuals!(&self.residuals, |s| self.value(s[i] as u64))
+    }
+
+    fn take_into(&self, positions: &[u32], out: &mut [T]) {
+        with_residuals!(&self.residuals, |s| {
+            for (o, &p) in out.iter_mut().zip(positions) {
+                *o = self.value(s[p as usize] as u64);
+            }
+        })
+    }
+
+    fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {
+        // Rewrite into residual space, clipped to what the stored width can hold.
+        let lo = lo.max(self.reference);
+        if lo > hi {
+            return;
+        }
+        let (lo, span) = (
+            lo.offset_from(self.reference).to_u64(),
+            hi.offset_from(lo).to_u64(),
+        );
+        with_residuals!(&self.residuals, |s| {
+            let max = low_mask_of(s);
+            if lo <= max {
+                let span = span.min(max - lo);
+                scan::filter_range_plain(
+                    s,
+                    Word::from_u64(lo),
+                    Word::from_u64(span),
+                    out.words_mut(),
+                );
+            }
+        })
+    }
+
+    fn sum(&self) -> i128 {
+        let residuals = with_residuals!(&self.residuals, |s| scan::sum_words(s));
+        self.reference.to_i128() * self.n as i128 + residuals as i128
+    }
+}
+
+/// All bits of the residual word type of `s`.
+fn low_mask_of<W: Word>(_: &[W]) -> u64 {
+    W::MAX.to_u64()
+}

@@ -1,0 +1,171 @@
+//! `dict`: the sorted distinct values, and one code per row (its index among them) as a child stream,
+//! bit-packed (the attribute vector of seed 000 §5, with second-order compression). Because the
+//! dictionary is sorted, a value range is a code range: filters run on codes, and min/max of a selection
+//! are the dictionary entries of its smallest and largest code.
+
+use super::{encode_stream, Codec, EncodingId, Params, Partial, Stats, StreamOps, StreamView};
+use crate::bitmap::Bitmap;
+use crate::bytes::{Reader, Writer};
+use crate::error::{Error, Result};
+use crate::kernels::bitpack::{self as kernel, BLOCK};
+use crate::selection::Selection;
+use crate::types::{LwcInt, Word};
+use crate::Encoding;
+
+pub(crate) struct Dict;
+
+/// Distinct values, sorted; `None` once there are more than `cap`.
+fn distinct<T: LwcInt>(values: &[T], cap: usize) -> Option<Vec<T>> {
+    let mut seen = std::collections::HashSet::new();
+    for &v in values {
+        if seen.insert(v) && seen.len() > cap {
+            return None;
+        }
+    }
+    let mut d: Vec<T> = seen.into_iter().collect();
+    d.sort_unstable();
+    Some(d)
+}
+
+impl Codec for Dict {
+    const ID: EncodingId = EncodingId::Dict;
+
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: &Params) -> Option<usize> {
+        // A dictionary only pays when its codes are narrower than frame-of-reference residuals.
+        let cap = 1usize << stats.range_bits().saturating_sub(1).min(20);
+        let d = distinct(values, cap)?;
+        let code_bits = (d.len().max(1) as u32 - 1).bits_used();
+        Some(16 + size_of_val(d.as_slice()) + kernel::packed_len(values.len(), code_bits))
+    }
+
+    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, _: &Params, out: &mut Writer) -> Result<()> {
+        let dictionary = distinct(values, usize::MAX).expect("no cap");
+        out.u32(dictionary.len() as u32);
+        out.array(&dictionary);
+        let codes: Vec<u32> = values
+            .iter()
+            .map(|v| {
+                dictionary
+                    .binary_search(v)
+                    .expect("value is in the dictionary") as u32
+            })
+            .collect();
+        encode_stream::<u32>(&codes, Encoding::Bitpack, out).map(|_| ())
+    }
+}
+
+pub(crate) struct DictView<'a, T: LwcInt> {
+    dictionary: &'a [T],
+    codes: StreamView<'a, u32>,
+}
+
+impl<'a, T: LwcInt> DictView<'a, T> {
+    pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+        let len = r.u32("dict length")? as usize;
+        if len == 0 && n > 0 {
+            return Err(Error::Corrupt(
+                "dict: empty dictionary for a non-empty stream".into(),
+            ));
+        }
+        let dictionary: &[T] = r.array("dict values", len)?;
+        if dictionary.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(Error::Corrupt(
+                "dict: dictionary is not sorted and distinct".into(),
+            ));
+        }
+        let codes = StreamView::open(r, n)?;
+        Ok(DictView { dictionary, codes })
+    }
+
+    /// The value of a code; a corrupt code past the end reads the last entry instead of out of bounds.
+    #[inline(always)]
+    fn value(&self, code: u32) -> T {
+        self.dictionary[(code as usize).min(self.dictionary.len() - 1)]
+    }
+}
+
+impl<T: LwcInt> StreamOps<T> for DictView<'_, T> {
+    fn len(&self) -> usize {
+        self.codes.len()
+    }
+
+    fn decode_into(&self, start: usize, out: &mut [T]) {
+        let mut codes = [0u32; BLOCK];
+        for (k, chunk) in out.chunks_mut(BLOCK).enumerate() {
+            let codes = &mut codes[..chunk.len()];
+            self.codes.decode_into(start + k * BLOCK, codes);
+            for (o, &c) in chunk.iter_mut().zip(codes.iter()) {
+                *o = self.value(c);
+            }
+        }
+    }
+
+    fn get(&self, i: usize) -> T {
+        self.value(self.codes.get(i))
+    }
+
+    fn take_into(&self, positions: &[u32], out: &mut [T]) {
+        let mut codes = [0u32; BLOCK];
+        for (chunk, out) in positions.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+            let codes = &mut codes[..chunk.len()];
+            self.codes.take_into(chunk, codes);
+            for (o, &c) in out.iter_mut().zip(codes.iter()) {
+                *o = self.value(c);
+            }
+        }
+    }
+
+    fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {
+        let first = self.dictionary.partition_point(|v| *v < lo) as u32;
+        let end = self.dictionary.partition_point(|v| *v <= hi) as u32;
+        if first < end {
+            self.codes.filter_range(first, end - 1, out);
+        }
+    }
+
+    fn filter_in(&self, set: &[T], out: &mut Bitmap) {
+        let codes: Vec<u32> = set
+            .iter()
+            .filter_map(|v| self.dictionary.binary_search(v).ok())
+            .map(|c| c as u32)
+            .collect();
+        if !codes.is_empty() {
+            self.codes.filter_in(&codes, out);
+        }
+    }
+
+    fn sum(&self) -> i128 {
+        // Count each code once, then weigh the dictionary: no value is materialized.
+        let mut counts = vec![0u64; self.dictionary.len()];
+        self.codes.for_each_block(|_, codes| {
+            for &c in codes {
+                counts[(c as usize).min(self.dictionary.len() - 1)] += 1;
+            }
+        });
+        counts
+            .iter()
+            .zip(self.dictionary)
+            .map(|(&c, v)| c as i128 * v.to_i128())
+            .sum()
+    }
+
+    fn aggregate(&self, selection: &Selection) -> Partial<T> {
+        let mut acc = Partial::EMPTY;
+        let (mut min_code, mut max_code) = (u32::MAX, 0);
+        let mut codes = [0u32; BLOCK];
+        for chunk in selection.to_positions().chunks(BLOCK) {
+            let codes = &mut codes[..chunk.len()];
+            self.codes.take_into(chunk, codes);
+            for &c in codes.iter() {
+                acc.sum += self.value(c).to_i128();
+                min_code = min_code.min(c);
+                max_code = max_code.max(c);
+            }
+        }
+        if min_code <= max_code {
+            acc.min = Some(self.value(min_code));
+            acc.max = Some(self.value(max_code));
+        }
+        acc
+    }
+}

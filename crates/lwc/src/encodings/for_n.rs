@@ -1,0 +1,140 @@
+//! `for_n`: frame of reference with one reference per block of `N` values (a power of two; 64 by default,
+//! seed 001's FOR64), residuals bit-packed at one width for the stream: the largest `max - min` of any
+//! block. Sorted and locally clustered data (keys) get much narrower residuals than with one reference.
+
+use super::bitpack::Packed;
+use super::{Codec, EncodingId, Params, Stats, StreamOps};
+use crate::bytes::{Reader, Writer};
+use crate::error::{Error, Result};
+use crate::kernels::bitpack as kernel;
+use crate::types::{LwcInt, Word};
+
+pub(crate) struct ForN;
+
+fn check_block(block: u32) -> Result<u32> {
+    if block == 0 || !block.is_power_of_two() {
+        return Err(Error::InvalidArgument(format!(
+            "for_n block size {block} is not a power of two"
+        )));
+    }
+    Ok(block)
+}
+
+/// Per-block minima and the residual width they leave.
+fn references<T: LwcInt>(values: &[T], block: usize) -> (Vec<T>, u32) {
+    let mut width = 0;
+    let refs = values
+        .chunks(block)
+        .map(|c| {
+            let (min, max) = c
+                .iter()
+                .fold((T::MAX, T::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+            width = width.max(max.offset_from(min).bits_used());
+            min
+        })
+        .collect();
+    (refs, width)
+}
+
+impl Codec for ForN {
+    const ID: EncodingId = EncodingId::ForN;
+
+    fn estimate<T: LwcInt>(values: &[T], _: &Stats<T>, params: &Params) -> Option<usize> {
+        let block = check_block(params.for_n_block).ok()? as usize;
+        let (refs, w) = references(values, block);
+        Some(16 + size_of_val(refs.as_slice()) + kernel::packed_len(values.len(), w))
+    }
+
+    fn encode<T: LwcInt>(
+        values: &[T],
+        _: &Stats<T>,
+        params: &Params,
+        out: &mut Writer,
+    ) -> Result<()> {
+        let block = check_block(params.for_n_block)? as usize;
+        let (refs, w) = references(values, block);
+        out.u32(block as u32);
+        out.array(&refs);
+        out.u8(w as u8);
+        let residuals: Vec<T::Unsigned> = values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| v.offset_from(refs[i / block]))
+            .collect();
+        out.packed(|buf| kernel::pack(&residuals, w, buf));
+        Ok(())
+    }
+}
+
+pub(crate) struct ForNView<'a, T: LwcInt> {
+    shift: u32,
+    refs: &'a [T],
+    residuals: Packed<'a, T::Unsigned>,
+}
+
+impl<'a, T: LwcInt> ForNView<'a, T> {
+    pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+        let block =
+            check_block(r.u32("for_n block size")?).map_err(|e| Error::Corrupt(e.to_string()))?;
+        let refs = r.array("for_n references", n.div_ceil(block as usize))?;
+        Ok(ForNView {
+            shift: block.trailing_zeros(),
+            refs,
+            residuals: Packed::open::<T>(r, n)?,
+        })
+    }
+
+    #[inline(always)]
+    fn reference(&self, i: usize) -> T {
+        self.refs[i >> self.shift]
+    }
+}
+
+impl<T: LwcInt> StreamOps<T> for ForNView<'_, T> {
+    fn len(&self) -> usize {
+        self.residuals.n
+    }
+
+    fn decode_into(&self, start: usize, out: &mut [T]) {
+        self.residuals
+            .decode_into(start, T::Unsigned::ZERO, bytemuck::cast_slice_mut(out));
+        let block = 1usize << self.shift;
+        // Add each block's reference to the run of outputs it covers.
+        let mut pos = start;
+        let mut rest = &mut out[..];
+        while !rest.is_empty() {
+            let take = (block - pos % block).min(rest.len());
+            let (head, tail) = rest.split_at_mut(take);
+            let reference = self.reference(pos);
+            for v in head {
+                *v = T::add_offset(reference, v.to_bits());
+            }
+            pos += take;
+            rest = tail;
+        }
+    }
+
+    fn get(&self, i: usize) -> T {
+        T::add_offset(self.reference(i), self.residuals.get(i))
+    }
+
+    fn take_into(&self, positions: &[u32], out: &mut [T]) {
+        self.residuals
+            .take_into(positions, T::Unsigned::ZERO, bytemuck::cast_slice_mut(out));
+        for (o, &p) in out.iter_mut().zip(positions) {
+            *o = T::add_offset(self.reference(p as usize), o.to_bits());
+        }
+    }
+
+    fn sum(&self) -> i128 {
+        let block = 1usize << self.shift;
+        let n = self.len();
+        let refs: i128 = self
+            .refs
+            .iter()
+            .enumerate()
+            .map(|(b, r)| r.to_i128() * (n - b * block).min(block) as i128)
+            .sum();
+        refs + self.residuals.sum() as i128
+    }
+}

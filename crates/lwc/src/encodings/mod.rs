@@ -1,0 +1,502 @@
+//! Encodings: one file each, all of the same shape.
+//!
+//! An encoding turns a slice of integers (no nulls: the segment layer has replaced them) into a *stream*
+//! and reads a stream back through a validated view. Every view answers the same operations
+//! ([`StreamOps`]): decode a range, get one value, take positions, filter by a value range or set, sum and
+//! aggregate a selection. Operations an encoding cannot do better than "decode a block, then work on
+//! plain values" use the provided defaults, which stay block-at-a-time so nothing is materialized whole.
+//!
+//! Stream bytes: one byte of encoding id, then the encoding's own body. Child streams (dictionary codes)
+//! are streams too, so they can later be encoded by any encoding (cascades).
+
+pub(crate) mod bitpack;
+pub(crate) mod bytepack;
+pub(crate) mod constant;
+pub(crate) mod dict;
+pub(crate) mod for_n;
+pub(crate) mod frame_of_reference;
+pub(crate) mod plain;
+
+use crate::bitmap::Bitmap;
+use crate::bytes::{Reader, Writer};
+use crate::error::{Error, Result};
+use crate::kernels::{bitpack::BLOCK, scan};
+use crate::selection::Selection;
+use crate::types::{LwcInt, Word};
+
+/// Stable identifiers of encodings, as stored in bytes and printed by tools. Add, never renumber.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum EncodingId {
+    /// Values as they are.
+    Plain = 0,
+    /// One value repeated.
+    Constant = 1,
+    /// Fixed-width bit-aligned null suppression.
+    Bitpack = 2,
+    /// Frame of reference truncated to 1, 2, 4 or 8 bytes.
+    Bytepack = 3,
+    /// Frame of reference: one reference, bit-packed residuals.
+    For = 4,
+    /// Frame of reference with one reference per block of N values.
+    ForN = 5,
+    /// Sorted distinct values and bit-packed codes.
+    Dict = 6,
+}
+
+impl EncodingId {
+    /// Every encoding, in id order.
+    pub const ALL: [EncodingId; 7] = [
+        EncodingId::Plain,
+        EncodingId::Constant,
+        EncodingId::Bitpack,
+        EncodingId::Bytepack,
+        EncodingId::For,
+        EncodingId::ForN,
+        EncodingId::Dict,
+    ];
+
+    /// The stable name (`"plain"`, `"for_n"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            EncodingId::Plain => "plain",
+            EncodingId::Constant => "constant",
+            EncodingId::Bitpack => "bitpack",
+            EncodingId::Bytepack => "bytepack",
+            EncodingId::For => "for",
+            EncodingId::ForN => "for_n",
+            EncodingId::Dict => "dict",
+        }
+    }
+
+    /// Parses a stored id.
+    pub fn from_id(id: u8) -> Result<EncodingId> {
+        EncodingId::ALL
+            .get(id as usize)
+            .copied()
+            .ok_or(Error::UnknownEncoding(id))
+    }
+}
+
+impl std::fmt::Display for EncodingId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How to encode a segment: a fixed encoding, or `Auto`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Encoding {
+    /// Values as they are.
+    Plain,
+    /// One value repeated; fails on data with two distinct values.
+    Constant,
+    /// Fixed-width bit packing of the values themselves (negative values need the full width).
+    Bitpack,
+    /// `value - min` in the smallest of 1, 2, 4 or 8 bytes (Umbra's truncation, Hyrise's fsba with a
+    /// reference).
+    Bytepack,
+    /// Frame of reference: `value - min`, bit-packed at the width of `max - min`.
+    For,
+    /// Frame of reference with one reference per `block` values (a power of two; seed 001's FOR64 is
+    /// `block = 64`), residuals bit-packed at one width.
+    ForN {
+        /// Values per reference.
+        block: u32,
+    },
+    /// Sorted distinct values, and codes bit-packed as a child stream.
+    Dict,
+    /// The smallest estimated encoding for each segment. (The sampling selector with objectives is a
+    /// later layer; this picks by exact size estimates from one pass over the values.)
+    #[default]
+    Auto,
+}
+
+impl Encoding {
+    /// FOR64 of seed 001.
+    pub const FOR64: Encoding = Encoding::ForN { block: 64 };
+
+    /// Parses a stable name (`"for_n"` takes the default block of 64; `"auto"` is [`Encoding::Auto`]).
+    pub fn from_name(name: &str) -> Option<Encoding> {
+        Some(match name {
+            "plain" => Encoding::Plain,
+            "constant" => Encoding::Constant,
+            "bitpack" => Encoding::Bitpack,
+            "bytepack" => Encoding::Bytepack,
+            "for" => Encoding::For,
+            "for_n" => Encoding::FOR64,
+            "dict" => Encoding::Dict,
+            "auto" => Encoding::Auto,
+            _ => return None,
+        })
+    }
+}
+
+/// What one pass over the values tells every encoder.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Stats<T: LwcInt> {
+    pub min: T,
+    pub max: T,
+    /// OR of all values' bits: its width is the width plain bit packing needs.
+    pub or_bits: T::Unsigned,
+}
+
+impl<T: LwcInt> Stats<T> {
+    pub fn compute(values: &[T]) -> Stats<T> {
+        let (mut min, mut max, mut or_bits) = (T::MAX, T::MIN, T::Unsigned::ZERO);
+        for &v in values {
+            min = min.min(v);
+            max = max.max(v);
+            or_bits = or_bits | v.to_bits();
+        }
+        if values.is_empty() {
+            (min, max) = (T::default(), T::default());
+        }
+        Stats { min, max, or_bits }
+    }
+
+    /// Bits of `max - min`: the width of frame-of-reference residuals.
+    pub fn range_bits(&self) -> u32 {
+        self.max.offset_from(self.min).bits_used()
+    }
+}
+
+/// Sum, min and max of some values (the count is the caller's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Partial<T> {
+    pub sum: i128,
+    pub min: Option<T>,
+    pub max: Option<T>,
+}
+
+impl<T: LwcInt> Partial<T> {
+    pub const EMPTY: Partial<T> = Partial {
+        sum: 0,
+        min: None,
+        max: None,
+    };
+
+    pub fn of(values: &[T]) -> Partial<T> {
+        Partial {
+            sum: T::sum(values),
+            min: values.iter().min().copied(),
+            max: values.iter().max().copied(),
+        }
+    }
+
+    pub fn merge(self, other: Partial<T>) -> Partial<T> {
+        let pick = |a: Option<T>, b: Option<T>, f: fn(T, T) -> T| match (a, b) {
+            (Some(a), Some(b)) => Some(f(a, b)),
+            (a, b) => a.or(b),
+        };
+        Partial {
+            sum: self.sum + other.sum,
+            min: pick(self.min, other.min, T::min),
+            max: pick(self.max, other.max, T::max),
+        }
+    }
+}
+
+/// The writing half of an encoding.
+pub(crate) trait Codec {
+    const ID: EncodingId;
+    /// Encoded body bytes, or `None` when the encoding cannot represent `values`.
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> Option<usize>;
+    /// Appends the body (without the id byte).
+    fn encode<T: LwcInt>(
+        values: &[T],
+        stats: &Stats<T>,
+        params: &Params,
+        out: &mut Writer,
+    ) -> Result<()>;
+}
+
+/// Parameters of encodings that have any.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Params {
+    pub for_n_block: u32,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params { for_n_block: 64 }
+    }
+}
+
+/// The operations every encoded stream answers. Positions passed in are `< len()`; callers check.
+pub(crate) trait StreamOps<T: LwcInt> {
+    /// Values in the stream.
+    fn len(&self) -> usize;
+
+    /// `out = values[start .. start + out.len()]`.
+    fn decode_into(&self, start: usize, out: &mut [T]);
+
+    /// One value, O(1).
+    fn get(&self, i: usize) -> T;
+
+    /// `out[k] = values[positions[k]]`, positions in any order.
+    fn take_into(&self, positions: &[u32], out: &mut [T]) {
+        for (o, &p) in out.iter_mut().zip(positions) {
+            *o = self.get(p as usize);
+        }
+    }
+
+    /// Sets bit `i` of `out` (all clear on entry) for every value with `lo <= value <= hi`.
+    fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {
+        let span = hi.offset_from(lo);
+        self.for_each_block(|start, block| {
+            scan::filter_range_plain(
+                bytemuck::cast_slice(block),
+                lo.to_bits(),
+                span,
+                &mut out.words_mut()[start / 64..],
+            );
+        });
+    }
+
+    /// Sets bit `i` of `out` for every value in `set` (sorted, distinct, non-empty).
+    fn filter_in(&self, set: &[T], out: &mut Bitmap) {
+        self.for_each_block(|start, block| {
+            for (k, v) in block.iter().enumerate() {
+                if set.binary_search(v).is_ok() {
+                    out.set(start + k);
+                }
+            }
+        });
+    }
+
+    /// Sum of all values.
+    fn sum(&self) -> i128 {
+        let mut sum = 0;
+        self.for_each_block(|_, block| sum += T::sum(block));
+        sum
+    }
+
+    /// Sum, min and max of the selected values.
+    fn aggregate(&self, selection: &Selection) -> Partial<T> {
+        let mut acc = Partial::EMPTY;
+        match selection {
+            Selection::Positions(p) => {
+                let mut buf = [T::default(); BLOCK];
+                for chunk in p.chunks(BLOCK) {
+                    self.take_into(chunk, &mut buf[..chunk.len()]);
+                    acc = acc.merge(Partial::of(&buf[..chunk.len()]));
+                }
+            }
+            Selection::Bitmap(bits) => {
+                let mut picked = Vec::with_capacity(BLOCK);
+                self.for_each_block(|start, block| {
+                    picked.clear();
+                    let words = &bits.words()[start / 64..(start + block.len()).div_ceil(64)];
+                    for (wi, &w) in words.iter().enumerate() {
+                        let mut w = w;
+                        while w != 0 {
+                            picked.push(block[wi * 64 + w.trailing_zeros() as usize]);
+                            w &= w - 1;
+                        }
+                    }
+                    acc = acc.merge(Partial::of(&picked));
+                });
+            }
+        }
+        acc
+    }
+
+    /// Calls `f(start, values)` for consecutive blocks of up to [`BLOCK`] values (starts are multiples of it).
+    fn for_each_block(&self, mut f: impl FnMut(usize, &[T])) {
+        let mut buf = [T::default(); BLOCK];
+        for start in (0..self.len()).step_by(BLOCK) {
+            let n = (self.len() - start).min(BLOCK);
+            self.decode_into(start, &mut buf[..n]);
+            f(start, &buf[..n]);
+        }
+    }
+}
+
+/// A view over any encoded stream: dispatch of the operation set to the encoding's view.
+pub(crate) enum StreamView<'a, T: LwcInt> {
+    Plain(plain::PlainView<'a, T>),
+    Constant(constant::ConstantView<T>),
+    Bitpack(bitpack::BitpackView<'a, T>),
+    Bytepack(bytepack::BytepackView<'a, T>),
+    For(frame_of_reference::ForView<'a, T>),
+    ForN(for_n::ForNView<'a, T>),
+    Dict(Box<dict::DictView<'a, T>>),
+}
+
+macro_rules! dispatch {
+    ($self:ident, |$v:ident| $body:expr) => {
+        match $self {
+            StreamView::Plain($v) => $body,
+            StreamView::Constant($v) => $body,
+            StreamView::Bitpack($v) => $body,
+            StreamView::Bytepack($v) => $body,
+            StreamView::For($v) => $body,
+            StreamView::ForN($v) => $body,
+            StreamView::Dict($v) => $body,
+        }
+    };
+}
+
+impl<'a, T: LwcInt> StreamView<'a, T> {
+    /// Validates and opens a stream of `n` values.
+    pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+        let id = EncodingId::from_id(r.u8("stream encoding id")?)?;
+        Ok(match id {
+            EncodingId::Plain => StreamView::Plain(plain::PlainView::open(r, n)?),
+            EncodingId::Constant => StreamView::Constant(constant::ConstantView::open(r, n)?),
+            EncodingId::Bitpack => StreamView::Bitpack(bitpack::BitpackView::open(r, n)?),
+            EncodingId::Bytepack => StreamView::Bytepack(bytepack::BytepackView::open(r, n)?),
+            EncodingId::For => StreamView::For(frame_of_reference::ForView::open(r, n)?),
+            EncodingId::ForN => StreamView::ForN(for_n::ForNView::open(r, n)?),
+            EncodingId::Dict => StreamView::Dict(Box::new(dict::DictView::open(r, n)?)),
+        })
+    }
+
+    pub fn encoding(&self) -> EncodingId {
+        match self {
+            StreamView::Plain(_) => EncodingId::Plain,
+            StreamView::Constant(_) => EncodingId::Constant,
+            StreamView::Bitpack(_) => EncodingId::Bitpack,
+            StreamView::Bytepack(_) => EncodingId::Bytepack,
+            StreamView::For(_) => EncodingId::For,
+            StreamView::ForN(_) => EncodingId::ForN,
+            StreamView::Dict(_) => EncodingId::Dict,
+        }
+    }
+}
+
+impl<T: LwcInt> StreamOps<T> for StreamView<'_, T> {
+    fn len(&self) -> usize {
+        dispatch!(self, |v| v.len())
+    }
+    fn decode_into(&self, start: usize, out: &mut [T]) {
+        dispatch!(self, |v| v.decode_into(start, out))
+    }
+    fn get(&self, i: usize) -> T {
+        dispatch!(self, |v| v.get(i))
+    }
+    fn take_into(&self, positions: &[u32], out: &mut [T]) {
+        dispatch!(self, |v| v.take_into(positions, out))
+    }
+    fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {
+        dispatch!(self, |v| v.filter_range(lo, hi, out))
+    }
+    fn filter_in(&self, set: &[T], out: &mut Bitmap) {
+        dispatch!(self, |v| v.filter_in(set, out))
+    }
+    fn sum(&self) -> i128 {
+        dispatch!(self, |v| v.sum())
+    }
+    fn aggregate(&self, selection: &Selection) -> Partial<T> {
+        dispatch!(self, |v| v.aggregate(selection))
+    }
+}
+
+fn encode_with<C: Codec, T: LwcInt>(
+    values: &[T],
+    stats: &Stats<T>,
+    params: &Params,
+    out: &mut Writer,
+) -> Result<()> {
+    out.u8(C::ID as u8);
+    C::encode(values, stats, params, out)
+}
+
+fn estimate_of<T: LwcInt>(
+    id: EncodingId,
+    values: &[T],
+    stats: &Stats<T>,
+    params: &Params,
+) -> Option<usize> {
+    match id {
+        EncodingId::Plain => plain::Plain::estimate(values, stats, params),
+        EncodingId::Constant => constant::Constant::estimate(values, stats, params),
+        EncodingId::Bitpack => bitpack::Bitpack::estimate(values, stats, params),
+        EncodingId::Bytepack => bytepack::Bytepack::estimate(values, stats, params),
+        EncodingId::For => frame_of_reference::For::estimate(values, stats, params),
+        EncodingId::ForN => for_n::ForN::estimate(values, stats, params),
+        EncodingId::Dict => dict::Dict::estimate(values, stats, params),
+    }
+}
+
+/// Picks `Auto`'s encoding: the smallest estimate; ties go to the encoding listed first (the cheaper to read).
+pub(crate) fn choose<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> EncodingId {
+    const PREFERENCE: [EncodingId; 7] = [
+        EncodingId::Constant,
+        EncodingId::Bitpack,
+        EncodingId::For,
+        EncodingId::Bytepack,
+        EncodingId::ForN,
+        EncodingId::Dict,
+        EncodingId::Plain,
+    ];
+    PREFERENCE
+        .iter()
+        .filter_map(|&id| estimate_of(id, values, stats, params).map(|size| (size, id)))
+        .min_by_key(|&(size, _)| size)
+        .map_or(EncodingId::Plain, |(_, id)| id)
+}
+
+/// Encodes `values` as a stream (id byte and body) with the chosen encoding.
+pub(crate) fn encode_stream<T: LwcInt>(
+    values: &[T],
+    encoding: Encoding,
+    out: &mut Writer,
+) -> Result<EncodingId> {
+    let stats = Stats::compute(values);
+    let mut params = Params::default();
+    let id = match encoding {
+        Encoding::Plain => EncodingId::Plain,
+        Encoding::Constant => EncodingId::Constant,
+        Encoding::Bitpack => EncodingId::Bitpack,
+        Encoding::Bytepack => EncodingId::Bytepack,
+        Encoding::For => EncodingId::For,
+        Encoding::ForN { block } => {
+            params.for_n_block = block;
+            EncodingId::ForN
+        }
+        Encoding::Dict => EncodingId::Dict,
+        Encoding::Auto => choose(values, &stats, &params),
+    };
+    match id {
+        EncodingId::Plain => encode_with::<plain::Plain, T>(values, &stats, &params, out),
+        EncodingId::Constant => encode_with::<constant::Constant, T>(values, &stats, &params, out),
+        EncodingId::Bitpack => encode_with::<bitpack::Bitpack, T>(values, &stats, &params, out),
+        EncodingId::Bytepack => encode_with::<bytepack::Bytepack, T>(values, &stats, &params, out),
+        EncodingId::For => encode_with::<frame_of_reference::For, T>(values, &stats, &params, out),
+        EncodingId::ForN => encode_with::<for_n::ForN, T>(values, &stats, &params, out),
+        EncodingId::Dict => encode_with::<dict::Dict, T>(values, &stats, &params, out),
+    }?;
+    Ok(id)
+}
+
+/// Reads a width byte and checks it against the word size.
+pub(crate) fn read_width<T: LwcInt>(r: &mut Reader<'_>) -> Result<u32> {
+    let w = r.u8("bit width")? as u32;
+    if w > T::Unsigned::BITS {
+        return Err(Error::Corrupt(format!(
+            "bit width {w} exceeds the {}-bit type",
+            T::Unsigned::BITS
+        )));
+    }
+    Ok(w)
+}
+
+/// Reads a value stored as zero-extended `u64` bits, rejecting bits the type does not have.
+pub(crate) fn read_value<T: LwcInt>(r: &mut Reader<'_>, what: &'static str) -> Result<T> {
+    let bits = r.u64(what)?;
+    let narrowed = T::Unsigned::from_u64(bits);
+    if narrowed.to_u64() != bits {
+        return Err(Error::Corrupt(format!(
+            "{what} {bits:#x} does not fit a {}",
+            T::TYPE
+        )));
+    }
+    Ok(T::from_bits(narrowed))
+}
+
+/// Stores a value as zero-extended `u64` bits.
+pub(crate) fn value_bits<T: LwcInt>(v: T) -> u64 {
+    v.to_bits().to_u64()
+}

@@ -1,0 +1,74 @@
+//! `plain`: the values as they are, viewed in place. The baseline every other encoding is measured against.
+
+use super::{Codec, EncodingId, Params, Stats, StreamOps};
+use crate::bitmap::Bitmap;
+use crate::bytes::{Reader, Writer};
+use crate::error::Result;
+use crate::kernels::scan;
+use crate::types::LwcInt;
+
+pub(crate) struct Plain;
+
+impl Codec for Plain {
+    const ID: EncodingId = EncodingId::Plain;
+
+    fn estimate<T: LwcInt>(values: &[T], _: &Stats<T>, _: &Params) -> Option<usize> {
+        Some(8 + size_of_val(values))
+    }
+
+    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, _: &Params, out: &mut Writer) -> Result<()> {
+        out.array(values);
+        Ok(())
+    }
+}
+
+pub(crate) struct PlainView<'a, T> {
+    values: &'a [T],
+}
+
+impl<'a, T: LwcInt> PlainView<'a, T> {
+    pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+        Ok(PlainView {
+            values: r.array("plain values", n)?,
+        })
+    }
+}
+
+impl<T: LwcInt> StreamOps<T> for PlainView<'_, T> {
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    fn decode_into(&self, start: usize, out: &mut [T]) {
+        out.copy_from_slice(&self.values[start..start + out.len()]);
+    }
+
+    fn get(&self, i: usize) -> T {
+        self.values[i]
+    }
+
+    fn take_into(&self, positions: &[u32], out: &mut [T]) {
+        for (o, &p) in out.iter_mut().zip(positions) {
+            *o = self.values[p as usize];
+        }
+    }
+
+    fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {
+        let bits: &[T::Unsigned] = bytemuck::cast_slice(self.values);
+        scan::filter_range_plain(bits, lo.to_bits(), hi.offset_from(lo), out.words_mut());
+    }
+
+    fn sum(&self) -> i128 {
+        T::sum(self.values)
+    }
+
+    fn for_each_block(&self, mut f: impl FnMut(usize, &[T])) {
+        for (b, block) in self
+            .values
+            .chunks(crate::kernels::bitpack::BLOCK)
+            .enumerate()
+        {
+            f(b * crate::kernels::bitpack::BLOCK, block);
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Predicates, and their normalization against a segment's zone map (min, max, nulls) into the few
+//! shapes encodings evaluate.
+
+/// A filter on one column. Comparisons never select NULLs (SQL semantics).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Predicate<T> {
+    /// `x = c`
+    Eq(T),
+    /// `x <> c`
+    NotEq(T),
+    /// `x < c`
+    Lt(T),
+    /// `x <= c`
+    LtEq(T),
+    /// `x > c`
+    Gt(T),
+    /// `x >= c`
+    GtEq(T),
+    /// `lo <= x <= hi` (empty when `lo > hi`)
+    Between(T, T),
+    /// `x IN (...)`
+    In(Vec<T>),
+    /// `x IS NULL`
+    IsNull,
+    /// `x IS NOT NULL`
+    IsNotNull,
+}
+
+/// What a predicate asks of one segment once its min and max are known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Normalized<T> {
+    /// No row.
+    Nothing,
+    /// Every non-null row.
+    AllValid,
+    /// The null rows.
+    Nulls,
+    /// Non-null rows with `lo <= x <= hi`, a range strictly inside `[min, max]`'s coverage.
+    Range(T, T),
+    /// Non-null rows outside `[lo, hi]`.
+    NotRange(T, T),
+    /// Non-null rows whose value is in the set (sorted, distinct, within `[min, max]`, two or more).
+    Set(Vec<T>),
+}
+
+impl<T: crate::LwcInt> Predicate<T> {
+    /// The inclusive range a comparison selects, `None` if empty.
+    fn range(&self) -> Option<(T, T)> {
+        match *self {
+            Predicate::Eq(c) => Some((c, c)),
+            Predicate::Lt(c) => c.checked_pred().map(|c| (T::MIN, c)),
+            Predicate::LtEq(c) => Some((T::MIN, c)),
+            Predicate::Gt(c) => c.checked_succ().map(|c| (c, T::MAX)),
+            Predicate::GtEq(c) => Some((c, T::MAX)),
+            Predicate::Between(lo, hi) => (lo <= hi).then_some((lo, hi)),
+            _ => None,
+        }
+    }
+
+    /// Normalizes against a segment whose non-null values lie in `[min, max]` (`None` if all are null).
+    pub(crate) fn normalize(&self, min_max: Option<(T, T)>) -> Normalized<T> {
+        match self {
+            Predicate::IsNull => return Normalized::Nulls,
+            Predicate::IsNotNull => return Normalized::AllValid,
+            _ => {}
+        }
+        let Some((min, max)) = min_max else {
+            return Normalized::Nothing;
+        };
+        let clip = |(lo, hi): (T, T)| {
+            let (lo, hi) = (lo.max(min), hi.min(max));
+            (lo <= hi).then_some((lo, hi))
+        };
+        match self {
+            Predicate::NotEq(c) => match clip((*c, *c)) {
+                None => Normalized::AllValid,
+                Some(_) if min == max => Normalized::Nothing,
+                Some((c, _)) => Normalized::NotRange(c, c),
+            },
+            Predicate::In(set) => {
+                let mut set: Vec<T> = set
+                    .iter()
+                    .copied()
+                    .filter(|v| (min..=max).contains(v))
+                    .collect();
+                set.sort_unstable();
+                set.dedup();
+                match set.len() {
+                    0 => Normalized::Nothing,
+                    1 if min == max => Normalized::AllValid,
+                    1 => Normalized::Range(set[0], set[0]),
+                    _ => Normalized::Set(set),
+                }
+            }
+            _ => match self.range().and_then(clip) {
+                None => Normalized::Nothing,
+                Some((lo, hi)) if lo == min && hi == max => Normalized::AllValid,
+                Some((lo, hi)) => Normalized::Range(lo, hi),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zone_maps_decide_what_they_can() {
+        let mm = Some((10u32, 20u32));
+        assert_eq!(Predicate::Gt(20).normalize(mm), Normalized::Nothing);
+        assert_eq!(Predicate::Gt(9).normalize(mm), Normalized::AllValid);
+        assert_eq!(Predicate::Gt(15).normalize(mm), Normalized::Range(16, 20));
+        assert_eq!(Predicate::Lt(0).normalize(mm), Normalized::Nothing);
+        assert_eq!(Predicate::Lt(u32::MIN).normalize(mm), Normalized::Nothing);
+        assert_eq!(Predicate::Gt(u32::MAX).normalize(mm), Normalized::Nothing);
+        assert_eq!(Predicate::NotEq(5).normalize(mm), Normalized::AllValid);
+        assert_eq!(
+            Predicate::NotEq(12).normalize(mm),
+            Normalized::NotRange(12, 12)
+        );
+        assert_eq!(Predicate::Between(30, 1).normalize(mm), Normalized::Nothing);
+        assert_eq!(
+            Predicate::In(vec![1, 12, 12, 30]).normalize(mm),
+            Normalized::Range(12, 12)
+        );
+        assert_eq!(
+            Predicate::In(vec![11, 12]).normalize(mm),
+            Normalized::Set(vec![11, 12])
+        );
+        assert_eq!(Predicate::Eq(3).normalize(None), Normalized::Nothing);
+        assert_eq!(Predicate::<u32>::IsNull.normalize(None), Normalized::Nulls);
+    }
+}

@@ -1,0 +1,489 @@
+//! Segments: one encoded block of rows (up to 65,536 by default) with its header, validity and stream.
+//!
+//! Bytes (little-endian, all sections 8-aligned from the segment's start):
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 4 | magic `LWS1` |
+//! | 4 | 1 | integer type id ([`IntType`]) |
+//! | 5 | 1 | flags: bit 0 = a validity bitmap follows |
+//! | 6 | 2 | reserved, zero |
+//! | 8 | 4 | rows |
+//! | 12 | 4 | null count |
+//! | 16 | 8 | min of the non-null values, as zero-extended bits |
+//! | 24 | 8 | max of the non-null values, as zero-extended bits |
+//! | 32 | 8 · ⌈rows / 64⌉ | validity, one bit per row, 1 = not null (only when flagged) |
+//! | … | … | the stream: one byte of encoding id, then the encoding's body |
+//!
+//! Null rows hold the minimum in the stream, so they never widen a frame of reference.
+
+use std::ops::Range;
+
+use crate::bitmap::{get_bit, Bitmap};
+use crate::bytes::{AlignedBytes, Reader, Writer};
+use crate::encodings::{
+    self, read_value, value_bits, Encoding, EncodingId, Partial, StreamOps, StreamView,
+};
+use crate::error::{Error, Result};
+use crate::predicate::{Normalized, Predicate};
+use crate::selection::Selection;
+use crate::types::{IntType, LwcInt};
+
+const MAGIC: &[u8; 4] = b"LWS1";
+const HAS_VALIDITY: u8 = 1;
+
+/// Values with an optional validity bitmap (bit set = not null), like an Arrow primitive array.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Array<T> {
+    /// One value per row; a null row holds an unspecified value.
+    pub values: Vec<T>,
+    /// `None` when no row is null.
+    pub validity: Option<Bitmap>,
+}
+
+impl<T: LwcInt> Array<T> {
+    /// Rows.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Row `i`, `None` if null. Panics if `i >= len()`.
+    pub fn get(&self, i: usize) -> Option<T> {
+        let valid = self.validity.as_ref().is_none_or(|v| v.get(i));
+        valid.then(|| self.values[i])
+    }
+
+    /// Every row as an `Option`.
+    pub fn to_options(&self) -> Vec<Option<T>> {
+        (0..self.len()).map(|i| self.get(i)).collect()
+    }
+}
+
+/// Count, null count, sum, min and max of a column or a selection of it. Sums are exact (`i128`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Aggregates<T> {
+    /// Non-null rows.
+    pub count: u64,
+    /// Null rows.
+    pub null_count: u64,
+    /// Sum of the non-null values.
+    pub sum: i128,
+    /// Smallest non-null value.
+    pub min: Option<T>,
+    /// Largest non-null value.
+    pub max: Option<T>,
+}
+
+impl<T: LwcInt> Aggregates<T> {
+    /// Nothing aggregated yet.
+    pub const EMPTY: Aggregates<T> = Aggregates {
+        count: 0,
+        null_count: 0,
+        sum: 0,
+        min: None,
+        max: None,
+    };
+
+    /// Combines the aggregates of two disjoint sets of rows.
+    pub fn merge(self, other: Aggregates<T>) -> Aggregates<T> {
+        let partial = Partial {
+            sum: self.sum,
+            min: self.min,
+            max: self.max,
+        }
+        .merge(Partial {
+            sum: other.sum,
+            min: other.min,
+            max: other.max,
+        });
+        Aggregates {
+            count: self.count + other.count,
+            null_count: self.null_count + other.null_count,
+            sum: partial.sum,
+            min: partial.min,
+            max: partial.max,
+        }
+    }
+}
+
+/// Encodes one segment. `validity` (bit set = not null) must have one bit per value when given.
+pub fn encode_segment<T: LwcInt>(
+    values: &[T],
+    validity: Option<&Bitmap>,
+    encoding: Encoding,
+) -> Result<AlignedBytes> {
+    let rows = u32::try_from(values.len()).map_err(|_| {
+        Error::InvalidArgument(format!(
+            "{} rows exceed a segment's u32 row count",
+            values.len()
+        ))
+    })?;
+    if let Some(v) = validity {
+        if v.len() != values.len() {
+            return Err(Error::InvalidArgument(format!(
+                "validity has {} bits for {} values",
+                v.len(),
+                values.len()
+            )));
+        }
+    }
+    let validity = validity.filter(|v| v.count_ones() < v.len());
+    let nulls = validity.map_or(0, |v| v.len() - v.count_ones());
+    let valid = |i: usize| validity.is_none_or(|v| v.get(i));
+
+    let min_max = values
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| valid(i))
+        .fold(None, |acc: Option<(T, T)>, (_, &v)| {
+            Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
+        });
+    let (min, max) = min_max.unwrap_or_default();
+    // Null slots take the minimum so they never widen the encoding.
+    let filled: std::borrow::Cow<[T]> = match validity {
+        None => values.into(),
+        Some(_) => values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| if valid(i) { v } else { min })
+            .collect(),
+    };
+
+    let mut w = Writer::new();
+    w.array(MAGIC);
+    w.u8(T::TYPE as u8);
+    w.u8(if validity.is_some() { HAS_VALIDITY } else { 0 });
+    w.zeros(2);
+    w.u32(rows);
+    w.u32(nulls as u32);
+    w.u64(value_bits(min));
+    w.u64(value_bits(max));
+    if let Some(v) = validity {
+        w.array(v.words());
+    }
+    encodings::encode_stream(&filled, encoding, &mut w)?;
+    Ok(w.into_aligned())
+}
+
+/// A validated, zero-copy view over one encoded segment.
+///
+/// Opening checks every length and header field once; operations then run without re-checking. The
+/// bytes must start at an 8-byte aligned address (an [`AlignedBytes`], a `Vec<u64>`, or a memory map).
+pub struct Segment<'a, T: LwcInt> {
+    rows: usize,
+    nulls: usize,
+    min: T,
+    max: T,
+    validity: Option<&'a [u64]>,
+    stream: StreamView<'a, T>,
+    encoded_len: usize,
+}
+
+impl<'a, T: LwcInt> Segment<'a, T> {
+    /// Validates `bytes` and opens a view. Errors name what is wrong; nothing here panics on bad input.
+    pub fn open(bytes: &'a [u8]) -> Result<Self> {
+        let mut r = Reader::new(bytes);
+        if r.take("segment magic", 4)? != MAGIC {
+            return Err(Error::Corrupt("not an lwc segment (bad magic)".into()));
+        }
+        let type_id = r.u8("segment type")?;
+        let found = IntType::from_id(type_id)
+            .ok_or_else(|| Error::Corrupt(format!("unknown type id {type_id}")))?;
+        if found != T::TYPE {
+            return Err(Error::TypeMismatch {
+                expected: T::TYPE.name(),
+                found: found.name(),
+            });
+        }
+        let flags = r.u8("segment flags")?;
+        if flags & !HAS_VALIDITY != 0 || r.take("segment reserved", 2)? != [0, 0] {
+            return Err(Error::Corrupt(format!("unknown segment flags {flags:#x}")));
+        }
+        let rows = r.u32("segment rows")? as usize;
+        let nulls = r.u32("segment null count")? as usize;
+        let min: T = read_value(&mut r, "segment min")?;
+        let max: T = read_value(&mut r, "segment max")?;
+        if nulls > rows || (nulls > 0) != (flags & HAS_VALIDITY != 0) {
+            return Err(Error::Corrupt(format!(
+                "{nulls} nulls in {rows} rows, validity flag {flags}"
+            )));
+        }
+        if min > max {
+            return Err(Error::Corrupt(format!(
+                "segment min {min:?} exceeds max {max:?}"
+            )));
+        }
+        let validity = if nulls > 0 {
+            let words: &[u64] = r.array("segment validity", rows.div_ceil(64))?;
+            let tail_clear = rows % 64 == 0 || words.last().is_some_and(|w| w >> (rows % 64) == 0);
+            let valid: usize = words.iter().map(|w| w.count_ones() as usize).sum();
+            if !tail_clear || valid != rows - nulls {
+                return Err(Error::Corrupt(format!(
+                    "validity marks {valid} valid rows, header says {}",
+                    rows - nulls
+                )));
+            }
+            Some(words)
+        } else {
+            None
+        };
+        let stream = StreamView::open(&mut r, rows)?;
+        r.finish("segment")?;
+        Ok(Segment {
+            rows,
+            nulls,
+            min,
+            max,
+            validity,
+            stream,
+            encoded_len: bytes.len(),
+        })
+    }
+
+    /// Rows, nulls included.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Null rows.
+    pub fn null_count(&self) -> usize {
+        self.nulls
+    }
+
+    /// Smallest non-null value; `None` if every row is null.
+    pub fn min(&self) -> Option<T> {
+        self.has_values().then_some(self.min)
+    }
+
+    /// Largest non-null value; `None` if every row is null.
+    pub fn max(&self) -> Option<T> {
+        self.has_values().then_some(self.max)
+    }
+
+    fn has_values(&self) -> bool {
+        self.nulls < self.rows
+    }
+
+    /// The encoding of the values.
+    pub fn encoding(&self) -> EncodingId {
+        self.stream.encoding()
+    }
+
+    /// Encoded bytes, header included.
+    pub fn encoded_len(&self) -> usize {
+        self.encoded_len
+    }
+
+    /// Whether row `i` is not null (`i < rows`).
+    fn is_valid(&self, i: usize) -> bool {
+        self.validity.is_none_or(|v| get_bit(v, i))
+    }
+
+    fn check_row(&self, row: usize) -> Result<()> {
+        if row >= self.rows {
+            return Err(Error::RowOutOfRange {
+                row: row as u64,
+                rows: self.rows as u64,
+            });
+        }
+        Ok(())
+    }
+
+    /// Row `i`: `Ok(None)` if it is null.
+    pub fn get(&self, i: usize) -> Result<Option<T>> {
+        self.check_row(i)?;
+        Ok(self.is_valid(i).then(|| self.stream.get(i)))
+    }
+
+    /// Decodes a range of rows.
+    pub fn decode(&self, range: Range<usize>) -> Result<Array<T>> {
+        if range.start > range.end || range.end > self.rows {
+            return Err(Error::RowOutOfRange {
+                row: range.end as u64,
+                rows: self.rows as u64,
+            });
+        }
+        let mut values = vec![T::default(); range.len()];
+        self.stream.decode_into(range.start, &mut values);
+        let validity = self
+            .validity
+            .map(|v| Bitmap::from_bools(&range.map(|i| get_bit(v, i)).collect::<Vec<_>>()));
+        Ok(Array { values, validity })
+    }
+
+    /// Decodes every row.
+    pub fn decode_all(&self) -> Array<T> {
+        self.decode(0..self.rows)
+            .expect("the whole range is in range")
+    }
+
+    /// The values at `positions` (any order, repeats allowed).
+    pub fn take(&self, positions: &[u32]) -> Result<Array<T>> {
+        if let Some(&bad) = positions.iter().find(|&&p| p as usize >= self.rows) {
+            return Err(Error::RowOutOfRange {
+                row: bad as u64,
+                rows: self.rows as u64,
+            });
+        }
+        let mut values = vec![T::default(); positions.len()];
+        self.stream.take_into(positions, &mut values);
+        let validity = self.validity.map(|v| {
+            Bitmap::from_bools(
+                &positions
+                    .iter()
+                    .map(|&p| get_bit(v, p as usize))
+                    .collect::<Vec<_>>(),
+            )
+        });
+        Ok(Array { values, validity })
+    }
+
+    /// The rows matching `predicate`, evaluated on the encoded form: the zone map (min/max) settles whole
+    /// segments, constants are rewritten into the encoding's code space, and packed data is compared a
+    /// block at a time.
+    pub fn filter(&self, predicate: &Predicate<T>) -> Selection {
+        let mut bits = Bitmap::new_clear(self.rows);
+        let min_max = self.has_values().then_some((self.min, self.max));
+        match predicate.normalize(min_max) {
+            Normalized::Nothing => return Selection::Positions(Vec::new()),
+            Normalized::AllValid => bits.not(),
+            Normalized::Nulls => {
+                if let Some(v) = self.validity {
+                    bits = Bitmap::from_words(v.to_vec(), self.rows).expect("validated length");
+                    bits.not();
+                }
+                return Selection::from_bitmap(bits);
+            }
+            Normalized::Range(lo, hi) => self.stream.filter_range(lo, hi, &mut bits),
+            Normalized::NotRange(lo, hi) => {
+                self.stream.filter_range(lo, hi, &mut bits);
+                bits.not();
+            }
+            Normalized::Set(set) => self.stream.filter_in(&set, &mut bits),
+        }
+        if let Some(v) = self.validity {
+            bits.and_words(v);
+        }
+        Selection::from_bitmap(bits)
+    }
+
+    /// Aggregates all rows (`None`) or a selection. Over all rows only the sum reads data; count, min
+    /// and max come from the header.
+    pub fn aggregate(&self, selection: Option<&Selection>) -> Result<Aggregates<T>> {
+        let Some(selection) = selection else {
+            let valid = self.rows - self.nulls;
+            // Null slots hold the minimum: take them back out of the stream's sum.
+            let sum = self.stream.sum() - self.nulls as i128 * self.min.to_i128();
+            return Ok(Aggregates {
+                count: valid as u64,
+                null_count: self.nulls as u64,
+                sum: if valid == 0 { 0 } else { sum },
+                min: self.min(),
+                max: self.max(),
+            });
+        };
+        let selection = self.valid_part(selection)?;
+        let (selected, valid) = (selection.0, selection.1);
+        let partial = if valid.is_empty() {
+            Partial::EMPTY
+        } else {
+            self.stream.aggregate(&valid)
+        };
+        Ok(Aggregates {
+            count: valid.count() as u64,
+            null_count: (selected - valid.count()) as u64,
+            sum: partial.sum,
+            min: partial.min,
+            max: partial.max,
+        })
+    }
+
+    /// Checks a selection against the rows; returns its size and its non-null part.
+    fn valid_part(&self, selection: &Selection) -> Result<(usize, Selection)> {
+        let too_far = match selection {
+            Selection::Positions(p) => p
+                .iter()
+                .copied()
+                .find(|&p| p as usize >= self.rows)
+                .map(|p| p as u64),
+            Selection::Bitmap(b) => (b.len() != self.rows).then_some(b.len() as u64),
+        };
+        if let Some(row) = too_far {
+            return Err(Error::RowOutOfRange {
+                row,
+                rows: self.rows as u64,
+            });
+        }
+        let Some(v) = self.validity else {
+            return Ok((selection.count(), selection.clone()));
+        };
+        Ok(match selection {
+            Selection::Positions(p) => (
+                p.len(),
+                Selection::Positions(
+                    p.iter()
+                        .copied()
+                        .filter(|&i| get_bit(v, i as usize))
+                        .collect(),
+                ),
+            ),
+            Selection::Bitmap(b) => {
+                let mut valid = b.clone();
+                valid.and_words(v);
+                (b.count_ones(), Selection::Bitmap(valid))
+            }
+        })
+    }
+}
+
+impl<T: LwcInt> std::fmt::Debug for Segment<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Segment")
+            .field("type", &T::TYPE)
+            .field("encoding", &self.encoding())
+            .field("rows", &self.rows)
+            .field("nulls", &self.nulls)
+            .field("min", &self.min())
+            .field("max", &self.max())
+            .field("encoded_len", &self.encoded_len)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nulls_are_masked_everywhere() {
+        let values = [5u32, 0, 7, 9];
+        let validity = Bitmap::from_bools(&[true, false, true, true]);
+        let bytes = encode_segment(&values, Some(&validity), Encoding::For).unwrap();
+        let s = Segment::<u32>::open(&bytes).unwrap();
+        assert_eq!(s.get(1).unwrap(), None);
+        assert_eq!(s.get(2).unwrap(), Some(7));
+        assert_eq!(s.filter(&Predicate::LtEq(7)).to_positions(), vec![0, 2]);
+        assert_eq!(s.filter(&Predicate::IsNull).to_positions(), vec![1]);
+        let all = s.aggregate(None).unwrap();
+        assert_eq!(
+            (all.count, all.null_count, all.sum, all.min, all.max),
+            (3, 1, 21, Some(5), Some(9))
+        );
+        let some = s
+            .aggregate(Some(&Selection::Positions(vec![1, 3])))
+            .unwrap();
+        assert_eq!(
+            (some.count, some.null_count, some.sum, some.min),
+            (1, 1, 9, Some(9))
+        );
+        assert!(matches!(
+            Segment::<i32>::open(&bytes),
+            Err(Error::TypeMismatch { .. })
+        ));
+    }
+}
