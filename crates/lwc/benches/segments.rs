@@ -1,0 +1,132 @@
+//! Segment-level operations on 65,536 `u32` of bit widths 3, 11 and 20, next to a plain `Vec<u32>` and
+//! the `bitpacking` crate's BitPacker8x, all in the same run: full decode, get and take of 1,000 and
+//! 1,000,000 random positions (sorted and unsorted), and the filter `x > c`.
+//!
+//! Run: `cargo bench -p lwc --bench segments`. Ratios between lines of one group are what to quote.
+
+use std::time::Duration;
+
+use bitpacking::{BitPacker, BitPacker8x};
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use lwc::{encode_segment, Encoding, Predicate, Segment};
+use rand::{rngs::StdRng, Rng, SeedableRng};
+
+const N: usize = 1 << 16;
+const WIDTHS: [u32; 3] = [3, 11, 20];
+
+fn data(w: u32) -> Vec<u32> {
+    let mut rng = StdRng::seed_from_u64(w as u64);
+    (0..N).map(|_| rng.gen_range(0..1u32 << w)).collect()
+}
+
+fn positions(k: usize, sorted: bool) -> Vec<u32> {
+    let mut rng = StdRng::seed_from_u64(k as u64);
+    let mut p: Vec<u32> = (0..k).map(|_| rng.gen_range(0..N as u32)).collect();
+    if sorted {
+        p.sort_unstable();
+    }
+    p
+}
+
+fn configure<'a>(c: &'a mut Criterion, name: &str) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
+    let mut g = c.benchmark_group(name);
+    g.measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_millis(500)).sample_size(20);
+    g
+}
+
+fn decode(c: &mut Criterion) {
+    let mut g = configure(c, "segment_decode");
+    g.throughput(Throughput::Elements(N as u64));
+    for w in WIDTHS {
+        let values = data(w);
+        let mut out = vec![0u32; N];
+        g.bench_function(BenchmarkId::new("plain_copy", w), |b| b.iter(|| out.copy_from_slice(black_box(&values))));
+        for (name, enc) in [("bitpack", Encoding::Bitpack), ("for", Encoding::For)] {
+            let bytes = encode_segment(&values, None, enc).unwrap();
+            let seg = Segment::<u32>::open(&bytes).unwrap();
+            g.bench_function(BenchmarkId::new(name, w), |b| b.iter(|| black_box(seg.decode(0..N).unwrap())));
+        }
+        let packer = BitPacker8x::new();
+        let mut packed = vec![0u8; N * 4];
+        let mut len = 0;
+        for chunk in values.chunks(BitPacker8x::BLOCK_LEN) {
+            len += packer.compress(chunk, &mut packed[len..], w as u8);
+        }
+        g.bench_function(BenchmarkId::new("bitpacker8x", w), |b| {
+            b.iter(|| {
+                let mut at = 0;
+                for chunk in out.chunks_mut(BitPacker8x::BLOCK_LEN) {
+                    at += packer.decompress(black_box(&packed[at..]), chunk, w as u8);
+                }
+            })
+        });
+    }
+    g.finish();
+}
+
+fn take(c: &mut Criterion) {
+    let mut g = configure(c, "segment_take");
+    for k in [1_000usize, 1_000_000] {
+        g.throughput(Throughput::Elements(k as u64));
+        for sorted in [false, true] {
+            let pos = positions(k, sorted);
+            let order = if sorted { "sorted" } else { "unsorted" };
+            for w in WIDTHS {
+                let values = data(w);
+                let id = |name: &str| BenchmarkId::new(format!("{name}/{k}/{order}"), w);
+                let mut out = vec![0u32; k];
+                g.bench_function(id("plain_gather"), |b| {
+                    b.iter(|| {
+                        for (o, &p) in out.iter_mut().zip(black_box(&pos)) {
+                            *o = values[p as usize];
+                        }
+                    })
+                });
+                for (name, enc) in [("bitpack", Encoding::Bitpack), ("for", Encoding::For)] {
+                    let bytes = encode_segment(&values, None, enc).unwrap();
+                    let seg = Segment::<u32>::open(&bytes).unwrap();
+                    g.bench_function(id(&format!("{name}_take")), |b| b.iter(|| black_box(seg.take(&pos).unwrap())));
+                    if k == 1_000 {
+                        g.bench_function(id(&format!("{name}_get_loop")), |b| {
+                            b.iter(|| {
+                                for (o, &p) in out.iter_mut().zip(black_box(&pos)) {
+                                    *o = seg.get(p as usize).unwrap().unwrap();
+                                }
+                            })
+                        });
+                    }
+                }
+            }
+        }
+    }
+    g.finish();
+}
+
+fn filter(c: &mut Criterion) {
+    let mut g = configure(c, "segment_filter_gt");
+    g.throughput(Throughput::Elements(N as u64));
+    for w in WIDTHS {
+        let values = data(w);
+        let c = 1u32 << (w - 1); // about half the rows pass
+        g.bench_function(BenchmarkId::new("plain_compare", w), |b| {
+            b.iter(|| black_box(&values).iter().filter(|&&v| v > c).count())
+        });
+        for (name, enc) in [("bitpack", Encoding::Bitpack), ("for", Encoding::For)] {
+            let bytes = encode_segment(&values, None, enc).unwrap();
+            let seg = Segment::<u32>::open(&bytes).unwrap();
+            g.bench_function(BenchmarkId::new(format!("{name}_filter"), w), |b| {
+                b.iter(|| black_box(seg.filter(&Predicate::Gt(c))))
+            });
+            g.bench_function(BenchmarkId::new(format!("{name}_decode_then_compare"), w), |b| {
+                b.iter(|| {
+                    let all = seg.decode(0..N).unwrap();
+                    black_box(all.values.iter().filter(|&&v| v > c).count())
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, decode, take, filter);
+criterion_main!(benches);
