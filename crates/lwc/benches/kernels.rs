@@ -1,1 +1,197 @@
-fn main() {}
+//! Kernel benchmarks on 65,536 `u32` values at bit widths 3, 11 and 20, next to a plain `Vec<u32>` and
+//! the `bitpacking` crate's `BitPacker8x`, all measured in the same run so ratios are comparable.
+//!
+//! Groups:
+//! - `decode`: plain copy, lwc `unpack_range` of all values, `BitPacker8x::decompress` of every block.
+//! - `gather`: 1,000 and 1,000,000 random positions (with repeats) from a plain `Vec`, lwc `gather`, a
+//!   loop of lwc `get`, and decode-then-gather (whole stream into a scratch buffer, then a plain gather).
+//! - `take_crossover`: lwc `gather` against decode-then-gather at list lengths from `n / 64` to `2n`.
+//! - `filter_gt`: `x > median` on the packed stream, decode-then-compare, and on a plain `Vec`.
+//!
+//! Run with `cargo bench -p lwc --bench kernels`.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use bitpacking::{BitPacker, BitPacker8x};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use lwc::kernels::{bitpack, scan};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+const N: usize = 65_536;
+const WIDTHS: [u32; 3] = [3, 11, 20];
+
+struct Data {
+    w: u32,
+    plain: Vec<u32>,
+    packed: Vec<u8>,
+    bp: Vec<u8>,
+}
+
+fn data(w: u32) -> Data {
+    let mut rng = StdRng::seed_from_u64(0x5EED + w as u64);
+    let plain: Vec<u32> = (0..N).map(|_| rng.gen_range(0..1u32 << w)).collect();
+    let mut packed = Vec::new();
+    bitpack::pack(&plain, w, &mut packed);
+    let bitpacker = BitPacker8x::new();
+    let mut bp = vec![0u8; N * 4];
+    let mut len = 0;
+    for block in plain.chunks(BitPacker8x::BLOCK_LEN) {
+        let bits = bitpacker.num_bits(block).max(w as u8);
+        assert_eq!(bits, w as u8);
+        len += bitpacker.compress(block, &mut bp[len..], bits);
+    }
+    bp.truncate(len);
+    Data { w, plain, packed, bp }
+}
+
+fn positions(m: usize) -> Vec<u32> {
+    let mut rng = StdRng::seed_from_u64(0xCAFE + m as u64);
+    (0..m).map(|_| rng.gen_range(0..N as u32)).collect()
+}
+
+fn plain_gather(v: &[u32], pos: &[u32], out: &mut [u32]) {
+    for (o, &i) in out.iter_mut().zip(pos) {
+        *o = v[i as usize]
+    }
+}
+
+fn configure<'a>(c: &'a mut Criterion, name: &str) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
+    let mut g = c.benchmark_group(name);
+    g.measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_secs(1)).sample_size(20);
+    g
+}
+
+fn decode(c: &mut Criterion) {
+    let mut g = configure(c, "decode");
+    g.throughput(Throughput::Elements(N as u64));
+    for w in WIDTHS {
+        let d = data(w);
+        let mut out = vec![0u32; N];
+        g.bench_function(BenchmarkId::new("plain_copy", w), |b| b.iter(|| out.copy_from_slice(black_box(&d.plain))));
+        g.bench_function(BenchmarkId::new("lwc", w), |b| {
+            b.iter(|| bitpack::unpack_range(black_box(&d.packed), N, d.w, 0, 0, &mut out))
+        });
+        // Check once that both decoders see the same values.
+        assert_eq!(out, d.plain);
+        let bitpacker = BitPacker8x::new();
+        g.bench_function(BenchmarkId::new("bitpacker8x", w), |b| {
+            b.iter(|| {
+                let src = black_box(&d.bp);
+                let mut at = 0;
+                for block in out.chunks_exact_mut(BitPacker8x::BLOCK_LEN) {
+                    at += bitpacker.decompress(&src[at..], block, d.w as u8);
+                }
+            })
+        });
+        assert_eq!(out, d.plain);
+    }
+    g.finish();
+}
+
+fn gather(c: &mut Criterion) {
+    let mut g = configure(c, "gather");
+    for m in [1_000usize, 1_000_000] {
+        let pos = positions(m);
+        g.throughput(Throughput::Elements(m as u64));
+        let mut out = vec![0u32; m];
+        let mut scratch = vec![0u32; N];
+        for w in WIDTHS {
+            let d = data(w);
+            let expect: Vec<u32> = pos.iter().map(|&i| d.plain[i as usize]).collect();
+            let id = format!("{m}/{w}");
+            g.bench_function(BenchmarkId::new("plain", &id), |b| {
+                b.iter(|| plain_gather(black_box(&d.plain), black_box(&pos), &mut out))
+            });
+            g.bench_function(BenchmarkId::new("lwc_gather", &id), |b| {
+                b.iter(|| bitpack::gather(black_box(&d.packed), N, d.w, 0, black_box(&pos), &mut out))
+            });
+            assert_eq!(out, expect);
+            let mask = (1u32 << w) - 1;
+            g.bench_function(BenchmarkId::new("lwc_get_loop", &id), |b| {
+                b.iter(|| {
+                    let packed = black_box(&d.packed);
+                    for (o, &i) in out.iter_mut().zip(black_box(&pos)) {
+                        *o = bitpack::get(packed, d.w, mask, i as usize);
+                    }
+                })
+            });
+            assert_eq!(out, expect);
+            g.bench_function(BenchmarkId::new("decode_then_gather", &id), |b| {
+                b.iter(|| {
+                    bitpack::unpack_range(black_box(&d.packed), N, d.w, 0, 0, &mut scratch);
+                    plain_gather(&scratch, black_box(&pos), &mut out)
+                })
+            });
+            assert_eq!(out, expect);
+        }
+    }
+    g.finish();
+}
+
+/// Where decode-then-gather overtakes a direct gather, as a list length relative to `n`.
+fn take_crossover(c: &mut Criterion) {
+    let mut g = c.benchmark_group("take_crossover");
+    g.measurement_time(Duration::from_millis(700)).warm_up_time(Duration::from_millis(300)).sample_size(10);
+    let mut scratch = vec![0u32; N];
+    for w in WIDTHS {
+        let d = data(w);
+        for div in [64usize, 16, 4, 1] {
+            let m = N / div;
+            let pos = positions(m);
+            let mut out = vec![0u32; m];
+            let id = format!("{w}/n_div_{div}");
+            g.throughput(Throughput::Elements(m as u64));
+            g.bench_function(BenchmarkId::new("lwc_gather", &id), |b| {
+                b.iter(|| bitpack::gather(black_box(&d.packed), N, d.w, 0, black_box(&pos), &mut out))
+            });
+            g.bench_function(BenchmarkId::new("decode_then_gather", &id), |b| {
+                b.iter(|| {
+                    bitpack::unpack_range(black_box(&d.packed), N, d.w, 0, 0, &mut scratch);
+                    plain_gather(&scratch, black_box(&pos), &mut out)
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+fn filter_gt(c: &mut Criterion) {
+    let mut g = configure(c, "filter_gt");
+    g.throughput(Throughput::Elements(N as u64));
+    for w in WIDTHS {
+        let d = data(w);
+        let mut sorted = d.plain.clone();
+        sorted.sort_unstable();
+        // x > median as a range [median + 1, u32::MAX].
+        let lo = sorted[N / 2] + 1;
+        let span = u32::MAX - lo;
+        let expect: Vec<u64> = d
+            .plain
+            .chunks(64)
+            .map(|c| c.iter().enumerate().fold(0u64, |a, (k, &x)| a | ((x >= lo) as u64) << k))
+            .collect();
+        let mut bits = vec![0u64; N / 64];
+        let mut scratch = vec![0u32; N];
+        g.bench_function(BenchmarkId::new("lwc_packed", w), |b| {
+            b.iter(|| scan::filter_range_packed(black_box(&d.packed), N, d.w, lo, span, &mut bits))
+        });
+        assert_eq!(bits, expect);
+        g.bench_function(BenchmarkId::new("decode_then_compare", w), |b| {
+            b.iter(|| {
+                bitpack::unpack_range(black_box(&d.packed), N, d.w, 0, 0, &mut scratch);
+                scan::filter_range_plain(&scratch, lo, span, &mut bits)
+            })
+        });
+        assert_eq!(bits, expect);
+        g.bench_function(BenchmarkId::new("plain", w), |b| {
+            b.iter(|| scan::filter_range_plain(black_box(&d.plain), lo, span, &mut bits))
+        });
+        assert_eq!(bits, expect);
+    }
+    g.finish();
+}
+
+criterion_group!(benches, decode, gather, take_crossover, filter_gt);
+criterion_main!(benches);

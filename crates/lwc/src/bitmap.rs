@@ -10,18 +10,12 @@ pub struct Bitmap {
 impl Bitmap {
     /// All bits clear.
     pub fn new_clear(len: usize) -> Self {
-        Bitmap {
-            words: vec![0; len.div_ceil(64)],
-            len,
-        }
+        Bitmap { words: vec![0; len.div_ceil(64)], len }
     }
 
     /// All bits set.
     pub fn new_set(len: usize) -> Self {
-        let mut b = Bitmap {
-            words: vec![u64::MAX; len.div_ceil(64)],
-            len,
-        };
+        let mut b = Bitmap { words: vec![u64::MAX; len.div_ceil(64)], len };
         b.clear_tail();
         b
     }
@@ -164,9 +158,6 @@ mod tests {
         assert!(!b.get(69) && b.get(68));
         assert_eq!(Bitmap::new_set(65).count_ones(), 65);
         assert!(Bitmap::from_words(vec![u64::MAX], 65).is_none());
-        assert_eq!(
-            Bitmap::from_words(vec![u64::MAX], 3).unwrap().count_ones(),
-            3
-        );
+        assert_eq!(Bitmap::from_words(vec![u64::MAX], 3).unwrap().count_ones(), 3);
     }
 }

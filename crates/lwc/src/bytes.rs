@@ -9,9 +9,7 @@ use bytemuck::Pod;
 use crate::error::{Error, Result};
 
 #[cfg(target_endian = "big")]
-compile_error!(
-    "lwc reads its little-endian format in place and supports little-endian targets only"
-);
+compile_error!("lwc reads its little-endian format in place and supports little-endian targets only");
 
 /// Bytes stored at an 8-byte aligned address, so encoded data can be viewed in place.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -25,10 +23,7 @@ impl AlignedBytes {
     pub fn copy_from(bytes: &[u8]) -> Self {
         let mut words = vec![0u64; bytes.len().div_ceil(8)];
         bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
-        AlignedBytes {
-            words,
-            len: bytes.len(),
-        }
+        AlignedBytes { words, len: bytes.len() }
     }
 
     /// The bytes.
@@ -131,12 +126,7 @@ impl<'a> Reader<'a> {
 
     pub fn take(&mut self, what: &'static str, n: usize) -> Result<&'a [u8]> {
         if n > self.remaining() {
-            return Err(Error::Truncated {
-                what,
-                offset: self.pos,
-                needed: n,
-                available: self.remaining(),
-            });
+            return Err(Error::Truncated { what, offset: self.pos, needed: n, available: self.remaining() });
         }
         let s = &self.bytes[self.pos..self.pos + n];
         self.pos += n;
@@ -148,15 +138,11 @@ impl<'a> Reader<'a> {
     }
 
     pub fn u32(&mut self, what: &'static str) -> Result<u32> {
-        Ok(u32::from_le_bytes(
-            self.take(what, 4)?.try_into().expect("4 bytes"),
-        ))
+        Ok(u32::from_le_bytes(self.take(what, 4)?.try_into().expect("4 bytes")))
     }
 
     pub fn u64(&mut self, what: &'static str) -> Result<u64> {
-        Ok(u64::from_le_bytes(
-            self.take(what, 8)?.try_into().expect("8 bytes"),
-        ))
+        Ok(u64::from_le_bytes(self.take(what, 8)?.try_into().expect("8 bytes")))
     }
 
     /// Skips the padding to the next multiple of 8.
@@ -169,24 +155,16 @@ impl<'a> Reader<'a> {
     pub fn array<P: Pod>(&mut self, what: &'static str, len: usize) -> Result<&'a [P]> {
         self.align(what)?;
         let offset = self.pos;
-        let n = len
-            .checked_mul(size_of::<P>())
-            .ok_or_else(|| Error::Corrupt(format!("{what}: length {len} overflows")))?;
+        let n =
+            len.checked_mul(size_of::<P>()).ok_or_else(|| Error::Corrupt(format!("{what}: length {len} overflows")))?;
         let bytes = self.take(what, n)?;
-        bytemuck::try_cast_slice(bytes).map_err(|_| Error::Misaligned {
-            what,
-            offset,
-            align: align_of::<P>(),
-        })
+        bytemuck::try_cast_slice(bytes).map_err(|_| Error::Misaligned { what, offset, align: align_of::<P>() })
     }
 
     /// Fails unless every byte was consumed (trailing bytes mean the header lied about a length).
     pub fn finish(&self, what: &'static str) -> Result<()> {
         if self.remaining() != 0 {
-            return Err(Error::Corrupt(format!(
-                "{what}: {} unexpected trailing bytes",
-                self.remaining()
-            )));
+            return Err(Error::Corrupt(format!("{what}: {} unexpected trailing bytes", self.remaining())));
         }
         Ok(())
     }
@@ -214,19 +192,10 @@ mod tests {
     fn truncation_and_misalignment_are_errors() {
         let bytes = AlignedBytes::copy_from(&[0u8; 12]);
         let mut r = Reader::new(&bytes);
-        assert!(matches!(
-            r.array::<u64>("x", 2),
-            Err(Error::Truncated { .. })
-        ));
+        assert!(matches!(r.array::<u64>("x", 2), Err(Error::Truncated { .. })));
         let mut r = Reader::new(&bytes[1..]);
-        assert!(matches!(
-            r.array::<u32>("x", 2),
-            Err(Error::Misaligned { .. })
-        ));
+        assert!(matches!(r.array::<u32>("x", 2), Err(Error::Misaligned { .. })));
         let mut r = Reader::new(&bytes);
-        assert!(matches!(
-            r.array::<u64>("x", usize::MAX),
-            Err(Error::Corrupt(_))
-        ));
+        assert!(matches!(r.array::<u64>("x", usize::MAX), Err(Error::Corrupt(_))));
     }
 }

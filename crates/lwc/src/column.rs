@@ -32,20 +32,14 @@ pub struct EncodeOptions {
 
 impl Default for EncodeOptions {
     fn default() -> Self {
-        EncodeOptions {
-            encoding: Encoding::Auto,
-            segment_rows: DEFAULT_SEGMENT_ROWS,
-        }
+        EncodeOptions { encoding: Encoding::Auto, segment_rows: DEFAULT_SEGMENT_ROWS }
     }
 }
 
 impl EncodeOptions {
     /// Options with the given encoding and the default segment size.
     pub fn with_encoding(encoding: Encoding) -> Self {
-        EncodeOptions {
-            encoding,
-            ..EncodeOptions::default()
-        }
+        EncodeOptions { encoding, ..EncodeOptions::default() }
     }
 }
 
@@ -63,18 +57,9 @@ impl<T: LwcInt> ColumnBuilder<T> {
     /// A builder; fails if `segment_rows` is zero or above `u32::MAX`.
     pub fn new(options: EncodeOptions) -> Result<Self> {
         if options.segment_rows == 0 || options.segment_rows > u32::MAX as usize {
-            return Err(Error::InvalidArgument(format!(
-                "segment_rows {} is not in 1..=2^32-1",
-                options.segment_rows
-            )));
+            return Err(Error::InvalidArgument(format!("segment_rows {} is not in 1..=2^32-1", options.segment_rows)));
         }
-        Ok(ColumnBuilder {
-            options,
-            values: Vec::new(),
-            validity: None,
-            segments: Vec::new(),
-            rows: 0,
-        })
+        Ok(ColumnBuilder { options, values: Vec::new(), validity: None, segments: Vec::new(), rows: 0 })
     }
 
     /// Appends non-null values.
@@ -117,11 +102,7 @@ impl<T: LwcInt> ColumnBuilder<T> {
             return Ok(());
         }
         let validity = self.validity.take().map(|v| Bitmap::from_bools(&v));
-        self.segments.push(encode_segment(
-            &self.values,
-            validity.as_ref(),
-            self.options.encoding,
-        )?);
+        self.segments.push(encode_segment(&self.values, validity.as_ref(), self.options.encoding)?);
         self.rows += self.values.len() as u64;
         self.values.clear();
         Ok(())
@@ -146,9 +127,7 @@ impl<T: LwcInt> ColumnBuilder<T> {
         for s in &self.segments {
             w.array(s.as_bytes());
         }
-        Ok(EncodedColumn {
-            bytes: w.into_aligned(),
-        })
+        Ok(EncodedColumn { bytes: w.into_aligned() })
     }
 }
 
@@ -160,11 +139,7 @@ pub struct EncodedColumn {
 
 impl EncodedColumn {
     /// Encodes `values` (with optional validity, bit set = not null) into segments.
-    pub fn encode<T: LwcInt>(
-        values: &[T],
-        validity: Option<&Bitmap>,
-        options: EncodeOptions,
-    ) -> Result<Self> {
+    pub fn encode<T: LwcInt>(values: &[T], validity: Option<&Bitmap>, options: EncodeOptions) -> Result<Self> {
         if let Some(v) = validity {
             if v.len() != values.len() {
                 return Err(Error::InvalidArgument(format!(
@@ -188,9 +163,7 @@ impl EncodedColumn {
 
     /// Copies bytes (from a file, the network, ...) into aligned storage; [`EncodedColumn::open`] validates.
     pub fn from_bytes(bytes: &[u8]) -> Self {
-        EncodedColumn {
-            bytes: AlignedBytes::copy_from(bytes),
-        }
+        EncodedColumn { bytes: AlignedBytes::copy_from(bytes) }
     }
 
     /// The encoded bytes.
@@ -220,24 +193,16 @@ impl<'a, T: LwcInt> Column<'a, T> {
             return Err(Error::Corrupt("not an lwc column (bad magic)".into()));
         }
         let type_id = r.u8("column type")?;
-        let found = IntType::from_id(type_id)
-            .ok_or_else(|| Error::Corrupt(format!("unknown type id {type_id}")))?;
+        let found = IntType::from_id(type_id).ok_or_else(|| Error::Corrupt(format!("unknown type id {type_id}")))?;
         if found != T::TYPE {
-            return Err(Error::TypeMismatch {
-                expected: T::TYPE.name(),
-                found: found.name(),
-            });
+            return Err(Error::TypeMismatch { expected: T::TYPE.name(), found: found.name() });
         }
         r.take("column reserved", 3)?;
         let rows = r.u64("column rows")?;
         let count = r.u32("segment count")? as usize;
         r.u32("segment rows")?;
-        let table: &[u64] = r.array(
-            "segment table",
-            count
-                .checked_mul(2)
-                .ok_or_else(|| Error::Corrupt("segment count".into()))?,
-        )?;
+        let table: &[u64] =
+            r.array("segment table", count.checked_mul(2).ok_or_else(|| Error::Corrupt("segment count".into()))?)?;
         let mut segments = Vec::with_capacity(count);
         let mut starts = Vec::with_capacity(count + 1);
         let mut next = 0u64;
@@ -259,15 +224,9 @@ impl<'a, T: LwcInt> Column<'a, T> {
         }
         starts.push(next);
         if next != rows {
-            return Err(Error::Corrupt(format!(
-                "segments hold {next} rows, header says {rows}"
-            )));
+            return Err(Error::Corrupt(format!("segments hold {next} rows, header says {rows}")));
         }
-        Ok(Column {
-            rows,
-            segments,
-            starts,
-        })
+        Ok(Column { rows, segments, starts })
     }
 
     /// Rows, nulls included.
@@ -300,10 +259,7 @@ impl<'a, T: LwcInt> Column<'a, T> {
     /// The segment holding `row`, and the row's offset in it.
     fn locate(&self, row: u64) -> Result<(usize, usize)> {
         if row >= self.rows {
-            return Err(Error::RowOutOfRange {
-                row,
-                rows: self.rows,
-            });
+            return Err(Error::RowOutOfRange { row, rows: self.rows });
         }
         let seg = self.starts.partition_point(|&s| s <= row) - 1;
         Ok((seg, (row - self.starts[seg]) as usize))
@@ -318,17 +274,11 @@ impl<'a, T: LwcInt> Column<'a, T> {
     /// Decodes a range of rows.
     pub fn decode(&self, range: Range<u64>) -> Result<Array<T>> {
         if range.start > range.end || range.end > self.rows {
-            return Err(Error::RowOutOfRange {
-                row: range.end,
-                rows: self.rows,
-            });
+            return Err(Error::RowOutOfRange { row: range.end, rows: self.rows });
         }
         let mut out = ArrayBuilder::with_capacity((range.end - range.start) as usize);
         for (seg, s) in self.segments.iter().enumerate() {
-            let (lo, hi) = (
-                self.starts[seg].max(range.start),
-                self.starts[seg + 1].min(range.end),
-            );
+            let (lo, hi) = (self.starts[seg].max(range.start), self.starts[seg + 1].min(range.end));
             if lo < hi {
                 let base = self.starts[seg];
                 out.append(s.decode((lo - base) as usize..(hi - base) as usize)?);
@@ -340,8 +290,7 @@ impl<'a, T: LwcInt> Column<'a, T> {
     /// The values at `rows` (any order, repeats allowed).
     pub fn take(&self, rows: &[u64]) -> Result<Array<T>> {
         // Split the list by segment, keeping each row's place in the output.
-        let mut per_segment: Vec<(Vec<u32>, Vec<usize>)> =
-            vec![(Vec::new(), Vec::new()); self.segments.len()];
+        let mut per_segment: Vec<(Vec<u32>, Vec<usize>)> = vec![(Vec::new(), Vec::new()); self.segments.len()];
         for (k, &row) in rows.iter().enumerate() {
             let (seg, at) = self.locate(row)?;
             per_segment[seg].0.push(at as u32);
@@ -349,11 +298,7 @@ impl<'a, T: LwcInt> Column<'a, T> {
         }
         let mut values = vec![T::default(); rows.len()];
         let mut validity: Option<Vec<bool>> = None;
-        for (seg, (positions, places)) in per_segment
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| !p.0.is_empty())
-        {
+        for (seg, (positions, places)) in per_segment.iter().enumerate().filter(|(_, p)| !p.0.is_empty()) {
             let part = self.segments[seg].take(positions)?;
             for (i, &place) in places.iter().enumerate() {
                 values[place] = part.values[i];
@@ -365,10 +310,7 @@ impl<'a, T: LwcInt> Column<'a, T> {
                 }
             }
         }
-        Ok(Array {
-            values,
-            validity: validity.map(|v| Bitmap::from_bools(&v)),
-        })
+        Ok(Array { values, validity: validity.map(|v| Bitmap::from_bools(&v)) })
     }
 
     /// The rows matching `predicate`, segment by segment (segments the zone map rules out cost nothing).
@@ -379,11 +321,7 @@ impl<'a, T: LwcInt> Column<'a, T> {
             .enumerate()
             .map(|(seg, s)| (seg, s.filter(predicate)))
             .filter(|(_, sel)| !sel.is_empty())
-            .map(|(seg, sel)| SelectionPart {
-                segment: seg,
-                first_row: self.starts[seg],
-                selection: sel,
-            })
+            .map(|(seg, sel)| SelectionPart { segment: seg, first_row: self.starts[seg], selection: sel })
             .collect();
         ColumnSelection { parts }
     }
@@ -402,10 +340,7 @@ impl<'a, T: LwcInt> Column<'a, T> {
                     let s = self
                         .segments
                         .get(part.segment)
-                        .ok_or(Error::RowOutOfRange {
-                            row: part.first_row,
-                            rows: self.rows,
-                        })?;
+                        .ok_or(Error::RowOutOfRange { row: part.first_row, rows: self.rows })?;
                     acc = acc.merge(s.aggregate(Some(&part.selection))?);
                 }
             }
@@ -445,10 +380,7 @@ impl ColumnSelection {
 
     /// Selected row ids, ascending.
     pub fn row_ids(&self) -> Vec<u64> {
-        self.parts
-            .iter()
-            .flat_map(|p| p.selection.iter().map(move |i| p.first_row + i as u64))
-            .collect()
+        self.parts.iter().flat_map(|p| p.selection.iter().map(move |i| p.first_row + i as u64)).collect()
     }
 }
 
@@ -460,10 +392,7 @@ struct ArrayBuilder<T> {
 
 impl<T: LwcInt> ArrayBuilder<T> {
     fn with_capacity(n: usize) -> Self {
-        ArrayBuilder {
-            values: Vec::with_capacity(n),
-            validity: None,
-        }
+        ArrayBuilder { values: Vec::with_capacity(n), validity: None }
     }
 
     fn append(&mut self, part: Array<T>) {
@@ -479,9 +408,6 @@ impl<T: LwcInt> ArrayBuilder<T> {
     }
 
     fn finish(self) -> Array<T> {
-        Array {
-            values: self.values,
-            validity: self.validity.map(|v| Bitmap::from_bools(&v)),
-        }
+        Array { values: self.values, validity: self.validity.map(|v| Bitmap::from_bools(&v)) }
     }
 }

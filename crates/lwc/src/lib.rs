@@ -49,11 +49,14 @@ pub mod segment;
 pub mod selection;
 pub mod types;
 
+/// The README's examples, compiled and run as doc tests.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 pub use bitmap::Bitmap;
 pub use bytes::AlignedBytes;
-pub use column::{
-    Column, ColumnBuilder, ColumnSelection, EncodeOptions, EncodedColumn, SelectionPart,
-};
+pub use column::{Column, ColumnBuilder, ColumnSelection, EncodeOptions, EncodedColumn, SelectionPart};
 pub use encodings::{Encoding, EncodingId};
 pub use error::{Error, Result};
 pub use predicate::Predicate;

@@ -78,11 +78,7 @@ impl<T: crate::LwcInt> Predicate<T> {
                 Some((c, _)) => Normalized::NotRange(c, c),
             },
             Predicate::In(set) => {
-                let mut set: Vec<T> = set
-                    .iter()
-                    .copied()
-                    .filter(|v| (min..=max).contains(v))
-                    .collect();
+                let mut set: Vec<T> = set.iter().copied().filter(|v| (min..=max).contains(v)).collect();
                 set.sort_unstable();
                 set.dedup();
                 match set.len() {
@@ -115,19 +111,10 @@ mod tests {
         assert_eq!(Predicate::Lt(u32::MIN).normalize(mm), Normalized::Nothing);
         assert_eq!(Predicate::Gt(u32::MAX).normalize(mm), Normalized::Nothing);
         assert_eq!(Predicate::NotEq(5).normalize(mm), Normalized::AllValid);
-        assert_eq!(
-            Predicate::NotEq(12).normalize(mm),
-            Normalized::NotRange(12, 12)
-        );
+        assert_eq!(Predicate::NotEq(12).normalize(mm), Normalized::NotRange(12, 12));
         assert_eq!(Predicate::Between(30, 1).normalize(mm), Normalized::Nothing);
-        assert_eq!(
-            Predicate::In(vec![1, 12, 12, 30]).normalize(mm),
-            Normalized::Range(12, 12)
-        );
-        assert_eq!(
-            Predicate::In(vec![11, 12]).normalize(mm),
-            Normalized::Set(vec![11, 12])
-        );
+        assert_eq!(Predicate::In(vec![1, 12, 12, 30]).normalize(mm), Normalized::Range(12, 12));
+        assert_eq!(Predicate::In(vec![11, 12]).normalize(mm), Normalized::Set(vec![11, 12]));
         assert_eq!(Predicate::Eq(3).normalize(None), Normalized::Nothing);
         assert_eq!(Predicate::<u32>::IsNull.normalize(None), Normalized::Nulls);
     }

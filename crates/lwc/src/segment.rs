@@ -21,9 +21,7 @@ use std::ops::Range;
 
 use crate::bitmap::{get_bit, Bitmap};
 use crate::bytes::{AlignedBytes, Reader, Writer};
-use crate::encodings::{
-    self, read_value, value_bits, Encoding, EncodingId, Partial, StreamOps, StreamView,
-};
+use crate::encodings::{self, read_value, value_bits, Encoding, EncodingId, Partial, StreamOps, StreamView};
 use crate::error::{Error, Result};
 use crate::predicate::{Normalized, Predicate};
 use crate::selection::Selection;
@@ -81,22 +79,11 @@ pub struct Aggregates<T> {
 
 impl<T: LwcInt> Aggregates<T> {
     /// Nothing aggregated yet.
-    pub const EMPTY: Aggregates<T> = Aggregates {
-        count: 0,
-        null_count: 0,
-        sum: 0,
-        min: None,
-        max: None,
-    };
+    pub const EMPTY: Aggregates<T> = Aggregates { count: 0, null_count: 0, sum: 0, min: None, max: None };
 
     /// Combines the aggregates of two disjoint sets of rows.
     pub fn merge(self, other: Aggregates<T>) -> Aggregates<T> {
-        let partial = Partial {
-            sum: self.sum,
-            min: self.min,
-            max: self.max,
-        }
-        .merge(Partial {
+        let partial = Partial { sum: self.sum, min: self.min, max: self.max }.merge(Partial {
             sum: other.sum,
             min: other.min,
             max: other.max,
@@ -112,24 +99,12 @@ impl<T: LwcInt> Aggregates<T> {
 }
 
 /// Encodes one segment. `validity` (bit set = not null) must have one bit per value when given.
-pub fn encode_segment<T: LwcInt>(
-    values: &[T],
-    validity: Option<&Bitmap>,
-    encoding: Encoding,
-) -> Result<AlignedBytes> {
-    let rows = u32::try_from(values.len()).map_err(|_| {
-        Error::InvalidArgument(format!(
-            "{} rows exceed a segment's u32 row count",
-            values.len()
-        ))
-    })?;
+pub fn encode_segment<T: LwcInt>(values: &[T], validity: Option<&Bitmap>, encoding: Encoding) -> Result<AlignedBytes> {
+    let rows = u32::try_from(values.len())
+        .map_err(|_| Error::InvalidArgument(format!("{} rows exceed a segment's u32 row count", values.len())))?;
     if let Some(v) = validity {
         if v.len() != values.len() {
-            return Err(Error::InvalidArgument(format!(
-                "validity has {} bits for {} values",
-                v.len(),
-                values.len()
-            )));
+            return Err(Error::InvalidArgument(format!("validity has {} bits for {} values", v.len(), values.len())));
         }
     }
     let validity = validity.filter(|v| v.count_ones() < v.len());
@@ -140,18 +115,12 @@ pub fn encode_segment<T: LwcInt>(
         .iter()
         .enumerate()
         .filter(|&(i, _)| valid(i))
-        .fold(None, |acc: Option<(T, T)>, (_, &v)| {
-            Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
-        });
+        .fold(None, |acc: Option<(T, T)>, (_, &v)| Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v)))));
     let (min, max) = min_max.unwrap_or_default();
     // Null slots take the minimum so they never widen the encoding.
     let filled: std::borrow::Cow<[T]> = match validity {
         None => values.into(),
-        Some(_) => values
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| if valid(i) { v } else { min })
-            .collect(),
+        Some(_) => values.iter().enumerate().map(|(i, &v)| if valid(i) { v } else { min }).collect(),
     };
 
     let mut w = Writer::new();
@@ -192,13 +161,9 @@ impl<'a, T: LwcInt> Segment<'a, T> {
             return Err(Error::Corrupt("not an lwc segment (bad magic)".into()));
         }
         let type_id = r.u8("segment type")?;
-        let found = IntType::from_id(type_id)
-            .ok_or_else(|| Error::Corrupt(format!("unknown type id {type_id}")))?;
+        let found = IntType::from_id(type_id).ok_or_else(|| Error::Corrupt(format!("unknown type id {type_id}")))?;
         if found != T::TYPE {
-            return Err(Error::TypeMismatch {
-                expected: T::TYPE.name(),
-                found: found.name(),
-            });
+            return Err(Error::TypeMismatch { expected: T::TYPE.name(), found: found.name() });
         }
         let flags = r.u8("segment flags")?;
         if flags & !HAS_VALIDITY != 0 || r.take("segment reserved", 2)? != [0, 0] {
@@ -209,24 +174,17 @@ impl<'a, T: LwcInt> Segment<'a, T> {
         let min: T = read_value(&mut r, "segment min")?;
         let max: T = read_value(&mut r, "segment max")?;
         if nulls > rows || (nulls > 0) != (flags & HAS_VALIDITY != 0) {
-            return Err(Error::Corrupt(format!(
-                "{nulls} nulls in {rows} rows, validity flag {flags}"
-            )));
+            return Err(Error::Corrupt(format!("{nulls} nulls in {rows} rows, validity flag {flags}")));
         }
         if min > max {
-            return Err(Error::Corrupt(format!(
-                "segment min {min:?} exceeds max {max:?}"
-            )));
+            return Err(Error::Corrupt(format!("segment min {min:?} exceeds max {max:?}")));
         }
         let validity = if nulls > 0 {
             let words: &[u64] = r.array("segment validity", rows.div_ceil(64))?;
             let tail_clear = rows % 64 == 0 || words.last().is_some_and(|w| w >> (rows % 64) == 0);
             let valid: usize = words.iter().map(|w| w.count_ones() as usize).sum();
             if !tail_clear || valid != rows - nulls {
-                return Err(Error::Corrupt(format!(
-                    "validity marks {valid} valid rows, header says {}",
-                    rows - nulls
-                )));
+                return Err(Error::Corrupt(format!("validity marks {valid} valid rows, header says {}", rows - nulls)));
             }
             Some(words)
         } else {
@@ -234,15 +192,7 @@ impl<'a, T: LwcInt> Segment<'a, T> {
         };
         let stream = StreamView::open(&mut r, rows)?;
         r.finish("segment")?;
-        Ok(Segment {
-            rows,
-            nulls,
-            min,
-            max,
-            validity,
-            stream,
-            encoded_len: bytes.len(),
-        })
+        Ok(Segment { rows, nulls, min, max, validity, stream, encoded_len: bytes.len() })
     }
 
     /// Rows, nulls included.
@@ -286,10 +236,7 @@ impl<'a, T: LwcInt> Segment<'a, T> {
 
     fn check_row(&self, row: usize) -> Result<()> {
         if row >= self.rows {
-            return Err(Error::RowOutOfRange {
-                row: row as u64,
-                rows: self.rows as u64,
-            });
+            return Err(Error::RowOutOfRange { row: row as u64, rows: self.rows as u64 });
         }
         Ok(())
     }
@@ -303,43 +250,29 @@ impl<'a, T: LwcInt> Segment<'a, T> {
     /// Decodes a range of rows.
     pub fn decode(&self, range: Range<usize>) -> Result<Array<T>> {
         if range.start > range.end || range.end > self.rows {
-            return Err(Error::RowOutOfRange {
-                row: range.end as u64,
-                rows: self.rows as u64,
-            });
+            return Err(Error::RowOutOfRange { row: range.end as u64, rows: self.rows as u64 });
         }
         let mut values = vec![T::default(); range.len()];
         self.stream.decode_into(range.start, &mut values);
-        let validity = self
-            .validity
-            .map(|v| Bitmap::from_bools(&range.map(|i| get_bit(v, i)).collect::<Vec<_>>()));
+        let validity = self.validity.map(|v| Bitmap::from_bools(&range.map(|i| get_bit(v, i)).collect::<Vec<_>>()));
         Ok(Array { values, validity })
     }
 
     /// Decodes every row.
     pub fn decode_all(&self) -> Array<T> {
-        self.decode(0..self.rows)
-            .expect("the whole range is in range")
+        self.decode(0..self.rows).expect("the whole range is in range")
     }
 
     /// The values at `positions` (any order, repeats allowed).
     pub fn take(&self, positions: &[u32]) -> Result<Array<T>> {
         if let Some(&bad) = positions.iter().find(|&&p| p as usize >= self.rows) {
-            return Err(Error::RowOutOfRange {
-                row: bad as u64,
-                rows: self.rows as u64,
-            });
+            return Err(Error::RowOutOfRange { row: bad as u64, rows: self.rows as u64 });
         }
         let mut values = vec![T::default(); positions.len()];
         self.stream.take_into(positions, &mut values);
-        let validity = self.validity.map(|v| {
-            Bitmap::from_bools(
-                &positions
-                    .iter()
-                    .map(|&p| get_bit(v, p as usize))
-                    .collect::<Vec<_>>(),
-            )
-        });
+        let validity = self
+            .validity
+            .map(|v| Bitmap::from_bools(&positions.iter().map(|&p| get_bit(v, p as usize)).collect::<Vec<_>>()));
         Ok(Array { values, validity })
     }
 
@@ -389,11 +322,7 @@ impl<'a, T: LwcInt> Segment<'a, T> {
         };
         let selection = self.valid_part(selection)?;
         let (selected, valid) = (selection.0, selection.1);
-        let partial = if valid.is_empty() {
-            Partial::EMPTY
-        } else {
-            self.stream.aggregate(&valid)
-        };
+        let partial = if valid.is_empty() { Partial::EMPTY } else { self.stream.aggregate(&valid) };
         Ok(Aggregates {
             count: valid.count() as u64,
             null_count: (selected - valid.count()) as u64,
@@ -406,32 +335,19 @@ impl<'a, T: LwcInt> Segment<'a, T> {
     /// Checks a selection against the rows; returns its size and its non-null part.
     fn valid_part(&self, selection: &Selection) -> Result<(usize, Selection)> {
         let too_far = match selection {
-            Selection::Positions(p) => p
-                .iter()
-                .copied()
-                .find(|&p| p as usize >= self.rows)
-                .map(|p| p as u64),
+            Selection::Positions(p) => p.iter().copied().find(|&p| p as usize >= self.rows).map(|p| p as u64),
             Selection::Bitmap(b) => (b.len() != self.rows).then_some(b.len() as u64),
         };
         if let Some(row) = too_far {
-            return Err(Error::RowOutOfRange {
-                row,
-                rows: self.rows as u64,
-            });
+            return Err(Error::RowOutOfRange { row, rows: self.rows as u64 });
         }
         let Some(v) = self.validity else {
             return Ok((selection.count(), selection.clone()));
         };
         Ok(match selection {
-            Selection::Positions(p) => (
-                p.len(),
-                Selection::Positions(
-                    p.iter()
-                        .copied()
-                        .filter(|&i| get_bit(v, i as usize))
-                        .collect(),
-                ),
-            ),
+            Selection::Positions(p) => {
+                (p.len(), Selection::Positions(p.iter().copied().filter(|&i| get_bit(v, i as usize)).collect()))
+            }
             Selection::Bitmap(b) => {
                 let mut valid = b.clone();
                 valid.and_words(v);
@@ -470,20 +386,9 @@ mod tests {
         assert_eq!(s.filter(&Predicate::LtEq(7)).to_positions(), vec![0, 2]);
         assert_eq!(s.filter(&Predicate::IsNull).to_positions(), vec![1]);
         let all = s.aggregate(None).unwrap();
-        assert_eq!(
-            (all.count, all.null_count, all.sum, all.min, all.max),
-            (3, 1, 21, Some(5), Some(9))
-        );
-        let some = s
-            .aggregate(Some(&Selection::Positions(vec![1, 3])))
-            .unwrap();
-        assert_eq!(
-            (some.count, some.null_count, some.sum, some.min),
-            (1, 1, 9, Some(9))
-        );
-        assert!(matches!(
-            Segment::<i32>::open(&bytes),
-            Err(Error::TypeMismatch { .. })
-        ));
+        assert_eq!((all.count, all.null_count, all.sum, all.min, all.max), (3, 1, 21, Some(5), Some(9)));
+        let some = s.aggregate(Some(&Selection::Positions(vec![1, 3]))).unwrap();
+        assert_eq!((some.count, some.null_count, some.sum, some.min), (1, 1, 9, Some(9)));
+        assert!(matches!(Segment::<i32>::open(&bytes), Err(Error::TypeMismatch { .. })));
     }
 }

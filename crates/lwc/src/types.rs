@@ -152,9 +152,7 @@ macro_rules! impl_word {
 impl_word!(u8, u16, u32, u64);
 
 /// An integer type lwc can store: `u8`, `u16`, `u32`, `u64`, `i8`, `i16`, `i32`, `i64`.
-pub trait LwcInt:
-    Pod + Ord + Default + Debug + Send + Sync + std::hash::Hash + sealed::SealedInt
-{
+pub trait LwcInt: Pod + Ord + Default + Debug + Send + Sync + std::hash::Hash + sealed::SealedInt {
     /// The unsigned word of the same width.
     type Unsigned: Word;
     /// The type id stored in headers.
@@ -209,15 +207,8 @@ macro_rules! impl_int {
             }
             fn sum(values: &[Self]) -> i128 {
                 // Chunks small enough that the accumulator cannot overflow, so the inner loop vectorizes.
-                const CHUNK: usize = if <$t>::BITS >= 64 {
-                    1
-                } else {
-                    1 << (63 - <$t>::BITS)
-                };
-                values
-                    .chunks(CHUNK)
-                    .map(|c| c.iter().map(|&v| v as $acc).sum::<$acc>() as i128)
-                    .sum()
+                const CHUNK: usize = if <$t>::BITS >= 64 { 1 } else { 1 << (63 - <$t>::BITS) };
+                values.chunks(CHUNK).map(|c| c.iter().map(|&v| v as $acc).sum::<$acc>() as i128).sum()
             }
             #[inline(always)]
             fn checked_pred(self) -> Option<Self> {

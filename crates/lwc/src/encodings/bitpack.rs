@@ -17,12 +17,7 @@ impl Codec for Bitpack {
         Some(1 + kernel::packed_len(values.len(), stats.or_bits.bits_used()))
     }
 
-    fn encode<T: LwcInt>(
-        values: &[T],
-        stats: &Stats<T>,
-        _: &Params,
-        out: &mut Writer,
-    ) -> Result<()> {
+    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _: &Params, out: &mut Writer) -> Result<()> {
         let w = stats.or_bits.bits_used();
         out.u8(w as u8);
         let bits: &[T::Unsigned] = bytemuck::cast_slice(values);
@@ -45,12 +40,7 @@ impl<'a, U: Word> Packed<'a, U> {
     pub fn open<T: LwcInt<Unsigned = U>>(r: &mut Reader<'a>, n: usize) -> Result<Self> {
         let w = read_width::<T>(r)?;
         let bytes = r.take("packed values", kernel::packed_len(n, w))?;
-        Ok(Packed {
-            bytes,
-            w,
-            mask: U::low_mask(w),
-            n,
-        })
+        Ok(Packed { bytes, w, mask: U::low_mask(w), n })
     }
 
     #[inline]
@@ -70,12 +60,8 @@ impl<'a, U: Word> Packed<'a, U> {
     pub fn take_into(&self, positions: &[u32], base: U, out: &mut [U]) {
         if self.w == 0 {
             out.fill(base);
-        } else if positions.len() >= self.n * DECODE_ALL_RATIO {
-            let mut all = vec![U::ZERO; self.n];
-            self.decode_into(0, base, &mut all);
-            for (o, &p) in out.iter_mut().zip(positions) {
-                *o = all[p as usize];
-            }
+        } else if kernel::decode_first_pays(self.n, positions.len()) {
+            kernel::gather_via_decode(self.bytes, self.n, self.w, base, positions, out, &mut Vec::new());
         } else {
             kernel::gather(self.bytes, self.n, self.w, base, positions, out);
         }
@@ -101,20 +87,13 @@ impl<'a, U: Word> Packed<'a, U> {
     }
 }
 
-/// A position list at least this many times the stream's length is served by decoding everything first.
-/// Measured on 65,536 `u32` (see benches/kernels.rs): gathering straight from packed bits stays faster
-/// up to long lists, so decode-all pays only well past one position per value.
-const DECODE_ALL_RATIO: usize = 4;
-
 pub(crate) struct BitpackView<'a, T: LwcInt> {
     packed: Packed<'a, T::Unsigned>,
 }
 
 impl<'a, T: LwcInt> BitpackView<'a, T> {
     pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
-        Ok(BitpackView {
-            packed: Packed::open::<T>(r, n)?,
-        })
+        Ok(BitpackView { packed: Packed::open::<T>(r, n)? })
     }
 }
 
@@ -124,8 +103,7 @@ impl<T: LwcInt> StreamOps<T> for BitpackView<'_, T> {
     }
 
     fn decode_into(&self, start: usize, out: &mut [T]) {
-        self.packed
-            .decode_into(start, T::Unsigned::ZERO, bytemuck::cast_slice_mut(out));
+        self.packed.decode_into(start, T::Unsigned::ZERO, bytemuck::cast_slice_mut(out));
     }
 
     fn get(&self, i: usize) -> T {
@@ -133,8 +111,7 @@ impl<T: LwcInt> StreamOps<T> for BitpackView<'_, T> {
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
-        self.packed
-            .take_into(positions, T::Unsigned::ZERO, bytemuck::cast_slice_mut(out));
+        self.packed.take_into(positions, T::Unsigned::ZERO, bytemuck::cast_slice_mut(out));
     }
 
     fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {

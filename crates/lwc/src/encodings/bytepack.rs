@@ -28,30 +28,15 @@ impl Codec for Bytepack {
         Some(16 + values.len() * byte_width(stats.range_bits()))
     }
 
-    fn encode<T: LwcInt>(
-        values: &[T],
-        stats: &Stats<T>,
-        _: &Params,
-        out: &mut Writer,
-    ) -> Result<()> {
+    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _: &Params, out: &mut Writer) -> Result<()> {
         let width = byte_width(stats.range_bits());
         out.u64(value_bits(stats.min));
         out.u8(width as u8);
         let residual = |v: &T| v.offset_from(stats.min).to_u64();
         match width {
             1 => out.array(&values.iter().map(|v| residual(v) as u8).collect::<Vec<_>>()),
-            2 => out.array(
-                &values
-                    .iter()
-                    .map(|v| residual(v) as u16)
-                    .collect::<Vec<_>>(),
-            ),
-            4 => out.array(
-                &values
-                    .iter()
-                    .map(|v| residual(v) as u32)
-                    .collect::<Vec<_>>(),
-            ),
+            2 => out.array(&values.iter().map(|v| residual(v) as u16).collect::<Vec<_>>()),
+            4 => out.array(&values.iter().map(|v| residual(v) as u32).collect::<Vec<_>>()),
             _ => out.array(&values.iter().map(residual).collect::<Vec<_>>()),
         }
         Ok(())
@@ -88,27 +73,16 @@ impl<'a, T: LwcInt> BytepackView<'a, T> {
         let reference = read_value(r, "bytepack reference")?;
         let width = r.u8("bytepack byte width")? as usize;
         if width > size_of::<T>() {
-            return Err(Error::Corrupt(format!(
-                "bytepack width {width} bytes exceeds the {}",
-                T::TYPE
-            )));
+            return Err(Error::Corrupt(format!("bytepack width {width} bytes exceeds the {}", T::TYPE)));
         }
         let residuals = match width {
             1 => Residuals::U8(r.array("bytepack residuals", n)?),
             2 => Residuals::U16(r.array("bytepack residuals", n)?),
             4 => Residuals::U32(r.array("bytepack residuals", n)?),
             8 => Residuals::U64(r.array("bytepack residuals", n)?),
-            _ => {
-                return Err(Error::Corrupt(format!(
-                    "bytepack width {width} is not 1, 2, 4 or 8"
-                )))
-            }
+            _ => return Err(Error::Corrupt(format!("bytepack width {width} is not 1, 2, 4 or 8"))),
         };
-        Ok(BytepackView {
-            reference,
-            residuals,
-            n,
-        })
+        Ok(BytepackView { reference, residuals, n })
     }
 
     #[inline(always)]
@@ -126,19 +100,19 @@ impl<T: LwcInt> StreamOps<T> for BytepackView<'_, T> {
         with_residuals!(&self.residuals, |s| {
             let end = start + out.len();
             for (o, &r) in out.iter_mut().zip(&s[start..end]) {
-                *o = self.value(r as u64);
+                *o = self.value(Word::to_u64(r));
             }
         })
     }
 
     fn get(&self, i: usize) -> T {
-        with_residuals!(&self.residuals, |s| self.value(s[i] as u64))
+        with_residuals!(&self.residuals, |s| self.value(Word::to_u64(s[i])))
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
         with_residuals!(&self.residuals, |s| {
             for (o, &p) in out.iter_mut().zip(positions) {
-                *o = self.value(s[p as usize] as u64);
+                *o = self.value(Word::to_u64(s[p as usize]));
             }
         })
     }
@@ -149,20 +123,12 @@ impl<T: LwcInt> StreamOps<T> for BytepackView<'_, T> {
         if lo > hi {
             return;
         }
-        let (lo, span) = (
-            lo.offset_from(self.reference).to_u64(),
-            hi.offset_from(lo).to_u64(),
-        );
+        let (lo, span) = (lo.offset_from(self.reference).to_u64(), hi.offset_from(lo).to_u64());
         with_residuals!(&self.residuals, |s| {
             let max = low_mask_of(s);
             if lo <= max {
                 let span = span.min(max - lo);
-                scan::filter_range_plain(
-                    s,
-                    Word::from_u64(lo),
-                    Word::from_u64(span),
-                    out.words_mut(),
-                );
+                scan::filter_range_plain(s, Word::from_u64(lo), Word::from_u64(span), out.words_mut());
             }
         })
     }

@@ -16,21 +16,11 @@ impl Codec for Constant {
         (stats.min == stats.max).then_some(8)
     }
 
-    fn encode<T: LwcInt>(
-        values: &[T],
-        stats: &Stats<T>,
-        _: &Params,
-        out: &mut Writer,
-    ) -> Result<()> {
+    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _: &Params, out: &mut Writer) -> Result<()> {
         if stats.min != stats.max {
             return Err(Error::NotApplicable {
                 encoding: "constant",
-                reason: format!(
-                    "{} values range from {:?} to {:?}",
-                    values.len(),
-                    stats.min,
-                    stats.max
-                ),
+                reason: format!("{} values range from {:?} to {:?}", values.len(), stats.min, stats.max),
             });
         }
         out.u64(value_bits(stats.min));
@@ -45,10 +35,7 @@ pub(crate) struct ConstantView<T> {
 
 impl<T: LwcInt> ConstantView<T> {
     pub fn open(r: &mut Reader<'_>, n: usize) -> Result<Self> {
-        Ok(ConstantView {
-            value: read_value(r, "constant value")?,
-            n,
-        })
+        Ok(ConstantView { value: read_value(r, "constant value")?, n })
     }
 }
 
@@ -88,11 +75,7 @@ impl<T: LwcInt> StreamOps<T> for ConstantView<T> {
     fn aggregate(&self, selection: &Selection) -> Partial<T> {
         match selection.count() {
             0 => Partial::EMPTY,
-            k => Partial {
-                sum: self.value.to_i128() * k as i128,
-                min: Some(self.value),
-                max: Some(self.value),
-            },
+            k => Partial { sum: self.value.to_i128() * k as i128, min: Some(self.value), max: Some(self.value) },
         }
     }
 }

@@ -42,14 +42,8 @@ impl Codec for Dict {
         let dictionary = distinct(values, usize::MAX).expect("no cap");
         out.u32(dictionary.len() as u32);
         out.array(&dictionary);
-        let codes: Vec<u32> = values
-            .iter()
-            .map(|v| {
-                dictionary
-                    .binary_search(v)
-                    .expect("value is in the dictionary") as u32
-            })
-            .collect();
+        let codes: Vec<u32> =
+            values.iter().map(|v| dictionary.binary_search(v).expect("value is in the dictionary") as u32).collect();
         encode_stream::<u32>(&codes, Encoding::Bitpack, out).map(|_| ())
     }
 }
@@ -60,20 +54,16 @@ pub(crate) struct DictView<'a, T: LwcInt> {
 }
 
 impl<'a, T: LwcInt> DictView<'a, T> {
-    pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+    pub fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
         let len = r.u32("dict length")? as usize;
         if len == 0 && n > 0 {
-            return Err(Error::Corrupt(
-                "dict: empty dictionary for a non-empty stream".into(),
-            ));
+            return Err(Error::Corrupt("dict: empty dictionary for a non-empty stream".into()));
         }
         let dictionary: &[T] = r.array("dict values", len)?;
         if dictionary.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(Error::Corrupt(
-                "dict: dictionary is not sorted and distinct".into(),
-            ));
+            return Err(Error::Corrupt("dict: dictionary is not sorted and distinct".into()));
         }
-        let codes = StreamView::open(r, n)?;
+        let codes = StreamView::open_nested(r, n, depth + 1)?;
         Ok(DictView { dictionary, codes })
     }
 
@@ -124,11 +114,8 @@ impl<T: LwcInt> StreamOps<T> for DictView<'_, T> {
     }
 
     fn filter_in(&self, set: &[T], out: &mut Bitmap) {
-        let codes: Vec<u32> = set
-            .iter()
-            .filter_map(|v| self.dictionary.binary_search(v).ok())
-            .map(|c| c as u32)
-            .collect();
+        let codes: Vec<u32> =
+            set.iter().filter_map(|v| self.dictionary.binary_search(v).ok()).map(|c| c as u32).collect();
         if !codes.is_empty() {
             self.codes.filter_in(&codes, out);
         }
@@ -142,11 +129,7 @@ impl<T: LwcInt> StreamOps<T> for DictView<'_, T> {
                 counts[(c as usize).min(self.dictionary.len() - 1)] += 1;
             }
         });
-        counts
-            .iter()
-            .zip(self.dictionary)
-            .map(|(&c, v)| c as i128 * v.to_i128())
-            .sum()
+        counts.iter().zip(self.dictionary).map(|(&c, v)| c as i128 * v.to_i128()).sum()
     }
 
     fn aggregate(&self, selection: &Selection) -> Partial<T> {

@@ -13,9 +13,7 @@ pub(crate) struct ForN;
 
 fn check_block(block: u32) -> Result<u32> {
     if block == 0 || !block.is_power_of_two() {
-        return Err(Error::InvalidArgument(format!(
-            "for_n block size {block} is not a power of two"
-        )));
+        return Err(Error::InvalidArgument(format!("for_n block size {block} is not a power of two")));
     }
     Ok(block)
 }
@@ -26,9 +24,7 @@ fn references<T: LwcInt>(values: &[T], block: usize) -> (Vec<T>, u32) {
     let refs = values
         .chunks(block)
         .map(|c| {
-            let (min, max) = c
-                .iter()
-                .fold((T::MAX, T::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+            let (min, max) = c.iter().fold((T::MAX, T::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
             width = width.max(max.offset_from(min).bits_used());
             min
         })
@@ -45,22 +41,14 @@ impl Codec for ForN {
         Some(16 + size_of_val(refs.as_slice()) + kernel::packed_len(values.len(), w))
     }
 
-    fn encode<T: LwcInt>(
-        values: &[T],
-        _: &Stats<T>,
-        params: &Params,
-        out: &mut Writer,
-    ) -> Result<()> {
+    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
         let block = check_block(params.for_n_block)? as usize;
         let (refs, w) = references(values, block);
         out.u32(block as u32);
         out.array(&refs);
         out.u8(w as u8);
-        let residuals: Vec<T::Unsigned> = values
-            .iter()
-            .enumerate()
-            .map(|(i, v)| v.offset_from(refs[i / block]))
-            .collect();
+        let residuals: Vec<T::Unsigned> =
+            values.iter().enumerate().map(|(i, v)| v.offset_from(refs[i / block])).collect();
         out.packed(|buf| kernel::pack(&residuals, w, buf));
         Ok(())
     }
@@ -74,14 +62,9 @@ pub(crate) struct ForNView<'a, T: LwcInt> {
 
 impl<'a, T: LwcInt> ForNView<'a, T> {
     pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
-        let block =
-            check_block(r.u32("for_n block size")?).map_err(|e| Error::Corrupt(e.to_string()))?;
+        let block = check_block(r.u32("for_n block size")?).map_err(|e| Error::Corrupt(e.to_string()))?;
         let refs = r.array("for_n references", n.div_ceil(block as usize))?;
-        Ok(ForNView {
-            shift: block.trailing_zeros(),
-            refs,
-            residuals: Packed::open::<T>(r, n)?,
-        })
+        Ok(ForNView { shift: block.trailing_zeros(), refs, residuals: Packed::open::<T>(r, n)? })
     }
 
     #[inline(always)]
@@ -96,8 +79,7 @@ impl<T: LwcInt> StreamOps<T> for ForNView<'_, T> {
     }
 
     fn decode_into(&self, start: usize, out: &mut [T]) {
-        self.residuals
-            .decode_into(start, T::Unsigned::ZERO, bytemuck::cast_slice_mut(out));
+        self.residuals.decode_into(start, T::Unsigned::ZERO, bytemuck::cast_slice_mut(out));
         let block = 1usize << self.shift;
         // Add each block's reference to the run of outputs it covers.
         let mut pos = start;
@@ -119,8 +101,7 @@ impl<T: LwcInt> StreamOps<T> for ForNView<'_, T> {
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
-        self.residuals
-            .take_into(positions, T::Unsigned::ZERO, bytemuck::cast_slice_mut(out));
+        self.residuals.take_into(positions, T::Unsigned::ZERO, bytemuck::cast_slice_mut(out));
         for (o, &p) in out.iter_mut().zip(positions) {
             *o = T::add_offset(self.reference(p as usize), o.to_bits());
         }
@@ -129,12 +110,8 @@ impl<T: LwcInt> StreamOps<T> for ForNView<'_, T> {
     fn sum(&self) -> i128 {
         let block = 1usize << self.shift;
         let n = self.len();
-        let refs: i128 = self
-            .refs
-            .iter()
-            .enumerate()
-            .map(|(b, r)| r.to_i128() * (n - b * block).min(block) as i128)
-            .sum();
+        let refs: i128 =
+            self.refs.iter().enumerate().map(|(b, r)| r.to_i128() * (n - b * block).min(block) as i128).sum();
         refs + self.residuals.sum() as i128
     }
 }

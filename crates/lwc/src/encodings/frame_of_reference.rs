@@ -21,12 +21,7 @@ impl Codec for For {
         Some(9 + kernel::packed_len(values.len(), stats.range_bits()))
     }
 
-    fn encode<T: LwcInt>(
-        values: &[T],
-        stats: &Stats<T>,
-        _: &Params,
-        out: &mut Writer,
-    ) -> Result<()> {
+    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _: &Params, out: &mut Writer) -> Result<()> {
         out.u64(value_bits(stats.min));
         let w = stats.range_bits();
         out.u8(w as u8);
@@ -44,10 +39,7 @@ pub(crate) struct ForView<'a, T: LwcInt> {
 impl<'a, T: LwcInt> ForView<'a, T> {
     pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
         let reference = read_value(r, "for reference")?;
-        Ok(ForView {
-            reference,
-            residuals: Packed::open::<T>(r, n)?,
-        })
+        Ok(ForView { reference, residuals: Packed::open::<T>(r, n)? })
     }
 
     /// `[lo, hi]` clipped to values the stream can hold, as residuals; `None` if nothing can match.
@@ -63,11 +55,7 @@ impl<T: LwcInt> StreamOps<T> for ForView<'_, T> {
     }
 
     fn decode_into(&self, start: usize, out: &mut [T]) {
-        self.residuals.decode_into(
-            start,
-            self.reference.to_bits(),
-            bytemuck::cast_slice_mut(out),
-        );
+        self.residuals.decode_into(start, self.reference.to_bits(), bytemuck::cast_slice_mut(out));
     }
 
     fn get(&self, i: usize) -> T {
@@ -75,11 +63,7 @@ impl<T: LwcInt> StreamOps<T> for ForView<'_, T> {
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
-        self.residuals.take_into(
-            positions,
-            self.reference.to_bits(),
-            bytemuck::cast_slice_mut(out),
-        );
+        self.residuals.take_into(positions, self.reference.to_bits(), bytemuck::cast_slice_mut(out));
     }
 
     fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {
@@ -100,8 +84,7 @@ impl<T: LwcInt> StreamOps<T> for ForView<'_, T> {
         let positions = selection.to_positions();
         for chunk in positions.chunks(kernel::BLOCK) {
             let residuals = &mut buf[..chunk.len()];
-            self.residuals
-                .take_into(chunk, T::Unsigned::ZERO, residuals);
+            self.residuals.take_into(chunk, T::Unsigned::ZERO, residuals);
             sum += crate::kernels::scan::sum_words(residuals);
             min = residuals.iter().copied().fold(min, Ord::min);
             max = residuals.iter().copied().fold(max, Ord::max);

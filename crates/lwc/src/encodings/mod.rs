@@ -71,10 +71,7 @@ impl EncodingId {
 
     /// Parses a stored id.
     pub fn from_id(id: u8) -> Result<EncodingId> {
-        EncodingId::ALL
-            .get(id as usize)
-            .copied()
-            .ok_or(Error::UnknownEncoding(id))
+        EncodingId::ALL.get(id as usize).copied().ok_or(Error::UnknownEncoding(id))
     }
 }
 
@@ -170,18 +167,10 @@ pub(crate) struct Partial<T> {
 }
 
 impl<T: LwcInt> Partial<T> {
-    pub const EMPTY: Partial<T> = Partial {
-        sum: 0,
-        min: None,
-        max: None,
-    };
+    pub const EMPTY: Partial<T> = Partial { sum: 0, min: None, max: None };
 
     pub fn of(values: &[T]) -> Partial<T> {
-        Partial {
-            sum: T::sum(values),
-            min: values.iter().min().copied(),
-            max: values.iter().max().copied(),
-        }
+        Partial { sum: T::sum(values), min: values.iter().min().copied(), max: values.iter().max().copied() }
     }
 
     pub fn merge(self, other: Partial<T>) -> Partial<T> {
@@ -203,12 +192,7 @@ pub(crate) trait Codec {
     /// Encoded body bytes, or `None` when the encoding cannot represent `values`.
     fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> Option<usize>;
     /// Appends the body (without the id byte).
-    fn encode<T: LwcInt>(
-        values: &[T],
-        stats: &Stats<T>,
-        params: &Params,
-        out: &mut Writer,
-    ) -> Result<()>;
+    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()>;
 }
 
 /// Parameters of encodings that have any.
@@ -313,6 +297,9 @@ pub(crate) trait StreamOps<T: LwcInt> {
     }
 }
 
+/// Child streams a stream may nest (a dictionary's codes are one); writers use at most one.
+const MAX_NESTING: usize = 4;
+
 /// A view over any encoded stream: dispatch of the operation set to the encoding's view.
 pub(crate) enum StreamView<'a, T: LwcInt> {
     Plain(plain::PlainView<'a, T>),
@@ -341,6 +328,16 @@ macro_rules! dispatch {
 impl<'a, T: LwcInt> StreamView<'a, T> {
     /// Validates and opens a stream of `n` values.
     pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+        StreamView::open_nested(r, n, 0)
+    }
+
+    /// Opens a stream that sits `depth` child streams deep.
+    pub fn open_nested(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
+        // Children open recursively: bound the depth, or a few bytes per level of corrupt input
+        // (dictionaries of dictionaries) overflow the stack.
+        if depth > MAX_NESTING {
+            return Err(Error::Corrupt(format!("streams nested deeper than {MAX_NESTING} levels")));
+        }
         let id = EncodingId::from_id(r.u8("stream encoding id")?)?;
         Ok(match id {
             EncodingId::Plain => StreamView::Plain(plain::PlainView::open(r, n)?),
@@ -349,7 +346,7 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
             EncodingId::Bytepack => StreamView::Bytepack(bytepack::BytepackView::open(r, n)?),
             EncodingId::For => StreamView::For(frame_of_reference::ForView::open(r, n)?),
             EncodingId::ForN => StreamView::ForN(for_n::ForNView::open(r, n)?),
-            EncodingId::Dict => StreamView::Dict(Box::new(dict::DictView::open(r, n)?)),
+            EncodingId::Dict => StreamView::Dict(Box::new(dict::DictView::open(r, n, depth)?)),
         })
     }
 
@@ -393,22 +390,12 @@ impl<T: LwcInt> StreamOps<T> for StreamView<'_, T> {
     }
 }
 
-fn encode_with<C: Codec, T: LwcInt>(
-    values: &[T],
-    stats: &Stats<T>,
-    params: &Params,
-    out: &mut Writer,
-) -> Result<()> {
+fn encode_with<C: Codec, T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
     out.u8(C::ID as u8);
     C::encode(values, stats, params, out)
 }
 
-fn estimate_of<T: LwcInt>(
-    id: EncodingId,
-    values: &[T],
-    stats: &Stats<T>,
-    params: &Params,
-) -> Option<usize> {
+fn estimate_of<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params: &Params) -> Option<usize> {
     match id {
         EncodingId::Plain => plain::Plain::estimate(values, stats, params),
         EncodingId::Constant => constant::Constant::estimate(values, stats, params),
@@ -439,11 +426,7 @@ pub(crate) fn choose<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params)
 }
 
 /// Encodes `values` as a stream (id byte and body) with the chosen encoding.
-pub(crate) fn encode_stream<T: LwcInt>(
-    values: &[T],
-    encoding: Encoding,
-    out: &mut Writer,
-) -> Result<EncodingId> {
+pub(crate) fn encode_stream<T: LwcInt>(values: &[T], encoding: Encoding, out: &mut Writer) -> Result<EncodingId> {
     let stats = Stats::compute(values);
     let mut params = Params::default();
     let id = match encoding {
@@ -475,10 +458,7 @@ pub(crate) fn encode_stream<T: LwcInt>(
 pub(crate) fn read_width<T: LwcInt>(r: &mut Reader<'_>) -> Result<u32> {
     let w = r.u8("bit width")? as u32;
     if w > T::Unsigned::BITS {
-        return Err(Error::Corrupt(format!(
-            "bit width {w} exceeds the {}-bit type",
-            T::Unsigned::BITS
-        )));
+        return Err(Error::Corrupt(format!("bit width {w} exceeds the {}-bit type", T::Unsigned::BITS)));
     }
     Ok(w)
 }
@@ -488,10 +468,7 @@ pub(crate) fn read_value<T: LwcInt>(r: &mut Reader<'_>, what: &'static str) -> R
     let bits = r.u64(what)?;
     let narrowed = T::Unsigned::from_u64(bits);
     if narrowed.to_u64() != bits {
-        return Err(Error::Corrupt(format!(
-            "{what} {bits:#x} does not fit a {}",
-            T::TYPE
-        )));
+        return Err(Error::Corrupt(format!("{what} {bits:#x} does not fit a {}", T::TYPE)));
     }
     Ok(T::from_bits(narrowed))
 }

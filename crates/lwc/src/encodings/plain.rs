@@ -28,9 +28,7 @@ pub(crate) struct PlainView<'a, T> {
 
 impl<'a, T: LwcInt> PlainView<'a, T> {
     pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
-        Ok(PlainView {
-            values: r.array("plain values", n)?,
-        })
+        Ok(PlainView { values: r.array("plain values", n)? })
     }
 }
 
@@ -63,11 +61,7 @@ impl<T: LwcInt> StreamOps<T> for PlainView<'_, T> {
     }
 
     fn for_each_block(&self, mut f: impl FnMut(usize, &[T])) {
-        for (b, block) in self
-            .values
-            .chunks(crate::kernels::bitpack::BLOCK)
-            .enumerate()
-        {
+        for (b, block) in self.values.chunks(crate::kernels::bitpack::BLOCK).enumerate() {
             f(b * crate::kernels::bitpack::BLOCK, block);
         }
     }

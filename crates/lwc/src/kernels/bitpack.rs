@@ -74,35 +74,149 @@ pub fn get<U: Word>(packed: &[u8], w: u32, mask: U, i: usize) -> U {
     }
 }
 
+/// Runs `$body` with `$w` bound to a compile-time constant equal to the runtime width, so the compiler
+/// specializes offsets, shifts and masks per width (arms wider than the word are removed as unreachable).
+macro_rules! with_const_width {
+    ($U:ty, $width:expr, |$w:ident| $body:expr) => {
+        with_const_width!(@arms $U, $width, $w, $body,
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
+            33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64)
+    };
+    (@arms $U:ty, $width:expr, $w:ident, $body:expr, $($n:literal)*) => {
+        match $width {
+            $(#[allow(unused_comparisons)]
+            $n if $n <= <$U as Word>::BITS => {
+                const $w: u32 = $n;
+                $body
+            })*
+            other => unreachable!("bit width {other} for a {}-bit word", <$U as Word>::BITS),
+        }
+    };
+}
+
+/// Positions checked at a time by [`gather`]: small enough that the chunk is still in L1 when the
+/// unchecked loop reads it again.
+const GATHER_CHUNK: usize = 512;
+
 /// `out[k] = value(positions[k]) + base` for a stream of `n` values at width `w >= 1`, positions in any
-/// order. Checks the largest position once, then loads without per-value bounds checks.
+/// order. Checks the largest position of each chunk of positions once (a vector max over data in L1),
+/// then loads without per-value bounds checks, in a loop specialized for the width.
 ///
 /// # Panics
-/// If a position is `>= n` or `packed` is shorter than [`packed_len`]`(n, w)`.
+/// If a position is `>= n` or `packed` is shorter than [`packed_len`]`(n, w)`. On a panic, `out` may be
+/// partly written.
 pub fn gather<U: Word>(packed: &[u8], n: usize, w: u32, base: U, positions: &[u32], out: &mut [U]) {
-    assert!((1..=U::BITS).contains(&w) && out.len() == positions.len());
-    assert!(packed.len() >= packed_len(n, w), "packed stream too short");
-    let max = positions.iter().copied().max().unwrap_or(0) as usize;
-    assert!(
-        positions.is_empty() || max < n,
-        "position {max} out of range for {n} values"
-    );
-    let mask = U::low_mask(w).to_u64();
+    gather_dispatch(packed, n, w, base, positions, out)
+}
+
+/// Largest position in `chunk` (0 when empty).
+#[inline(always)]
+fn max_position(chunk: &[u32]) -> u32 {
+    // Eight independent maxima let the compiler use one vector register without a reduction per step.
+    let mut acc = [0u32; 8];
+    let mut parts = chunk.chunks_exact(8);
+    for p in &mut parts {
+        for (a, &v) in acc.iter_mut().zip(p) {
+            *a = (*a).max(v);
+        }
+    }
+    let rest = parts.remainder().iter().copied().max().unwrap_or(0);
+    acc.into_iter().max().unwrap_or(0).max(rest)
+}
+
+/// The gather loop for a compile-time width `W`.
+///
+/// # Safety
+/// `packed.len() >= packed_len(n, W)` and `out.len() == positions.len()`; positions are checked against
+/// `n` here, before any load.
+#[inline(always)]
+unsafe fn gather_const<U: Word, const W: u32>(packed: &[u8], n: usize, base: U, positions: &[u32], out: &mut [U]) {
+    let mask = U::low_mask(W).to_u64();
     let p = packed.as_ptr();
-    for (o, &i) in out.iter_mut().zip(positions) {
-        let bit = i as usize * w as usize;
-        let (at, s) = (bit / 8, bit % 8);
-        // SAFETY: `i < n`, so `at + 16 <= (n * w).div_ceil(8) + PADDING <= packed.len()`.
-        let v = unsafe {
-            if U::BITS < 64 || w <= 56 {
-                (p.add(at).cast::<u64>().read_unaligned() >> s) & mask
-            } else {
-                ((p.add(at).cast::<u128>().read_unaligned() >> s) as u64) & mask
-            }
-        };
-        *o = U::from_u64(v).wrapping_add(base);
+    for (pos, dst) in positions.chunks(GATHER_CHUNK).zip(out.chunks_mut(GATHER_CHUNK)) {
+        let max = max_position(pos) as usize;
+        assert!(max < n, "position {max} out of range for {n} values");
+        for (o, &i) in dst.iter_mut().zip(pos) {
+            let bit = i as usize * W as usize;
+            let (at, s) = (bit / 8, bit % 8);
+            // SAFETY: `i <= max < n`, so the value's first byte `at` satisfies
+            // `at + 16 <= (n * W).div_ceil(8) + PADDING <= packed.len()` (caller's contract), and both
+            // loads read at most 16 bytes from `at`.
+            let v = unsafe {
+                if U::BITS < 64 || W <= 56 {
+                    (p.add(at).cast::<u64>().read_unaligned() >> s) & mask
+                } else {
+                    ((p.add(at).cast::<u128>().read_unaligned() >> s) as u64) & mask
+                }
+            };
+            *o = U::from_u64(v).wrapping_add(base);
+        }
     }
 }
+
+/// [`gather_const`] at the runtime width.
+///
+/// # Safety
+/// As [`gather_const`], with `1 <= w <= U::BITS`.
+#[inline(always)]
+unsafe fn gather_generic<U: Word>(packed: &[u8], n: usize, w: u32, base: U, positions: &[u32], out: &mut [U]) {
+    // SAFETY: forwarded contract.
+    with_const_width!(U, w, |W| unsafe { gather_const::<U, W>(packed, n, base, positions, out) })
+}
+
+/// # Safety
+/// As [`gather_generic`], and the CPU supports AVX2 and BMI2 (`shrx` instead of a shift through `cl`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn gather_avx2<U: Word>(packed: &[u8], n: usize, w: u32, base: U, positions: &[u32], out: &mut [U]) {
+    // SAFETY: forwarded contract.
+    unsafe { gather_generic(packed, n, w, base, positions, out) }
+}
+
+fn gather_dispatch<U: Word>(packed: &[u8], n: usize, w: u32, base: U, positions: &[u32], out: &mut [U]) {
+    assert!((1..=U::BITS).contains(&w) && out.len() == positions.len());
+    assert!(packed.len() >= packed_len(n, w), "packed stream too short");
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("bmi2") {
+        // SAFETY: the CPU has AVX2 and BMI2 (checked just above); width and lengths asserted above.
+        return unsafe { gather_avx2(packed, n, w, base, positions, out) };
+    }
+    // SAFETY: width and lengths asserted above.
+    unsafe { gather_generic(packed, n, w, base, positions, out) }
+}
+
+/// [`gather`] by decoding the whole stream into `scratch` first, then gathering from plain words: faster
+/// for long position lists (see [`decode_first_pays`]).
+///
+/// # Panics
+/// As [`gather`].
+pub fn gather_via_decode<U: Word>(
+    packed: &[u8],
+    n: usize,
+    w: u32,
+    base: U,
+    positions: &[u32],
+    out: &mut [U],
+    scratch: &mut Vec<U>,
+) {
+    assert!(out.len() == positions.len());
+    scratch.clear();
+    scratch.resize(n, U::ZERO);
+    unpack_range(packed, n, w, base, 0, scratch);
+    for (o, &i) in out.iter_mut().zip(positions) {
+        *o = scratch[i as usize];
+    }
+}
+
+/// Whether [`gather_via_decode`] beats [`gather`] for `positions` random positions into a stream of `n`
+/// values (measured by the `take_crossover` benchmark group).
+pub fn decode_first_pays(n: usize, positions: usize) -> bool {
+    positions >= n.saturating_mul(DECODE_FIRST_NUM) / DECODE_FIRST_DEN
+}
+
+/// [`decode_first_pays`] crossover, `positions / n`.
+const DECODE_FIRST_NUM: usize = 1;
+const DECODE_FIRST_DEN: usize = 2;
 
 /// Decodes whole groups of 8 values; `src` starts at the group's first byte.
 #[inline(always)]
@@ -122,26 +236,6 @@ fn unpack_groups_scalar<U: Word>(src: &[u8], w: u32, base: U, out: &mut [U]) {
             *o = (v & mask).wrapping_add(base);
         }
     }
-}
-
-/// Runs `$body` with `$w` bound to a compile-time constant equal to the runtime width, so the compiler
-/// specializes offsets, shifts and masks per width (arms wider than the word are removed as unreachable).
-macro_rules! with_const_width {
-    ($U:ty, $width:expr, |$w:ident| $body:expr) => {
-        with_const_width!(@arms $U, $width, $w, $body,
-            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
-            33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64)
-    };
-    (@arms $U:ty, $width:expr, $w:ident, $body:expr, $($n:literal)*) => {
-        match $width {
-            $(#[allow(unused_comparisons)]
-            $n if $n <= <$U as Word>::BITS => {
-                const $w: u32 = $n;
-                $body
-            })*
-            other => unreachable!("bit width {other} for a {}-bit word", <$U as Word>::BITS),
-        }
-    };
 }
 
 /// Calls a generic kernel through a copy compiled for AVX2 when the CPU has it (a default build targets
@@ -183,14 +277,7 @@ mod unpack_dispatch {
 ///
 /// # Panics
 /// If the range passes `n`, or `packed` is shorter than [`packed_len`]`(n, w)`.
-pub fn unpack_range<U: Word>(
-    packed: &[u8],
-    n: usize,
-    w: u32,
-    base: U,
-    start: usize,
-    out: &mut [U],
-) {
+pub fn unpack_range<U: Word>(packed: &[u8], n: usize, w: u32, base: U, start: usize, out: &mut [U]) {
     let end = start + out.len();
     assert!(end <= n, "range {start}..{end} past {n} values");
     if w == 0 {
@@ -220,77 +307,555 @@ pub fn unpack_range<U: Word>(
 /// Decodes whole groups (`out.len()` a multiple of 8) from `src`, which starts at the first group's byte.
 fn unpack_groups<U: Word>(src: &[u8], w: u32, base: U, out: &mut [U]) {
     #[cfg(target_arch = "x86_64")]
-    if U::BITS == 32 && w <= 25 && simd::has_avx2() {
-        let out32: &mut [u32] = bytemuck::cast_slice_mut(out);
-        let base32 = base.to_u64() as u32;
-        simd::unpack_u32(src, w, base32, out32);
+    if simd::has_avx2() && simd::unpack(src, w, base, out) {
         return;
     }
     unpack_dispatch::unpack_groups(src, w, base, out)
 }
 
 #[cfg(target_arch = "x86_64")]
-mod simd {
-    //! AVX2 decoding of `u32` groups: one shuffle places the 4 bytes holding each of 8 values into its
-    //! 32-bit lane, one variable shift aligns it, one AND masks it.
+pub(crate) mod simd {
+    //! AVX2 decoding. A group of 8 values at width `w <= 32` becomes eight 32-bit lanes: one byte
+    //! shuffle places the 4 bytes starting at each value's first byte into its lane, one variable shift
+    //! aligns it, one AND masks it. Values can straddle 5 bytes only at widths 26..=31; there a second
+    //! shuffle brings the fifth byte, shifted left by `32 - s` (a count of 32 gives 0, which is what a
+    //! lane with `s = 0` needs). `u16` and `u8` pack the 32-bit lanes down; `u64` at widths up to 56 uses
+    //! 64-bit lanes, 8 bytes a value.
+    //!
+    //! The 256-bit source vector holds 16 bytes from the group's first byte (values 0-3) and 16 bytes
+    //! from the byte holding value 4 (values 4-7), so every group reads at most [`Plan32::reach`] bytes.
     use std::arch::x86_64::*;
 
+    use crate::types::Word;
+
+    #[inline]
     pub fn has_avx2() -> bool {
         std::arch::is_x86_feature_detected!("avx2")
     }
 
-    /// Shuffle and shift vectors for width `w <= 25`: values 0-3 read from the group's first byte, values
-    /// 4-7 from byte `4w / 8`, each through 16 bytes, which covers `ceil((7 + 25) / 8) = 4` bytes a value.
-    fn tables(w: u32) -> ([u8; 32], [u32; 8], usize) {
-        let high_base = (4 * w / 8) as usize;
-        let mut shuffle = [0u8; 32];
-        let mut shifts = [0u32; 8];
-        for k in 0..8 {
-            let bit = k as u32 * w;
-            let byte = (bit / 8) as usize - if k < 4 { 0 } else { high_base };
-            for t in 0..4 {
-                shuffle[k * 4 + t] = (byte + t) as u8;
+    /// Per-width tables for decoding a group of 8 values of width `1 <= w <= 32` into 32-bit lanes.
+    pub struct Plan32 {
+        shuffle: [u8; 32],
+        shuffle5: [u8; 32],
+        shr: [u32; 8],
+        shl: [u32; 8],
+        /// Left shifts that put each value's top bit at bit 31 (see [`filter_u32`]).
+        top: [u32; 8],
+        mask: u32,
+        /// Where the upper 128-bit half is loaded from: the byte holding value 4, or 0 when one 16-byte
+        /// load covers the group (widths up to 14).
+        high_base: usize,
+        /// [`NARROW`], [`SINGLE`] or [`WIDE`].
+        mode: u8,
+    }
+
+    /// Two 16-byte loads, 4 bytes a value.
+    pub const NARROW: u8 = 0;
+    /// One 16-byte load broadcast to both halves (`w <= 14`), 4 bytes a value.
+    pub const SINGLE: u8 = 1;
+    /// Two 16-byte loads, and a fifth byte for values that need it (`26 <= w <= 31`).
+    pub const WIDE: u8 = 2;
+
+    /// Runs `$body` with `$m` bound to the plan's mode as a constant.
+    macro_rules! by_mode {
+        ($mode:expr, |$m:ident| $body:expr) => {
+            match $mode {
+                SINGLE => {
+                    const $m: u8 = SINGLE;
+                    $body
+                }
+                WIDE => {
+                    const $m: u8 = WIDE;
+                    $body
+                }
+                _ => {
+                    const $m: u8 = NARROW;
+                    $body
+                }
             }
-            shifts[k] = bit % 8;
-        }
-        (shuffle, shifts, high_base)
+        };
     }
 
-    pub fn unpack_u32(src: &[u8], w: u32, base: u32, out: &mut [u32]) {
-        assert!((1..=25).contains(&w) && out.len() % 8 == 0);
+    impl Plan32 {
+        pub fn new(w: u32) -> Plan32 {
+            assert!((1..=32).contains(&w), "width {w} out of 1..=32");
+            let high_base = if w <= 14 { 0 } else { (4 * w / 8) as usize };
+            let mut plan = Plan32 {
+                shuffle: [0; 32],
+                shuffle5: [0x80; 32],
+                shr: [0; 8],
+                shl: [32; 8],
+                top: [0; 8],
+                mask: (((1u64 << w) - 1) as u32),
+                high_base,
+                mode: if w <= 14 { SINGLE } else { NARROW },
+            };
+            for k in 0..8 {
+                let bit = k as u32 * w;
+                // Byte of value `k` within its 16-byte half (lane-relative, as `vpshufb` indexes).
+                let byte = (bit / 8) as usize - if k < 4 { 0 } else { high_base };
+                let s = bit % 8;
+                assert!(byte + 3 < 16);
+                for t in 0..4 {
+                    plan.shuffle[k * 4 + t] = (byte + t) as u8;
+                }
+                plan.shr[k] = s;
+                plan.top[k] = 32u32.saturating_sub(s + w);
+                if s + w > 32 {
+                    assert!(byte + 4 < 16, "fifth byte outside the half");
+                    plan.shuffle5[k * 4] = (byte + 4) as u8;
+                    plan.shl[k] = 32 - s;
+                    plan.mode = WIDE;
+                }
+            }
+            plan
+        }
+
+        /// Bytes a group reads, counted from its first byte.
+        pub fn reach(&self) -> usize {
+            self.high_base + 16
+        }
+
+        /// Asserts that `groups` groups, `w` bytes apart from `src`'s start, stay inside `src`.
+        fn check(&self, src: &[u8], w: u32, groups: usize) {
+            assert!(groups == 0 || src.len() >= (groups - 1) * w as usize + self.reach(), "source too short");
+        }
+    }
+
+    /// [`Plan32`] as registers.
+    #[derive(Clone, Copy)]
+    struct Regs32 {
+        shuffle: __m256i,
+        shuffle5: __m256i,
+        shr: __m256i,
+        shl: __m256i,
+        top: __m256i,
+        mask: __m256i,
+        high_base: usize,
+    }
+
+    impl Regs32 {
+        /// # Safety
+        /// The CPU supports AVX2.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn new(plan: &Plan32) -> Regs32 {
+            // SAFETY: each array is exactly 32 bytes, read unaligned.
+            unsafe {
+                Regs32 {
+                    shuffle: _mm256_loadu_si256(plan.shuffle.as_ptr().cast()),
+                    shuffle5: _mm256_loadu_si256(plan.shuffle5.as_ptr().cast()),
+                    shr: _mm256_loadu_si256(plan.shr.as_ptr().cast()),
+                    shl: _mm256_loadu_si256(plan.shl.as_ptr().cast()),
+                    top: _mm256_loadu_si256(plan.top.as_ptr().cast()),
+                    mask: _mm256_set1_epi32(plan.mask as i32),
+                    high_base: plan.high_base,
+                }
+            }
+        }
+
+        /// The 8 values of the group starting at `p`, one per 32-bit lane.
+        ///
+        /// # Safety
+        /// `p .. p + reach` is readable.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn decode8<const MODE: u8>(&self, p: *const u8) -> __m256i {
+            // SAFETY: the group's bytes, as the caller guarantees.
+            let v = unsafe { self.load::<MODE>(p) };
+            let mut x = _mm256_srlv_epi32(_mm256_shuffle_epi8(v, self.shuffle), self.shr);
+            if MODE == WIDE {
+                let fifth = _mm256_sllv_epi32(_mm256_shuffle_epi8(v, self.shuffle5), self.shl);
+                x = _mm256_or_si256(x, fifth);
+            }
+            _mm256_and_si256(x, self.mask)
+        }
+
+        /// The group's bytes: 16 from `p` in the low half, 16 from `p + high_base` in the high half.
+        ///
+        /// # Safety
+        /// `p .. p + reach` is readable.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn load<const MODE: u8>(&self, p: *const u8) -> __m256i {
+            // SAFETY: both 16-byte loads lie in `p .. p + high_base + 16` (caller's contract); in
+            // `SINGLE` mode `high_base == 0` and one load fills both halves.
+            unsafe {
+                if MODE == SINGLE {
+                    _mm256_broadcastsi128_si256(_mm_loadu_si128(p.cast()))
+                } else {
+                    _mm256_loadu2_m128i(p.add(self.high_base).cast(), p.cast())
+                }
+            }
+        }
+
+        /// The 8 values of the group at `p` shifted left so each one's top bit is bit 31, with
+        /// lower bits of neighbours below it (not for `WIDE`): `v << (32 - w) + junk`.
+        ///
+        /// # Safety
+        /// `p .. p + reach` is readable.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn decode8_top<const MODE: u8>(&self, p: *const u8) -> __m256i {
+            // SAFETY: the group's bytes, as the caller guarantees.
+            let v = unsafe { self.load::<MODE>(p) };
+            _mm256_sllv_epi32(_mm256_shuffle_epi8(v, self.shuffle), self.top)
+        }
+    }
+
+    /// Decodes `out.len() / 8` whole groups of width `w` from `src` into `out`, adding `base`, when there
+    /// is an AVX2 kernel for this word and width; returns `false` (touching nothing) otherwise.
+    pub fn unpack<U: Word>(src: &[u8], w: u32, base: U, out: &mut [U]) -> bool {
+        assert!(out.len() % 8 == 0 && w >= 1);
+        if !has_avx2() {
+            return false;
+        }
         let groups = out.len() / 8;
-        let (_, _, high_base) = tables(w);
-        // Every group reads bytes `g * w .. g * w + high_base + 16`.
-        assert!(
-            groups == 0 || src.len() >= (groups - 1) * w as usize + high_base + 16,
-            "source too short"
-        );
-        assert!(has_avx2());
-        // SAFETY: AVX2 is present (asserted above) and the bounds were asserted above.
-        unsafe { unpack_u32_avx2(src, w, base, out) }
+        match U::BITS {
+            32 => {
+                let plan = Plan32::new(w);
+                plan.check(src, w, groups);
+                let out: &mut [u32] = bytemuck::cast_slice_mut(out);
+                let base = base.to_u64() as u32;
+                // SAFETY: AVX2 is present; `check` bounds every group's reads.
+                unsafe {
+                    by_mode!(plan.mode, |M| if base == 0 {
+                        unpack_u32::<M, false>(src.as_ptr(), w as usize, &plan, base, out)
+                    } else {
+                        unpack_u32::<M, true>(src.as_ptr(), w as usize, &plan, base, out)
+                    })
+                }
+            }
+            16 => {
+                let plan = Plan32::new(w);
+                plan.check(src, w, groups);
+                let out: &mut [u16] = bytemuck::cast_slice_mut(out);
+                // SAFETY: as above; `w <= 16` so no value spans 5 bytes.
+                unsafe {
+                    by_mode!(plan.mode, |M| unpack_u16::<M>(src.as_ptr(), w as usize, &plan, base.to_u64() as u16, out))
+                }
+            }
+            8 => {
+                let plan = Plan32::new(w);
+                plan.check(src, w, groups);
+                let out: &mut [u8] = bytemuck::cast_slice_mut(out);
+                // SAFETY: as above; `w <= 8` so no value spans 5 bytes.
+                unsafe { unpack_u8(src.as_ptr(), w as usize, &plan, base.to_u64() as u8, out) }
+            }
+            64 if w <= 56 => {
+                let plan = Plan64::new(w);
+                assert!(groups == 0 || src.len() >= (groups - 1) * w as usize + plan.reach(), "source too short");
+                let out: &mut [u64] = bytemuck::cast_slice_mut(out);
+                // SAFETY: AVX2 is present; the assert above bounds every group's reads.
+                unsafe { unpack_u64(src.as_ptr(), w as usize, &plan, base.to_u64(), out) }
+            }
+            _ => return false,
+        }
+        true
     }
 
+    /// # Safety
+    /// AVX2; `src + g * step .. + reach` readable for each of the `out.len() / 8` groups `g`.
     #[target_feature(enable = "avx2")]
-    unsafe fn unpack_u32_avx2(src: &[u8], w: u32, base: u32, out: &mut [u32]) {
-        let (shuffle, shifts, high_base) = tables(w);
-        let shuffle = _mm256_loadu_si256(shuffle.as_ptr().cast());
-        let shifts = _mm256_loadu_si256(shifts.as_ptr().cast());
-        let mask = _mm256_set1_epi32(((1u64 << w) - 1) as i32);
+    unsafe fn unpack_u32<const MODE: u8, const ADD: bool>(
+        src: *const u8,
+        step: usize,
+        plan: &Plan32,
+        base: u32,
+        out: &mut [u32],
+    ) {
+        // SAFETY: AVX2 is present (this function's contract).
+        let r = unsafe { Regs32::new(plan) };
         let base = _mm256_set1_epi32(base as i32);
-        let (mut p, step) = (src.as_ptr(), w as usize);
-        for dst in out.chunks_exact_mut(8) {
-            // SAFETY: `p + high_base + 16 <= src.end` for every group (asserted by the caller), and `dst`
-            // holds 8 `u32`.
-            let lo = _mm_loadu_si128(p.cast());
-            let hi = _mm_loadu_si128(p.add(high_base).cast());
-            let v = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
-            let v = _mm256_and_si256(
-                _mm256_srlv_epi32(_mm256_shuffle_epi8(v, shuffle), shifts),
-                mask,
-            );
-            _mm256_storeu_si256(dst.as_mut_ptr().cast(), _mm256_add_epi32(v, base));
-            p = p.add(step);
+        // Frame of reference, fused; skipped (at compile time) when the base is 0.
+        let add = |v: __m256i| if ADD { _mm256_add_epi32(v, base) } else { v };
+        let mut p = src;
+        let mut quads = out.chunks_exact_mut(32);
+        for dst in &mut quads {
+            let d = dst.as_mut_ptr();
+            // SAFETY: the four groups are readable (caller's contract) and `dst` holds 32 `u32`.
+            unsafe {
+                let v0 = r.decode8::<MODE>(p);
+                let v1 = r.decode8::<MODE>(p.add(step));
+                let v2 = r.decode8::<MODE>(p.add(2 * step));
+                let v3 = r.decode8::<MODE>(p.add(3 * step));
+                _mm256_storeu_si256(d.cast(), add(v0));
+                _mm256_storeu_si256(d.add(8).cast(), add(v1));
+                _mm256_storeu_si256(d.add(16).cast(), add(v2));
+                _mm256_storeu_si256(d.add(24).cast(), add(v3));
+                p = p.add(4 * step);
+            }
         }
+        for dst in quads.into_remainder().chunks_exact_mut(8) {
+            // SAFETY: as above, one group into 8 `u32`.
+            unsafe {
+                let v = r.decode8::<MODE>(p);
+                _mm256_storeu_si256(dst.as_mut_ptr().cast(), add(v));
+                p = p.add(step);
+            }
+        }
+    }
+
+    /// # Safety
+    /// As [`unpack_u32`], and `w <= 16`.
+    #[target_feature(enable = "avx2")]
+    unsafe fn unpack_u16<const MODE: u8>(src: *const u8, step: usize, plan: &Plan32, base: u16, out: &mut [u16]) {
+        // SAFETY: AVX2 is present (this function's contract).
+        let r = unsafe { Regs32::new(plan) };
+        let base = _mm256_set1_epi16(base as i16);
+        let mut p = src;
+        let mut pairs = out.chunks_exact_mut(16);
+        for dst in &mut pairs {
+            // SAFETY: two readable groups; `dst` holds 16 `u16`. Values fit 16 bits, so the saturating
+            // pack is exact; it interleaves 64-bit quarters, which the permute puts back in order.
+            unsafe {
+                let a = r.decode8::<MODE>(p);
+                let b = r.decode8::<MODE>(p.add(step));
+                let v = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(a, b));
+                _mm256_storeu_si256(dst.as_mut_ptr().cast(), _mm256_add_epi16(v, base));
+                p = p.add(2 * step);
+            }
+        }
+        for dst in pairs.into_remainder().chunks_exact_mut(8) {
+            // SAFETY: one readable group into 8 `u16` (16 bytes).
+            unsafe {
+                let a = r.decode8::<MODE>(p);
+                let v = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(a, a));
+                let v = _mm256_add_epi16(v, base);
+                _mm_storeu_si128(dst.as_mut_ptr().cast(), _mm256_castsi256_si128(v));
+            }
+        }
+    }
+
+    /// # Safety
+    /// As [`unpack_u32`], and `w <= 8`.
+    #[target_feature(enable = "avx2")]
+    unsafe fn unpack_u8(src: *const u8, step: usize, plan: &Plan32, base: u8, out: &mut [u8]) {
+        debug_assert_eq!(plan.mode, SINGLE);
+        // SAFETY: AVX2 is present (this function's contract).
+        let r = unsafe { Regs32::new(plan) };
+        let base_vec = _mm256_set1_epi8(base as i8);
+        let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        let mut p = src;
+        let mut quads = out.chunks_exact_mut(32);
+        for dst in &mut quads {
+            // SAFETY: four readable groups; `dst` holds 32 bytes. Values fit 8 bits, so both saturating
+            // packs are exact; they leave 32-bit quarters in the order the permute undoes.
+            unsafe {
+                let a = r.decode8::<SINGLE>(p);
+                let b = r.decode8::<SINGLE>(p.add(step));
+                let c = r.decode8::<SINGLE>(p.add(2 * step));
+                let d = r.decode8::<SINGLE>(p.add(3 * step));
+                let v = _mm256_packus_epi16(_mm256_packus_epi32(a, b), _mm256_packus_epi32(c, d));
+                let v = _mm256_permutevar8x32_epi32(v, order);
+                _mm256_storeu_si256(dst.as_mut_ptr().cast(), _mm256_add_epi8(v, base_vec));
+                p = p.add(4 * step);
+            }
+        }
+        for dst in quads.into_remainder().chunks_exact_mut(8) {
+            // SAFETY: one readable group into 8 bytes.
+            let v = unsafe { r.decode8::<SINGLE>(p) };
+            let mut lanes = [0u32; 8];
+            // SAFETY: `lanes` is 32 bytes.
+            unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), v) };
+            for (o, l) in dst.iter_mut().zip(lanes) {
+                *o = (l as u8).wrapping_add(base);
+            }
+            // SAFETY: the next group is readable if there is one; only the pointer moves.
+            p = unsafe { p.add(step) };
+        }
+    }
+
+    /// Tables for `u64` groups at width `w <= 56`: two vectors of 4 values; each 128-bit half holds
+    /// 2 values loaded from the first one's byte, 8 bytes a value.
+    pub struct Plan64 {
+        shuffle: [[u8; 32]; 2],
+        shr: [[u64; 4]; 2],
+        mask: u64,
+        /// Byte offsets of the four 16-byte loads (values 0, 2, 4, 6) from the group's first byte.
+        at: [usize; 4],
+    }
+
+    impl Plan64 {
+        pub fn new(w: u32) -> Plan64 {
+            assert!((1..=56).contains(&w), "width {w} out of 1..=56");
+            let at = [0, 2, 4, 6].map(|k| (k * w / 8) as usize);
+            let mut plan = Plan64 { shuffle: [[0; 32]; 2], shr: [[0; 4]; 2], mask: (1u64 << w) - 1, at };
+            for k in 0..8usize {
+                let bit = k as u32 * w;
+                let byte = (bit / 8) as usize - at[k / 2];
+                assert!(byte + 7 < 16 && bit % 8 + w <= 64);
+                let (vec, lane) = (k / 4, k % 4);
+                for t in 0..8 {
+                    plan.shuffle[vec][lane * 8 + t] = (byte + t) as u8;
+                }
+                plan.shr[vec][lane] = (bit % 8) as u64;
+            }
+            plan
+        }
+
+        pub fn reach(&self) -> usize {
+            self.at[3] + 16
+        }
+    }
+
+    /// # Safety
+    /// AVX2; `src + g * step .. + reach` readable for each of the `out.len() / 8` groups `g`.
+    #[target_feature(enable = "avx2")]
+    unsafe fn unpack_u64(src: *const u8, step: usize, plan: &Plan64, base: u64, out: &mut [u64]) {
+        // SAFETY: the tables are 32 bytes each, read unaligned.
+        let (s0, s1, r0, r1) = unsafe {
+            (
+                _mm256_loadu_si256(plan.shuffle[0].as_ptr().cast()),
+                _mm256_loadu_si256(plan.shuffle[1].as_ptr().cast()),
+                _mm256_loadu_si256(plan.shr[0].as_ptr().cast()),
+                _mm256_loadu_si256(plan.shr[1].as_ptr().cast()),
+            )
+        };
+        let mask = _mm256_set1_epi64x(plan.mask as i64);
+        let base = _mm256_set1_epi64x(base as i64);
+        let at = plan.at;
+        let mut p = src;
+        for dst in out.chunks_exact_mut(8) {
+            // SAFETY: the four loads lie in `p .. p + reach` (caller's contract); `dst` holds 8 `u64`.
+            unsafe {
+                let a = _mm256_loadu2_m128i(p.add(at[1]).cast(), p.add(at[0]).cast());
+                let b = _mm256_loadu2_m128i(p.add(at[3]).cast(), p.add(at[2]).cast());
+                let a = _mm256_and_si256(_mm256_srlv_epi64(_mm256_shuffle_epi8(a, s0), r0), mask);
+                let b = _mm256_and_si256(_mm256_srlv_epi64(_mm256_shuffle_epi8(b, s1), r1), mask);
+                let d = dst.as_mut_ptr();
+                _mm256_storeu_si256(d.cast(), _mm256_add_epi64(a, base));
+                _mm256_storeu_si256(d.add(4).cast(), _mm256_add_epi64(b, base));
+                p = p.add(step);
+            }
+        }
+    }
+
+    /// Range compare fused into decoding: bit `i` of `out` is set when value `i` (of a `u32` stream at
+    /// width `w`, starting at `src`) satisfies `value - lo <= span`, for `out.len() * 64` values.
+    /// Returns `false` (touching nothing) without AVX2.
+    ///
+    /// The range is first clipped to the `w`-bit values, where it is one interval `[a, b]` or the
+    /// complement of one. Values are then compared left-aligned, `v << (32 - w)` plus lower bits of the
+    /// next value: that is in `[a << k, b << k | (1 << k) - 1]` exactly when `v` is in `[a, b]`, so no
+    /// shift right and no mask are needed. Widths 26..=31 decode exactly and compare `[a, b]`.
+    pub fn filter_u32(src: &[u8], w: u32, lo: u32, span: u32, out: &mut [u64]) -> bool {
+        if !has_avx2() {
+            return false;
+        }
+        let plan = Plan32::new(w);
+        plan.check(src, w, out.len() * 8);
+        let max = plan.mask;
+        let hi = lo.wrapping_add(span);
+        let (a, b, flip) = if lo <= hi {
+            (lo, hi.min(max), 0)
+        } else {
+            // `[lo, MAX] ∪ [0, hi]` is the complement of `[hi + 1, lo - 1]` (empty when span = MAX).
+            (hi + 1, (lo - 1).min(max), !0u64)
+        };
+        if a > b {
+            out.fill(flip);
+            return true;
+        }
+        let k = if plan.mode == WIDE { 0 } else { 32 - w };
+        let (lo_t, hi_t) = (a << k, b << k | ((1u64 << k) - 1) as u32);
+        // SAFETY: AVX2 is present; `check` bounds every group's reads.
+        unsafe {
+            by_mode!(plan.mode, |M| filter_u32_avx2::<M>(src.as_ptr(), w as usize, &plan, lo_t, hi_t - lo_t, flip, out))
+        }
+        true
+    }
+
+    /// # Safety
+    /// AVX2; `src + g * step .. + reach` readable for each of the `out.len() * 8` groups `g`.
+    #[target_feature(enable = "avx2")]
+    unsafe fn filter_u32_avx2<const MODE: u8>(
+        src: *const u8,
+        step: usize,
+        plan: &Plan32,
+        lo: u32,
+        span: u32,
+        flip: u64,
+        out: &mut [u64],
+    ) {
+        // SAFETY: AVX2 is present (this function's contract).
+        let r = unsafe { Regs32::new(plan) };
+        let lo = _mm256_set1_epi32(lo as i32);
+        let span = _mm256_set1_epi32(span as i32);
+        let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        // All ones in lanes whose value is in range.
+        let test = |p: *const u8| {
+            // SAFETY: `p` is a readable group (caller's contract, below).
+            let v = unsafe {
+                if MODE == WIDE {
+                    r.decode8::<MODE>(p)
+                } else {
+                    r.decode8_top::<MODE>(p)
+                }
+            };
+            let x = _mm256_sub_epi32(v, lo);
+            _mm256_cmpeq_epi32(_mm256_min_epu32(x, span), x)
+        };
+        let mut p = src;
+        for word in out.iter_mut() {
+            let mut bits = 0u64;
+            for h in 0..2 {
+                // SAFETY: the word's 8 groups are readable (caller's contract).
+                let q = unsafe { p.add(4 * h * step) };
+                // SAFETY: as above.
+                let (m0, m1, m2, m3) =
+                    unsafe { (test(q), test(q.add(step)), test(q.add(2 * step)), test(q.add(3 * step))) };
+                // Saturating packs keep all-ones / zero lanes; the permute undoes their interleave.
+                let m = _mm256_packs_epi16(_mm256_packs_epi32(m0, m1), _mm256_packs_epi32(m2, m3));
+                let m = _mm256_permutevar8x32_epi32(m, order);
+                bits |= (_mm256_movemask_epi8(m) as u32 as u64) << (32 * h);
+            }
+            *word = bits ^ flip;
+            // SAFETY: moves to the next word's first group, readable if there is one.
+            p = unsafe { p.add(8 * step) };
+        }
+    }
+
+    /// Sum of the `groups * 8` values of a `u32` stream at width `w` from `src`; `None` without AVX2.
+    pub fn sum_u32(src: &[u8], w: u32, groups: usize) -> Option<u128> {
+        if !has_avx2() {
+            return None;
+        }
+        let plan = Plan32::new(w);
+        plan.check(src, w, groups);
+        // SAFETY: AVX2 is present; `check` bounds every group's reads.
+        Some(unsafe { by_mode!(plan.mode, |M| sum_u32_avx2::<M>(src.as_ptr(), w as usize, &plan, groups)) })
+    }
+
+    /// # Safety
+    /// AVX2; `src + g * step .. + reach` readable for each of the `groups` groups `g`.
+    #[target_feature(enable = "avx2")]
+    unsafe fn sum_u32_avx2<const MODE: u8>(src: *const u8, step: usize, plan: &Plan32, groups: usize) -> u128 {
+        // SAFETY: AVX2 is present (this function's contract).
+        let r = unsafe { Regs32::new(plan) };
+        let low = _mm256_set1_epi64x(0xFFFF_FFFF);
+        let mut total = 0u128;
+        let mut p = src;
+        // Each 64-bit lane adds two values below 2^32 a group: 2^30 groups cannot overflow it.
+        let mut left = groups;
+        while left > 0 {
+            let now = left.min(1 << 30);
+            let mut acc = _mm256_setzero_si256();
+            for _ in 0..now {
+                // SAFETY: this group is readable (caller's contract).
+                let v = unsafe { r.decode8::<MODE>(p) };
+                acc = _mm256_add_epi64(acc, _mm256_and_si256(v, low));
+                acc = _mm256_add_epi64(acc, _mm256_srli_epi64::<32>(v));
+                // SAFETY: moves to the next group, readable if there is one.
+                p = unsafe { p.add(step) };
+            }
+            let mut lanes = [0u64; 4];
+            // SAFETY: `lanes` is 32 bytes.
+            unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), acc) };
+            total += lanes.iter().map(|&l| l as u128).sum::<u128>();
+            left -= now;
+        }
+        total
     }
 }
 
@@ -315,14 +880,7 @@ mod tests {
             gather(packed, values.len(), w, U::ZERO, &positions, &mut gathered);
             assert!(gathered.iter().rev().eq(values.iter()), "gather w={w}");
         }
-        for (start, len) in [
-            (1, 1030),
-            (3, 5),
-            (1023, 2),
-            (1000, 1500),
-            (2047, 1),
-            (7, 9),
-        ] {
+        for (start, len) in [(1, 1030), (3, 5), (1023, 2), (1000, 1500), (2047, 1), (7, 9)] {
             if start + len <= values.len() {
                 let mut part = vec![U::ZERO; len];
                 unpack_range(packed, values.len(), w, U::ZERO, start, &mut part);
@@ -331,17 +889,133 @@ mod tests {
         }
     }
 
+    /// Every decoding path against the others at width `w`: the dispatched `unpack_range` (AVX2 where
+    /// the CPU has it), the scalar group decoder, `get`, the scalar and dispatched `gather`, and
+    /// `gather_via_decode`, with a base that wraps, over odd starts and lengths.
+    fn paths_agree<U: Word>(values: &[U], w: u32) {
+        let n = values.len();
+        let mut buf = vec![0x55u8; 5];
+        pack(values, w, &mut buf);
+        // An exact-length slice at an odd address: any read past the padding would panic or fail.
+        let packed = &buf[5..];
+        let base = U::MAX; // wraps every nonzero value
+        let expect: Vec<U> = values.iter().map(|&v| v.wrapping_add(base)).collect();
+        if w > 0 && n >= 8 {
+            // The scalar group decoder, also on CPUs where `unpack_range` takes the AVX2 path.
+            let groups = n / 8 * 8;
+            let mut scalar = vec![U::ZERO; groups];
+            unpack_groups_generic(packed, w, base, &mut scalar);
+            assert_eq!(scalar, expect[..groups], "scalar groups w={w}");
+            let mut dispatched = vec![U::ZERO; groups];
+            unpack_groups(packed, w, base, &mut dispatched);
+            assert_eq!(dispatched, expect[..groups], "dispatched groups w={w}");
+        }
+        for start in [0, 1, 3, 7, 8, 9, 61] {
+            for len in [0, 1, 7, 9, 15, 17, 31, 33, 63, 100, 257] {
+                let len = len.min(n.saturating_sub(start));
+                if start + len > n {
+                    continue;
+                }
+                let mut part = vec![U::ZERO; len];
+                unpack_range(packed, n, w, base, start, &mut part);
+                assert_eq!(part, expect[start..start + len], "w={w} {start}+{len}");
+            }
+            // Up to the very last value.
+            if start <= n {
+                let mut part = vec![U::ZERO; n - start];
+                unpack_range(packed, n, w, base, start, &mut part);
+                assert_eq!(part, expect[start..], "w={w} {start}..");
+            }
+        }
+        if w == 0 || n == 0 {
+            return;
+        }
+        let mask = U::low_mask(w);
+        assert_eq!(get(packed, w, mask, 0), values[0]);
+        assert_eq!(get(packed, w, mask, n - 1), values[n - 1]);
+        // Positions with repeats, the first and the last, more than one gather chunk.
+        let positions: Vec<u32> = (0..GATHER_CHUNK as u32 * 2 + 13)
+            .map(|k| match k % 5 {
+                0 => 0,
+                1 => n as u32 - 1,
+                _ => k.wrapping_mul(2_654_435_761) % n as u32,
+            })
+            .collect();
+        let want: Vec<U> = positions.iter().map(|&i| expect[i as usize]).collect();
+        let mut got = vec![U::ZERO; positions.len()];
+        gather(packed, n, w, base, &positions, &mut got);
+        assert_eq!(got, want, "gather w={w}");
+        got.fill(U::ZERO);
+        // SAFETY: width in range, `packed` is a whole stream of `n` values, equal lengths.
+        unsafe { gather_generic(packed, n, w, base, &positions, &mut got) };
+        assert_eq!(got, want, "scalar gather w={w}");
+        got.fill(U::ZERO);
+        let mut scratch = Vec::new();
+        gather_via_decode(packed, n, w, base, &positions, &mut got, &mut scratch);
+        assert_eq!(got, want, "gather via decode w={w}");
+    }
+
+    #[test]
+    fn all_paths_agree_for_every_width_of_every_word() {
+        fn run<U: Word>() {
+            for w in 0..=U::BITS {
+                for n in [1, 7, 8, 9, 31, 32, 33, 64 + 7, 200, 1024 + 9] {
+                    let values: Vec<U> = (0..n as u64)
+                        .map(|i| U::from_u64(i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17)))
+                        .map(|v| v & U::low_mask(w))
+                        .collect();
+                    paths_agree(&values, w);
+                }
+                // All ones: every bit of every value set, including each value's top byte.
+                paths_agree(&[U::low_mask(w); 77], w);
+            }
+        }
+        run::<u8>();
+        run::<u16>();
+        run::<u32>();
+        run::<u64>();
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn simd_tables_stay_inside_their_halves() {
+        for w in 1..=32 {
+            let plan = simd::Plan32::new(w); // asserts every index lies in its 16-byte half
+            assert!(plan.reach() <= w as usize + PADDING);
+        }
+        for w in 1..=56 {
+            let plan = simd::Plan64::new(w);
+            assert!(plan.reach() <= w as usize + PADDING);
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "out of range")]
+    fn gather_rejects_a_bad_position_in_a_later_chunk() {
+        let values = vec![1u32; 2000];
+        let mut packed = Vec::new();
+        pack(&values, 5, &mut packed);
+        let mut positions = vec![3u32; 1500];
+        positions[1400] = 2000;
+        let mut out = vec![0u32; 1500];
+        gather(&packed, 2000, 5, 0, &positions, &mut out);
+    }
+
+    #[test]
+    fn decode_first_crossover() {
+        assert!(!decode_first_pays(65_536, 1000));
+        assert!(decode_first_pays(65_536, 1_000_000));
+    }
+
     fn check_type<U: Word>() {
         for w in 0..=U::BITS {
             for n in [0, 1, 5, 8, 1023, 1024, 1025, 2048 + 77] {
                 let values: Vec<U> = (0..n)
-                    .map(|i| {
-                        U::from_u64((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) & U::low_mask(w)
-                    })
+                    .map(|i| U::from_u64((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) & U::low_mask(w))
                     .collect();
                 round_trip(&values, w);
             }
-            round_trip(&vec![U::low_mask(w); 1500], w);
+            round_trip(&[U::low_mask(w); 1500], w);
         }
     }
 

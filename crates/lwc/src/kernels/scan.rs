@@ -32,19 +32,38 @@ mod plain_dispatch {
 
 /// Range compare over plain values into bitmap words (`out.len() >= values.len().div_ceil(64)`).
 pub fn filter_range_plain<U: Word>(values: &[U], lo: U, span: U, out: &mut [u64]) {
+    assert!(out.len() >= values.len().div_ceil(64), "bitmap too short for {} values", values.len());
+    let full = values.len() / 64;
+    #[cfg(target_arch = "x86_64")]
+    if simd::compare(&values[..full * 64], lo, span, &mut out[..full]) {
+        if full * 64 < values.len() {
+            out[full] = compare_chunk(&values[full * 64..], lo, span);
+        }
+        return;
+    }
     plain_dispatch::filter_plain(values, lo, span, out)
 }
 
-/// Range compare over the fields of a packed stream of `n` values (see [`filter_range_plain`]),
-/// a block at a time through a buffer that stays in L1.
-pub fn filter_range_packed<U: Word>(
-    packed: &[u8],
-    n: usize,
-    w: u32,
-    lo: U,
-    span: U,
-    out: &mut [u64],
-) {
+/// Range compare over the fields of a packed stream of `n` values (see [`filter_range_plain`]).
+/// `u32` compares while decoding, so values never reach memory; other words go a block at a time
+/// through a buffer that stays in L1.
+pub fn filter_range_packed<U: Word>(packed: &[u8], n: usize, w: u32, lo: U, span: U, out: &mut [u64]) {
+    assert!(out.len() >= n.div_ceil(64), "bitmap too short for {n} values");
+    #[cfg(target_arch = "x86_64")]
+    if U::BITS == 32 && w >= 1 {
+        assert!(packed.len() >= bitpack::packed_len(n, w), "packed stream too short");
+        let full = n / 64;
+        let (lo32, span32) = (lo.to_u64() as u32, span.to_u64() as u32);
+        if bitpack::simd::filter_u32(packed, w, lo32, span32, &mut out[..full]) {
+            if full * 64 < n {
+                let mut tail = [U::ZERO; 64];
+                let tail = &mut tail[..n - full * 64];
+                bitpack::unpack_range(packed, n, w, U::ZERO, full * 64, tail);
+                out[full] = compare_chunk(tail, lo, span);
+            }
+            return;
+        }
+    }
     let mut scratch = [U::ZERO; BLOCK];
     for (b, words) in out[..n.div_ceil(64)].chunks_mut(BLOCK / 64).enumerate() {
         let len = (n - b * BLOCK).min(BLOCK);
@@ -57,17 +76,14 @@ pub fn filter_range_packed<U: Word>(
 #[inline(always)]
 pub fn sum_words<U: Word>(values: &[U]) -> u128 {
     if U::BITS <= 32 {
-        values
-            .chunks(1 << 31)
-            .map(|c| c.iter().map(|v| v.to_u64()).sum::<u64>() as u128)
-            .sum()
+        values.chunks(1 << 31).map(|c| c.iter().map(|v| v.to_u64()).sum::<u64>() as u128).sum()
     } else {
         values.iter().map(|v| v.to_u64() as u128).sum()
     }
 }
 
-/// Sum of all fields of a packed stream of `n` values.
-pub fn sum_packed<U: Word>(packed: &[u8], n: usize, w: u32) -> u128 {
+#[inline(always)]
+fn sum_packed_generic<U: Word>(packed: &[u8], n: usize, w: u32) -> u128 {
     let mut scratch = [U::ZERO; BLOCK];
     let mut total = 0u128;
     for start in (0..n).step_by(BLOCK) {
@@ -78,6 +94,146 @@ pub fn sum_packed<U: Word>(packed: &[u8], n: usize, w: u32) -> u128 {
     total
 }
 
+mod sum_dispatch {
+    use super::*;
+    dispatch_simd!(sum_packed_generic, sum_packed_avx2, <U>(packed: &[u8], n: usize, w: u32) -> u128);
+    pub(super) use dispatch as sum_packed;
+}
+
+/// Sum of all fields of a packed stream of `n` values.
+pub fn sum_packed<U: Word>(packed: &[u8], n: usize, w: u32) -> u128 {
+    if w == 0 {
+        return 0;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if U::BITS == 32 {
+        assert!(packed.len() >= bitpack::packed_len(n, w), "packed stream too short");
+        let groups = n / 8;
+        if let Some(body) = bitpack::simd::sum_u32(packed, w, groups) {
+            let mut tail = [U::ZERO; 8];
+            let tail = &mut tail[..n - groups * 8];
+            bitpack::unpack_range(packed, n, w, U::ZERO, groups * 8, tail);
+            return body + sum_words(tail);
+        }
+    }
+    sum_dispatch::sum_packed::<U>(packed, n, w)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    //! AVX2 range compares over plain words: `x = v - lo` (wrapping), `x <= span` as
+    //! `min(x, span) == x` (no unsigned compare in AVX2), and a movemask to gather one bit a lane.
+    //! `u64` has no unsigned min, so it flips the sign bits and uses the signed `>`.
+    use std::arch::x86_64::*;
+
+    use crate::types::Word;
+
+    /// Fills `out` with the bits of `values` (`values.len() == out.len() * 64`) when AVX2 is present;
+    /// returns `false`, touching nothing, otherwise.
+    pub fn compare<U: Word>(values: &[U], lo: U, span: U, out: &mut [u64]) -> bool {
+        assert_eq!(values.len(), out.len() * 64);
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return false;
+        }
+        let (lo, span) = (lo.to_u64(), span.to_u64());
+        // SAFETY: AVX2 is present (checked above); each kernel reads exactly `out.len() * 64` words.
+        unsafe {
+            match U::BITS {
+                8 => compare_u8(bytemuck::cast_slice(values), lo as u8, span as u8, out),
+                16 => compare_u16(bytemuck::cast_slice(values), lo as u16, span as u16, out),
+                32 => compare_u32(bytemuck::cast_slice(values), lo as u32, span as u32, out),
+                _ => compare_u64(bytemuck::cast_slice(values), lo, span, out),
+            }
+        }
+        true
+    }
+
+    /// # Safety
+    /// AVX2; `values.len() == out.len() * 64`.
+    #[target_feature(enable = "avx2")]
+    unsafe fn compare_u8(values: &[u8], lo: u8, span: u8, out: &mut [u64]) {
+        let (lo, span) = (_mm256_set1_epi8(lo as i8), _mm256_set1_epi8(span as i8));
+        for (chunk, word) in values.chunks_exact(64).zip(out.iter_mut()) {
+            let p = chunk.as_ptr();
+            let mut bits = 0u64;
+            for h in 0..2 {
+                // SAFETY: `chunk` holds 64 bytes; this reads 32 of them.
+                let v = unsafe { _mm256_loadu_si256(p.add(32 * h).cast()) };
+                let x = _mm256_sub_epi8(v, lo);
+                let m = _mm256_cmpeq_epi8(_mm256_min_epu8(x, span), x);
+                bits |= (_mm256_movemask_epi8(m) as u32 as u64) << (32 * h);
+            }
+            *word = bits;
+        }
+    }
+
+    /// # Safety
+    /// AVX2; `values.len() == out.len() * 64`.
+    #[target_feature(enable = "avx2")]
+    unsafe fn compare_u16(values: &[u16], lo: u16, span: u16, out: &mut [u64]) {
+        let (lo, span) = (_mm256_set1_epi16(lo as i16), _mm256_set1_epi16(span as i16));
+        let test = |v: __m256i| {
+            let x = _mm256_sub_epi16(v, lo);
+            _mm256_cmpeq_epi16(_mm256_min_epu16(x, span), x)
+        };
+        for (chunk, word) in values.chunks_exact(64).zip(out.iter_mut()) {
+            let p = chunk.as_ptr();
+            let mut bits = 0u64;
+            for h in 0..2 {
+                // SAFETY: `chunk` holds 64 `u16`; this reads 32 of them. The signed saturating pack
+                // keeps the all-ones / zero masks, interleaving 64-bit quarters that the permute
+                // puts back in order.
+                let (a, b) = unsafe {
+                    (_mm256_loadu_si256(p.add(32 * h).cast()), _mm256_loadu_si256(p.add(32 * h + 16).cast()))
+                };
+                let m = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi16(test(a), test(b)));
+                bits |= (_mm256_movemask_epi8(m) as u32 as u64) << (32 * h);
+            }
+            *word = bits;
+        }
+    }
+
+    /// # Safety
+    /// AVX2; `values.len() == out.len() * 64`.
+    #[target_feature(enable = "avx2")]
+    unsafe fn compare_u32(values: &[u32], lo: u32, span: u32, out: &mut [u64]) {
+        let (lo, span) = (_mm256_set1_epi32(lo as i32), _mm256_set1_epi32(span as i32));
+        for (chunk, word) in values.chunks_exact(64).zip(out.iter_mut()) {
+            let p = chunk.as_ptr();
+            let mut bits = 0u64;
+            for g in 0..8 {
+                // SAFETY: `chunk` holds 64 `u32`; this reads 8 of them.
+                let v = unsafe { _mm256_loadu_si256(p.add(8 * g).cast()) };
+                let x = _mm256_sub_epi32(v, lo);
+                let m = _mm256_cmpeq_epi32(_mm256_min_epu32(x, span), x);
+                bits |= (_mm256_movemask_ps(_mm256_castsi256_ps(m)) as u8 as u64) << (8 * g);
+            }
+            *word = bits;
+        }
+    }
+
+    /// # Safety
+    /// AVX2; `values.len() == out.len() * 64`.
+    #[target_feature(enable = "avx2")]
+    unsafe fn compare_u64(values: &[u64], lo: u64, span: u64, out: &mut [u64]) {
+        let sign = _mm256_set1_epi64x(i64::MIN);
+        let lo = _mm256_set1_epi64x(lo as i64);
+        let span = _mm256_xor_si256(_mm256_set1_epi64x(span as i64), sign);
+        for (chunk, word) in values.chunks_exact(64).zip(out.iter_mut()) {
+            let p = chunk.as_ptr();
+            let mut outside = 0u64;
+            for g in 0..16 {
+                // SAFETY: `chunk` holds 64 `u64`; this reads 4 of them.
+                let v = unsafe { _mm256_loadu_si256(p.add(4 * g).cast()) };
+                let x = _mm256_xor_si256(_mm256_sub_epi64(v, lo), sign);
+                let m = _mm256_cmpgt_epi64(x, span);
+                outside |= (_mm256_movemask_pd(_mm256_castsi256_pd(m)) as u64 & 0xF) << (4 * g);
+            }
+            *word = !outside;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,9 +241,7 @@ mod tests {
     #[test]
     fn packed_and_plain_filters_agree_with_a_loop() {
         let n: usize = 3000;
-        let values: Vec<u32> = (0..n as u32)
-            .map(|i| i.wrapping_mul(2654435761) % 1000)
-            .collect();
+        let values: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761) % 1000).collect();
         let mut packed = Vec::new();
         bitpack::pack(&values, 10, &mut packed);
         for (lo, hi) in [(0u32, 0u32), (10, 500), (999, 999), (0, 999), (500, 20_000)] {
@@ -100,9 +254,62 @@ mod tests {
             assert_eq!(got, expect, "packed {lo}..={hi}");
             assert_eq!(a, b, "plain {lo}..={hi}");
         }
-        assert_eq!(
-            sum_packed::<u32>(&packed, n, 10),
-            values.iter().map(|&v| v as u128).sum()
-        );
+        assert_eq!(sum_packed::<u32>(&packed, n, 10), values.iter().map(|&v| v as u128).sum());
+    }
+
+    fn bits_of(values: &[u64], n: usize) -> Vec<bool> {
+        (0..n).map(|i| values[i / 64] >> (i % 64) & 1 == 1).collect()
+    }
+
+    /// Packed filter, plain filter and packed sum against loops, for every width of one word type, at
+    /// lengths around the 8-value group and 64-value word boundaries, with ranges that wrap.
+    fn check_type<U: Word>() {
+        for w in 0..=U::BITS {
+            for n in [0usize, 1, 7, 63, 64, 65, 200, 1024, 2048 + 77] {
+                let values: Vec<U> = (0..n as u64)
+                    .map(|i| U::from_u64(i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)))
+                    .map(|v| v & U::low_mask(w))
+                    .collect();
+                let mut packed = vec![1u8; 3];
+                bitpack::pack(&values, w, &mut packed);
+                let packed = &packed[3..];
+                let mid = U::low_mask(w) >> 1;
+                let ranges = [
+                    (U::ZERO, U::ZERO),
+                    (U::ZERO, U::MAX),
+                    (mid, U::low_mask(w) >> 2),
+                    (mid, U::MAX.wrapping_sub(mid)),  // x >= mid
+                    (U::low_mask(w), U::from_u64(3)), // wraps past the word's top
+                    (U::MAX, U::from_u64(5)),
+                    (U::low_mask(w).wrapping_add(U::from_u64(1)), U::from_u64(2)), // empty
+                    (U::from_u64(1), U::MAX.wrapping_sub(U::from_u64(1))),         // all but 0
+                ];
+                for (lo, span) in ranges {
+                    let expect: Vec<bool> = values.iter().map(|&v| v.wrapping_sub(lo) <= span).collect();
+                    let words = n.div_ceil(64);
+                    let mut a = vec![!0u64; words];
+                    let mut b = vec![!0u64; words];
+                    let mut c = vec![!0u64; words];
+                    filter_range_packed(packed, n, w, lo, span, &mut a);
+                    filter_range_plain(&values, lo, span, &mut b);
+                    filter_plain_generic(&values, lo, span, &mut c);
+                    let what = format!("{} bits, w={w} n={n} lo={lo:?} span={span:?}", U::BITS);
+                    assert_eq!(bits_of(&a, n), expect, "packed {what}");
+                    assert_eq!(a, b, "plain {what}");
+                    assert_eq!(b, c, "scalar {what}");
+                }
+                let total: u128 = values.iter().map(|v| v.to_u64() as u128).sum();
+                assert_eq!(sum_packed::<U>(packed, n, w), total, "sum w={w} n={n}");
+                assert_eq!(sum_packed_generic::<U>(packed, n, w), total, "scalar sum w={w}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_width_of_every_word_filters_and_sums() {
+        check_type::<u8>();
+        check_type::<u16>();
+        check_type::<u32>();
+        check_type::<u64>();
     }
 }
