@@ -44,7 +44,9 @@ fn decode(c: &mut Criterion) {
         for (name, enc) in [("bitpack", Encoding::Bitpack), ("for", Encoding::For)] {
             let bytes = encode_segment(&values, None, enc).unwrap();
             let seg = Segment::<u32>::open(&bytes).unwrap();
-            g.bench_function(BenchmarkId::new(name, w), |b| b.iter(|| black_box(seg.decode(0..N).unwrap())));
+            g.bench_function(BenchmarkId::new(name, w), |b| {
+                b.iter(|| seg.decode_into(0, black_box(&mut out)).unwrap())
+            });
         }
         let packer = BitPacker8x::new();
         let mut packed = vec![0u8; N * 4];
@@ -85,7 +87,9 @@ fn take(c: &mut Criterion) {
                 for (name, enc) in [("bitpack", Encoding::Bitpack), ("for", Encoding::For)] {
                     let bytes = encode_segment(&values, None, enc).unwrap();
                     let seg = Segment::<u32>::open(&bytes).unwrap();
-                    g.bench_function(id(&format!("{name}_take")), |b| b.iter(|| black_box(seg.take(&pos).unwrap())));
+                    g.bench_function(id(&format!("{name}_take")), |b| {
+                        b.iter(|| seg.take_into(black_box(&pos), &mut out).unwrap())
+                    });
                     if k == 1_000 {
                         g.bench_function(id(&format!("{name}_get_loop")), |b| {
                             b.iter(|| {
@@ -108,6 +112,7 @@ fn filter(c: &mut Criterion) {
     for w in WIDTHS {
         let values = data(w);
         let c = 1u32 << (w - 1); // about half the rows pass
+        let mut out = vec![0u32; N];
         g.bench_function(BenchmarkId::new("plain_compare", w), |b| {
             b.iter(|| black_box(&values).iter().filter(|&&v| v > c).count())
         });
@@ -119,8 +124,8 @@ fn filter(c: &mut Criterion) {
             });
             g.bench_function(BenchmarkId::new(format!("{name}_decode_then_compare"), w), |b| {
                 b.iter(|| {
-                    let all = seg.decode(0..N).unwrap();
-                    black_box(all.values.iter().filter(|&&v| v > c).count())
+                    seg.decode_into(0, &mut out).unwrap();
+                    black_box(out.iter().filter(|&&v| v > c).count())
                 })
             });
         }

@@ -90,12 +90,8 @@ fn main() -> lwc::Result<()> {
         for (enc_name, enc) in encodings {
             let bytes = encode_segment(&values, None, enc)?;
             let seg = Segment::<u32>::open(&bytes)?;
-            let decode = median_ns(|| {
-                black_box(seg.decode(0..N).unwrap());
-            });
-            let take = median_ns(|| {
-                black_box(seg.take(black_box(&positions)).unwrap());
-            });
+            let decode = median_ns(|| seg.decode_into(0, black_box(&mut out)).unwrap());
+            let take = median_ns(|| seg.take_into(black_box(&positions), &mut picked).unwrap());
             let get = median_ns(|| {
                 for (o, &p) in picked.iter_mut().zip(black_box(&positions)) {
                     *o = seg.get(p as usize).unwrap().unwrap_or(0);

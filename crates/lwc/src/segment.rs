@@ -242,6 +242,7 @@ impl<'a, T: LwcInt> Segment<'a, T> {
     }
 
     /// Row `i`: `Ok(None)` if it is null.
+    #[inline]
     pub fn get(&self, i: usize) -> Result<Option<T>> {
         self.check_row(i)?;
         Ok(self.is_valid(i).then(|| self.stream.get(i)))
@@ -253,9 +254,25 @@ impl<'a, T: LwcInt> Segment<'a, T> {
             return Err(Error::RowOutOfRange { row: range.end as u64, rows: self.rows as u64 });
         }
         let mut values = vec![T::default(); range.len()];
-        self.stream.decode_into(range.start, &mut values);
+        self.decode_into(range.start, &mut values)?;
         let validity = self.validity.map(|v| Bitmap::from_bools(&range.map(|i| get_bit(v, i)).collect::<Vec<_>>()));
         Ok(Array { values, validity })
+    }
+
+    /// Decodes rows `start .. start + out.len()` into `out` without allocating; null rows hold an
+    /// unspecified value (see [`Segment::validity`]).
+    pub fn decode_into(&self, start: usize, out: &mut [T]) -> Result<()> {
+        let end = start.checked_add(out.len()).filter(|&e| e <= self.rows);
+        if end.is_none() {
+            return Err(Error::RowOutOfRange { row: start as u64 + out.len() as u64, rows: self.rows as u64 });
+        }
+        self.stream.decode_into(start, out);
+        Ok(())
+    }
+
+    /// The validity bitmap's words (bit set = not null), `None` when no row is null.
+    pub fn validity(&self) -> Option<&'a [u64]> {
+        self.validity
     }
 
     /// Decodes every row.
@@ -263,17 +280,33 @@ impl<'a, T: LwcInt> Segment<'a, T> {
         self.decode(0..self.rows).expect("the whole range is in range")
     }
 
-    /// The values at `positions` (any order, repeats allowed).
+    /// The values at `positions` (any order, repeats allowed). Ascending lists take a fast path that
+    /// decodes blocks dense in positions once.
     pub fn take(&self, positions: &[u32]) -> Result<Array<T>> {
-        if let Some(&bad) = positions.iter().find(|&&p| p as usize >= self.rows) {
-            return Err(Error::RowOutOfRange { row: bad as u64, rows: self.rows as u64 });
-        }
         let mut values = vec![T::default(); positions.len()];
-        self.stream.take_into(positions, &mut values);
+        self.take_into(positions, &mut values)?;
         let validity = self
             .validity
             .map(|v| Bitmap::from_bools(&positions.iter().map(|&p| get_bit(v, p as usize)).collect::<Vec<_>>()));
         Ok(Array { values, validity })
+    }
+
+    /// [`Segment::take`] into `out` (`out.len() == positions.len()`) without allocating; null rows hold
+    /// an unspecified value.
+    pub fn take_into(&self, positions: &[u32], out: &mut [T]) -> Result<()> {
+        if out.len() != positions.len() {
+            return Err(Error::InvalidArgument(format!("{} outputs for {} positions", out.len(), positions.len())));
+        }
+        if positions.iter().max().is_some_and(|&m| m as usize >= self.rows) {
+            let bad = positions.iter().find(|&&p| p as usize >= self.rows).expect("the max is out of range");
+            return Err(Error::RowOutOfRange { row: *bad as u64, rows: self.rows as u64 });
+        }
+        if positions.is_sorted() {
+            self.stream.take_sorted_into(positions, out);
+        } else {
+            self.stream.take_into(positions, out);
+        }
+        Ok(())
     }
 
     /// The rows matching `predicate`, evaluated on the encoded form: the zone map (min/max) settles whole

@@ -31,8 +31,8 @@ impl Codec for Bitpack {
 pub(crate) struct Packed<'a, U: Word> {
     pub bytes: &'a [u8],
     pub w: u32,
-    pub mask: U,
     pub n: usize,
+    fields: kernel::PackedRef<'a, U>,
 }
 
 impl<'a, U: Word> Packed<'a, U> {
@@ -40,15 +40,13 @@ impl<'a, U: Word> Packed<'a, U> {
     pub fn open<T: LwcInt<Unsigned = U>>(r: &mut Reader<'a>, n: usize) -> Result<Self> {
         let w = read_width::<T>(r)?;
         let bytes = r.take("packed values", kernel::packed_len(n, w))?;
-        Ok(Packed { bytes, w, mask: U::low_mask(w), n })
+        let fields = kernel::PackedRef::new(bytes, n, w).expect("width and length checked above");
+        Ok(Packed { bytes, w, n, fields })
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, i: usize) -> U {
-        if self.w == 0 {
-            return U::ZERO;
-        }
-        kernel::get(self.bytes, self.w, self.mask, i)
+        self.fields.get(i)
     }
 
     /// `out[k] = field(start + k) + base`.

@@ -56,6 +56,10 @@ impl<T: LwcInt> StreamOps<T> for ConstantView<T> {
         out.fill(self.value);
     }
 
+    fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
+        self.take_into(positions, out) // already a direct read per position
+    }
+
     fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {
         if lo <= self.value && self.value <= hi {
             *out = Bitmap::new_set(self.n);

@@ -14,6 +14,9 @@ use crate::Encoding;
 
 pub(crate) struct Dict;
 
+/// Largest dictionary whose four count tables (32 bytes an entry) stay in L1 when summing.
+const HISTOGRAM_MAX: usize = 1024;
+
 /// Distinct values, sorted; `None` once there are more than `cap`.
 fn distinct<T: LwcInt>(values: &[T], cap: usize) -> Option<Vec<T>> {
     let mut seen = std::collections::HashSet::new();
@@ -122,14 +125,28 @@ impl<T: LwcInt> StreamOps<T> for DictView<'_, T> {
     }
 
     fn sum(&self) -> i128 {
-        // Count each code once, then weigh the dictionary: no value is materialized.
-        let mut counts = vec![0u64; self.dictionary.len()];
+        if self.dictionary.len() > HISTOGRAM_MAX {
+            // Counters past L1 cost a cache miss per row; summing looked-up values is cheaper.
+            let mut sum = 0;
+            self.for_each_block(|_, values| sum += T::sum(values));
+            return sum;
+        }
+        // Count each code, then weigh the dictionary: no value is materialized. Four count tables keep
+        // repeated codes from chaining one increment's store to the next one's load.
+        let last = self.dictionary.len().saturating_sub(1); // an empty stream may have an empty dictionary
+        let mut counts = vec![[0u64; 4]; self.dictionary.len()];
         self.codes.for_each_block(|_, codes| {
-            for &c in codes {
-                counts[(c as usize).min(self.dictionary.len() - 1)] += 1;
+            let mut quads = codes.chunks_exact(4);
+            for quad in &mut quads {
+                for (lane, &c) in quad.iter().enumerate() {
+                    counts[(c as usize).min(last)][lane] += 1;
+                }
+            }
+            for &c in quads.remainder() {
+                counts[(c as usize).min(last)][0] += 1;
             }
         });
-        counts.iter().zip(self.dictionary).map(|(&c, v)| c as i128 * v.to_i128()).sum()
+        counts.iter().zip(self.dictionary).map(|(c, v)| c.iter().sum::<u64>() as i128 * v.to_i128()).sum()
     }
 
     fn aggregate(&self, selection: &Selection) -> Partial<T> {

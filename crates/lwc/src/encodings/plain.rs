@@ -51,6 +51,10 @@ impl<T: LwcInt> StreamOps<T> for PlainView<'_, T> {
         }
     }
 
+    fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
+        self.take_into(positions, out) // already a direct read per position
+    }
+
     fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {
         let bits: &[T::Unsigned] = bytemuck::cast_slice(self.values);
         scan::filter_range_plain(bits, lo.to_bits(), hi.offset_from(lo), out.words_mut());

@@ -74,6 +74,67 @@ pub fn get<U: Word>(packed: &[u8], w: u32, mask: U, i: usize) -> U {
     }
 }
 
+/// A packed stream whose length was checked once against its width and value count, so reading one
+/// value needs a single `i < n` check, like indexing a plain slice.
+#[derive(Debug, Clone, Copy)]
+pub struct PackedRef<'a, U: Word> {
+    bytes: &'a [u8],
+    n: usize,
+    w: u32,
+    mask: U,
+}
+
+impl<'a, U: Word> PackedRef<'a, U> {
+    /// `None` unless `w <= U::BITS` and `bytes` holds at least [`packed_len`]`(n, w)` bytes.
+    pub fn new(bytes: &'a [u8], n: usize, w: u32) -> Option<Self> {
+        (w <= U::BITS && bytes.len() >= packed_len(n, w)).then(|| PackedRef { bytes, n, w, mask: U::low_mask(w) })
+    }
+
+    /// The packed bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// Values in the stream.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether the stream holds no value.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Bits per value.
+    pub fn width(&self) -> u32 {
+        self.w
+    }
+
+    /// Value `i`.
+    ///
+    /// # Panics
+    /// If `i >= len()`.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> U {
+        assert!(i < self.n, "value {i} out of range for {} values", self.n);
+        if self.w == 0 {
+            return U::ZERO;
+        }
+        let bit = i * self.w as usize;
+        let (at, s) = (bit / 8, bit % 8);
+        let p = self.bytes.as_ptr();
+        // SAFETY: `i < n`, so `at + 16 <= (n * w).div_ceil(8) + PADDING <= bytes.len()`, checked in `new`.
+        let v = unsafe {
+            if U::BITS < 64 || self.w <= 56 {
+                p.add(at).cast::<u64>().read_unaligned() >> s
+            } else {
+                (p.add(at).cast::<u128>().read_unaligned() >> s) as u64
+            }
+        };
+        U::from_u64(v) & self.mask
+    }
+}
+
 /// Runs `$body` with `$w` bound to a compile-time constant equal to the runtime width, so the compiler
 /// specializes offsets, shifts and masks per width (arms wider than the word are removed as unreachable).
 macro_rules! with_const_width {
@@ -1034,6 +1095,34 @@ mod tests {
         pack(&[1u32, 2, 3], 2, &mut packed);
         let mut out = [0u32; 1];
         gather(&packed, 3, 2, 0, &[3], &mut out);
+    }
+
+    #[test]
+    fn packed_ref_checks_once_and_reads_every_value() {
+        for w in [0u32, 1, 31, 32] {
+            let values: Vec<u32> = (0..1000u32).map(|i| i.wrapping_mul(2_654_435_761) & u32::low_mask(w)).collect();
+            let mut packed = Vec::new();
+            pack(&values, w, &mut packed);
+            assert!(PackedRef::<u32>::new(&packed[..packed.len().saturating_sub(1)], 1000, w).is_none() || w == 0);
+            let r = PackedRef::<u32>::new(&packed, 1000, w).unwrap();
+            assert!(values.iter().enumerate().all(|(i, &v)| r.get(i) == v));
+        }
+        for w in [57u32, 64] {
+            let values: Vec<u64> = (0..100u64).map(|i| u64::MAX - i).map(|v| v & u64::low_mask(w)).collect();
+            let mut packed = Vec::new();
+            pack(&values, w, &mut packed);
+            let r = PackedRef::<u64>::new(&packed, 100, w).unwrap();
+            assert_eq!(r.get(99), values[99]);
+        }
+        assert!(PackedRef::<u8>::new(&[0; 64], 1, 9).is_none());
+    }
+
+    #[test]
+    #[should_panic(expected = "out of range")]
+    fn packed_ref_rejects_reads_past_the_end() {
+        let mut packed = Vec::new();
+        pack(&[1u16, 2, 3], 2, &mut packed);
+        PackedRef::<u16>::new(&packed, 3, 2).unwrap().get(3);
     }
 
     #[test]
