@@ -12,9 +12,9 @@ use crate::bytes::{AlignedBytes, Reader, Writer};
 use crate::encodings::{Encoding, EncodingId};
 use crate::error::{Error, Result};
 use crate::predicate::Predicate;
-use crate::segment::{encode_segment, Aggregates, Array, Segment};
+use crate::segment::{encode_segment, read_magic_and_type, Aggregates, Array, Segment};
 use crate::selection::Selection;
-use crate::types::{IntType, LwcInt};
+use crate::types::LwcInt;
 
 const MAGIC: &[u8; 4] = b"LWC1";
 
@@ -189,14 +189,7 @@ impl<'a, T: LwcInt> Column<'a, T> {
     /// Validates `bytes` (8-aligned) and opens every segment.
     pub fn open(bytes: &'a [u8]) -> Result<Self> {
         let mut r = Reader::new(bytes);
-        if r.take("column magic", 4)? != MAGIC {
-            return Err(Error::Corrupt("not an lwc column (bad magic)".into()));
-        }
-        let type_id = r.u8("column type")?;
-        let found = IntType::from_id(type_id).ok_or_else(|| Error::Corrupt(format!("unknown type id {type_id}")))?;
-        if found != T::TYPE {
-            return Err(Error::TypeMismatch { expected: T::TYPE.name(), found: found.name() });
-        }
+        read_magic_and_type::<T>(&mut r, MAGIC, "column")?;
         r.take("column reserved", 3)?;
         let rows = r.u64("column rows")?;
         let count = r.u32("segment count")? as usize;

@@ -43,7 +43,7 @@ pub(crate) enum Normalized<T> {
     Set(Vec<T>),
 }
 
-impl<T: crate::LwcInt> Predicate<T> {
+impl<T: crate::types::LwcInt> Predicate<T> {
     /// The inclusive range a comparison selects, `None` if empty.
     fn range(&self) -> Option<(T, T)> {
         match *self {

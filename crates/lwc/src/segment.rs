@@ -139,6 +139,19 @@ pub fn encode_segment<T: LwcInt>(values: &[T], validity: Option<&Bitmap>, encodi
     Ok(w.into_aligned())
 }
 
+/// Checks a magic and the integer type id after it (segments and columns start alike).
+pub(crate) fn read_magic_and_type<T: LwcInt>(r: &mut Reader<'_>, magic: &[u8; 4], what: &'static str) -> Result<()> {
+    if r.take(what, 4)? != magic {
+        return Err(Error::Corrupt(format!("not an lwc {what} (bad magic)")));
+    }
+    let id = r.u8(what)?;
+    let found = IntType::from_id(id).ok_or_else(|| Error::Corrupt(format!("{what}: unknown type id {id}")))?;
+    if found != T::TYPE {
+        return Err(Error::TypeMismatch { expected: T::TYPE.name(), found: found.name() });
+    }
+    Ok(())
+}
+
 /// A validated, zero-copy view over one encoded segment.
 ///
 /// Opening checks every length and header field once; operations then run without re-checking. The
@@ -157,14 +170,7 @@ impl<'a, T: LwcInt> Segment<'a, T> {
     /// Validates `bytes` and opens a view. Errors name what is wrong; nothing here panics on bad input.
     pub fn open(bytes: &'a [u8]) -> Result<Self> {
         let mut r = Reader::new(bytes);
-        if r.take("segment magic", 4)? != MAGIC {
-            return Err(Error::Corrupt("not an lwc segment (bad magic)".into()));
-        }
-        let type_id = r.u8("segment type")?;
-        let found = IntType::from_id(type_id).ok_or_else(|| Error::Corrupt(format!("unknown type id {type_id}")))?;
-        if found != T::TYPE {
-            return Err(Error::TypeMismatch { expected: T::TYPE.name(), found: found.name() });
-        }
+        read_magic_and_type::<T>(&mut r, MAGIC, "segment")?;
         let flags = r.u8("segment flags")?;
         if flags & !HAS_VALIDITY != 0 || r.take("segment reserved", 2)? != [0, 0] {
             return Err(Error::Corrupt(format!("unknown segment flags {flags:#x}")));

@@ -3,14 +3,13 @@
 //! dictionary is sorted, a value range is a code range: filters run on codes, and min/max of a selection
 //! are the dictionary entries of its smallest and largest code.
 
-use super::{encode_stream, Codec, EncodingId, Params, Partial, Stats, StreamOps, StreamView};
+use super::{encode_stream, Codec, Encoding, EncodingId, Params, Partial, Stats, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::{self as kernel, BLOCK};
 use crate::selection::Selection;
 use crate::types::{LwcInt, Word};
-use crate::Encoding;
 
 pub(crate) struct Dict;
 
