@@ -40,7 +40,7 @@ impl Bitmap {
         Some(b)
     }
 
-    /// From sorted, distinct positions below `len`.
+    /// From sorted, distinct positions below `len`; panics on one past it.
     pub fn from_positions(positions: &[u32], len: usize) -> Self {
         let mut b = Bitmap::new_clear(len);
         for &p in positions {
@@ -83,9 +83,11 @@ impl Bitmap {
         get_bit(&self.words, i)
     }
 
-    /// Sets bit `i`.
+    /// Sets bit `i`; panics if `i >= len`.
     #[inline]
     pub fn set(&mut self, i: usize) {
+        // A bit past `len` in the last word would break the zero tail that counts and scans rely on.
+        assert!(i < self.len, "bit {i} out of range for {} bits", self.len);
         self.words[i / 64] |= 1 << (i % 64);
     }
 
@@ -159,5 +161,12 @@ mod tests {
         assert_eq!(Bitmap::new_set(65).count_ones(), 65);
         assert!(Bitmap::from_words(vec![u64::MAX], 65).is_none());
         assert_eq!(Bitmap::from_words(vec![u64::MAX], 3).unwrap().count_ones(), 3);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of range")]
+    fn set_rejects_bits_past_the_end_of_the_last_word() {
+        // Once silently set bit 100 of 70, which a later aggregate over the bitmap read out of bounds.
+        Bitmap::from_positions(&[3, 100], 70);
     }
 }

@@ -270,7 +270,9 @@ impl<'a, T: LwcInt> Segment<'a, T> {
     pub fn decode_into(&self, start: usize, out: &mut [T]) -> Result<()> {
         let end = start.checked_add(out.len()).filter(|&e| e <= self.rows);
         if end.is_none() {
-            return Err(Error::RowOutOfRange { row: start as u64 + out.len() as u64, rows: self.rows as u64 });
+            // Saturating: `start` is the caller's and may be anything up to `usize::MAX`.
+            let row = (start as u64).saturating_add(out.len() as u64);
+            return Err(Error::RowOutOfRange { row, rows: self.rows as u64 });
         }
         self.stream.decode_into(start, out);
         Ok(())

@@ -1,0 +1,833 @@
+//! Property tests: every encoding × every operation × every integer type × many data shapes, each answer
+//! checked against a plain `Vec<Option<T>>` reference model.
+//!
+//! Segments and columns are checked through one generic routine ([`check_view`]) over the [`View`] trait:
+//! decode of random ranges, get of every row (a sample on long data), take with repeats sorted and not
+//! (and long enough to take the decode-everything path), filter with every predicate variant against
+//! constants drawn from the data and arbitrary ones, and aggregates over all rows, over each filter's
+//! selection and over caller-built selections; plus the errors for rows out of range and wrong types,
+//! and the bytes → `from_bytes` → `open` round trip.
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+
+use lwc::types::Word;
+use lwc::{
+    encode_segment, Aggregates, AlignedBytes, Array, Bitmap, Column, ColumnBuilder, ColumnSelection, EncodeOptions,
+    EncodedColumn, Encoding, EncodingId, Error, LwcInt, Predicate, Segment, Selection, SelectionPart,
+};
+use proptest::collection::vec;
+use proptest::prelude::*;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// Cases per property and type: 8 types × 2 properties × this, each case run through every encoding.
+const CASES: u32 = 32;
+
+/// Data at most this long is checked row by row; longer data by a sample.
+const EVERY_ROW_UP_TO: usize = 4096;
+
+/// Every encoding, with `for_n` at the smallest block, a small one and the default.
+const ENCODINGS: [Encoding; 10] = [
+    Encoding::Plain,
+    Encoding::Constant,
+    Encoding::Bitpack,
+    Encoding::Bytepack,
+    Encoding::For,
+    Encoding::ForN { block: 1 },
+    Encoding::ForN { block: 16 },
+    Encoding::FOR64,
+    Encoding::Dict,
+    Encoding::Auto,
+];
+
+/// The integer types under test: what proptest and the model need beyond `LwcInt`.
+trait TestInt: LwcInt + Arbitrary + 'static {}
+impl<T: LwcInt + Arbitrary + 'static> TestInt for T {}
+
+/// `base + by`, wrapping in the type's own width.
+fn offset<T: LwcInt>(base: T, by: u64) -> T {
+    T::add_offset(base, T::Unsigned::from_u64(by))
+}
+
+/// `base + by`, stopping at `T::MAX`.
+fn saturating_offset<T: LwcInt>(base: T, by: u64) -> T {
+    if by > T::MAX.offset_from(base).to_u64() {
+        T::MAX
+    } else {
+        offset(base, by)
+    }
+}
+
+fn expected_id(encoding: Encoding) -> Option<EncodingId> {
+    Some(match encoding {
+        Encoding::Plain => EncodingId::Plain,
+        Encoding::Constant => EncodingId::Constant,
+        Encoding::Bitpack => EncodingId::Bitpack,
+        Encoding::Bytepack => EncodingId::Bytepack,
+        Encoding::For => EncodingId::For,
+        Encoding::ForN { .. } => EncodingId::ForN,
+        Encoding::Dict => EncodingId::Dict,
+        Encoding::Auto => return None,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Data.
+
+/// One generated column: values handed to the encoder, which rows are valid, and predicate material.
+#[derive(Debug, Clone)]
+struct Case<T> {
+    /// One value per row; null rows hold arbitrary values that must never leak out.
+    values: Vec<T>,
+    /// `Some(bits)` (true = not null) when a validity bitmap is passed to the encoder.
+    valid: Option<Vec<bool>>,
+    /// Arbitrary predicate constants.
+    constants: Vec<T>,
+    /// Seeds the positions, ranges and data picks of the checks.
+    seed: u64,
+}
+
+impl<T: LwcInt> Case<T> {
+    /// The reference model.
+    fn rows(&self) -> Vec<Option<T>> {
+        match &self.valid {
+            None => self.values.iter().map(|&v| Some(v)).collect(),
+            Some(valid) => self.values.iter().zip(valid).map(|(&v, &ok)| ok.then_some(v)).collect(),
+        }
+    }
+
+    fn validity(&self) -> Option<Bitmap> {
+        self.valid.as_ref().map(|v| Bitmap::from_bools(v))
+    }
+}
+
+fn lengths() -> impl Strategy<Value = usize> {
+    prop_oneof![3 => 0usize..=2, 8 => 3usize..300, 2 => 1000usize..2200]
+}
+
+/// `n` values in one of the shapes real columns and edge cases have.
+fn shaped<T: TestInt>(n: usize) -> BoxedStrategy<Vec<T>> {
+    let near = move |spread: u64| {
+        (any::<T>(), vec(0..spread, n)).prop_map(|(base, o)| o.into_iter().map(|x| offset(base, x)).collect())
+    };
+    let extreme = prop_oneof![
+        Just(T::MIN),
+        Just(T::MAX),
+        Just(offset(T::MIN, 1)),
+        Just(offset(T::MAX, u64::MAX)),
+        Just(T::default()),
+        Just(offset(T::default(), u64::MAX)),
+    ];
+    prop_oneof![
+        // Uniform over the whole range of the type.
+        vec(any::<T>(), n),
+        // Small ranges anywhere in the type (wrapping, so near MAX they may straddle it).
+        near(16),
+        near(1000),
+        // Sorted.
+        vec(any::<T>(), n).prop_map(|mut v| {
+            v.sort_unstable();
+            v
+        }),
+        // Keys: ascending in small steps from anywhere.
+        (any::<T>(), vec(0u64..4, n)).prop_map(|(base, steps)| {
+            let mut at = 0u64;
+            steps
+                .into_iter()
+                .map(|s| {
+                    at += s;
+                    saturating_offset(base, at)
+                })
+                .collect()
+        }),
+        // Runs of a few distinct values.
+        (any::<T>(), vec((0u64..8, 1usize..40), 1..20)).prop_map(move |(base, runs)| {
+            runs.iter().flat_map(|&(v, k)| std::iter::repeat_n(offset(base, v), k)).cycle().take(n).collect()
+        }),
+        // Constant.
+        any::<T>().prop_map(move |c| vec![c; n]),
+        // Outliers: mostly small, a few huge.
+        (vec(0u64..100, n), vec((any::<prop::sample::Index>(), any::<T>()), 1..4)).prop_map(move |(small, huge)| {
+            let mut v: Vec<T> = small.into_iter().map(|x| offset(T::default(), x)).collect();
+            if n > 0 {
+                for (at, h) in huge {
+                    v[at.index(n)] = h;
+                }
+            }
+            v
+        }),
+        // Extremes: MIN and MAX mixed with their neighbours, zero and all-ones.
+        vec(extreme, n),
+    ]
+    .boxed()
+}
+
+fn validity(n: usize) -> impl Strategy<Value = Option<Vec<bool>>> {
+    prop_oneof![
+        4 => Just(None),
+        3 => vec(prop::bool::weighted(0.8), n).prop_map(Some),
+        1 => vec(prop::bool::weighted(0.1), n).prop_map(Some),
+        1 => Just(Some(vec![false; n])),
+    ]
+}
+
+fn case<T: TestInt>() -> impl Strategy<Value = Case<T>> {
+    lengths()
+        .prop_flat_map(|n| (shaped::<T>(n), validity(n), vec(any::<T>(), 3), any::<u64>()))
+        .prop_map(|(values, valid, constants, seed)| Case { values, valid, constants, seed })
+}
+
+fn segment_rows() -> impl Strategy<Value = usize> {
+    prop_oneof![1usize..=8, 9usize..300, Just(lwc::column::DEFAULT_SEGMENT_ROWS)]
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The reference model.
+
+fn selects<T: LwcInt>(p: &Predicate<T>, v: Option<T>) -> bool {
+    match (p, v) {
+        (Predicate::IsNull, v) => v.is_none(),
+        (Predicate::IsNotNull, v) => v.is_some(),
+        (_, None) => false,
+        (Predicate::Eq(c), Some(v)) => v == *c,
+        (Predicate::NotEq(c), Some(v)) => v != *c,
+        (Predicate::Lt(c), Some(v)) => v < *c,
+        (Predicate::LtEq(c), Some(v)) => v <= *c,
+        (Predicate::Gt(c), Some(v)) => v > *c,
+        (Predicate::GtEq(c), Some(v)) => v >= *c,
+        (Predicate::Between(lo, hi), Some(v)) => *lo <= v && v <= *hi,
+        (Predicate::In(set), Some(v)) => set.contains(&v),
+    }
+}
+
+fn model_aggregate<T: LwcInt>(rows: impl IntoIterator<Item = Option<T>>) -> Aggregates<T> {
+    let mut a = Aggregates::EMPTY;
+    for row in rows {
+        match row {
+            None => a.null_count += 1,
+            Some(v) => {
+                a.count += 1;
+                a.sum += v.to_i128();
+                a.min = Some(a.min.map_or(v, |m: T| m.min(v)));
+                a.max = Some(a.max.map_or(v, |m: T| m.max(v)));
+            }
+        }
+    }
+    a
+}
+
+fn distinct_values<T: LwcInt>(rows: &[Option<T>]) -> usize {
+    rows.iter().flatten().collect::<BTreeSet<_>>().len()
+}
+
+/// Every predicate variant, with constants from the data (and next to it), arbitrary ones and the extremes.
+fn predicates<T: LwcInt>(rows: &[Option<T>], arbitrary: &[T], rng: &mut StdRng) -> Vec<Predicate<T>> {
+    let present: Vec<T> = rows.iter().flatten().copied().collect();
+    let pick = |rng: &mut StdRng| {
+        if present.is_empty() {
+            arbitrary[rng.gen_range(0..arbitrary.len())]
+        } else {
+            present[rng.gen_range(0..present.len())]
+        }
+    };
+    let mut constants = vec![T::MIN, T::MAX];
+    constants.extend_from_slice(arbitrary);
+    let (a, b) = (pick(rng), pick(rng));
+    constants.extend([a, b, offset(a, 1), offset(a, u64::MAX)]);
+
+    let mut preds = vec![Predicate::IsNull, Predicate::IsNotNull];
+    for &c in &constants {
+        preds.extend([
+            Predicate::Eq(c),
+            Predicate::NotEq(c),
+            Predicate::Lt(c),
+            Predicate::LtEq(c),
+            Predicate::Gt(c),
+            Predicate::GtEq(c),
+        ]);
+    }
+    let (lo, hi) = (a.min(b), a.max(b));
+    let (min, max) = (present.iter().min().copied(), present.iter().max().copied());
+    preds.extend([
+        Predicate::Between(lo, hi),
+        Predicate::Between(hi, lo),
+        Predicate::Between(a, a),
+        Predicate::Between(T::MIN, T::MAX),
+        Predicate::Between(T::MIN, lo),
+        Predicate::Between(hi, T::MAX),
+        Predicate::Between(constants[2].min(constants[3]), constants[2].max(constants[3])),
+    ]);
+    if let (Some(min), Some(max)) = (min, max) {
+        preds.extend([Predicate::Between(min, max), Predicate::Between(offset(min, 1), max)]);
+    }
+    preds.extend([
+        Predicate::In(vec![]),
+        Predicate::In(vec![a]),
+        Predicate::In(vec![a, a]),
+        Predicate::In(vec![b, a, arbitrary[0], T::MAX, b, T::MIN]),
+        Predicate::In((0..12).map(|_| pick(rng)).collect()),
+    ]);
+    preds
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Segments and columns behind one interface, so one routine checks both.
+
+trait View<T: LwcInt> {
+    type Sel: std::fmt::Debug;
+    fn rows(&self) -> u64;
+    fn get(&self, row: u64) -> lwc::Result<Option<T>>;
+    fn decode(&self, range: Range<u64>) -> lwc::Result<Array<T>>;
+    fn take(&self, rows: &[u64]) -> lwc::Result<Array<T>>;
+    fn filter(&self, p: &Predicate<T>) -> Self::Sel;
+    /// The selected row ids, after checking the selection's own invariants.
+    fn selected(&self, sel: &Self::Sel, what: &str) -> Vec<u64>;
+    fn aggregate(&self, sel: Option<&Self::Sel>) -> lwc::Result<Aggregates<T>>;
+    /// Selections of exactly `rows` (ascending, distinct) built by a caller, in every form.
+    fn selections_of(&self, rows: &[u64]) -> Vec<Self::Sel>;
+    /// Selections that reach past the end.
+    fn bad_selections(&self) -> Vec<Self::Sel>;
+}
+
+fn check_selection(sel: &Selection, rows: usize, what: &str) -> Vec<u32> {
+    let positions = sel.to_positions();
+    match sel {
+        Selection::Positions(p) => {
+            assert!(p.windows(2).all(|w| w[0] < w[1]), "{what}: positions not ascending and distinct");
+            assert!(p.last().is_none_or(|&l| (l as usize) < rows), "{what}: position past {rows} rows");
+        }
+        Selection::Bitmap(b) => assert_eq!(b.len(), rows, "{what}: bitmap length"),
+    }
+    assert_eq!(sel.count(), positions.len(), "{what}: count");
+    assert_eq!(sel.is_empty(), positions.is_empty(), "{what}: is_empty");
+    assert!(sel.iter().eq(positions.iter().copied()), "{what}: iter");
+    assert_eq!(sel.to_bitmap(rows).to_positions(), positions, "{what}: to_bitmap");
+    positions
+}
+
+impl<T: LwcInt> View<T> for Segment<'_, T> {
+    type Sel = Selection;
+    fn rows(&self) -> u64 {
+        Segment::rows(self) as u64
+    }
+    fn get(&self, row: u64) -> lwc::Result<Option<T>> {
+        Segment::get(self, row as usize)
+    }
+    fn decode(&self, range: Range<u64>) -> lwc::Result<Array<T>> {
+        Segment::decode(self, range.start as usize..range.end as usize)
+    }
+    fn take(&self, rows: &[u64]) -> lwc::Result<Array<T>> {
+        Segment::take(self, &rows.iter().map(|&r| r as u32).collect::<Vec<_>>())
+    }
+    fn filter(&self, p: &Predicate<T>) -> Selection {
+        Segment::filter(self, p)
+    }
+    fn selected(&self, sel: &Selection, what: &str) -> Vec<u64> {
+        check_selection(sel, Segment::rows(self), what).into_iter().map(u64::from).collect()
+    }
+    fn aggregate(&self, sel: Option<&Selection>) -> lwc::Result<Aggregates<T>> {
+        Segment::aggregate(self, sel)
+    }
+    fn selections_of(&self, rows: &[u64]) -> Vec<Selection> {
+        let positions: Vec<u32> = rows.iter().map(|&r| r as u32).collect();
+        let bitmap = Bitmap::from_positions(&positions, Segment::rows(self));
+        vec![Selection::Positions(positions), Selection::Bitmap(bitmap)]
+    }
+    fn bad_selections(&self) -> Vec<Selection> {
+        let n = Segment::rows(self);
+        vec![Selection::Positions(vec![n as u32]), Selection::Bitmap(Bitmap::new_clear(n + 1))]
+    }
+}
+
+/// First row of each segment, and the row count at the end.
+fn starts<T: LwcInt>(col: &Column<'_, T>) -> Vec<u64> {
+    let mut starts = vec![0];
+    for s in col.segments() {
+        starts.push(starts.last().unwrap() + s.rows() as u64);
+    }
+    starts
+}
+
+impl<T: LwcInt> View<T> for Column<'_, T> {
+    type Sel = ColumnSelection;
+    fn rows(&self) -> u64 {
+        Column::rows(self)
+    }
+    fn get(&self, row: u64) -> lwc::Result<Option<T>> {
+        Column::get(self, row)
+    }
+    fn decode(&self, range: Range<u64>) -> lwc::Result<Array<T>> {
+        Column::decode(self, range)
+    }
+    fn take(&self, rows: &[u64]) -> lwc::Result<Array<T>> {
+        Column::take(self, rows)
+    }
+    fn filter(&self, p: &Predicate<T>) -> ColumnSelection {
+        Column::filter(self, p)
+    }
+    fn selected(&self, sel: &ColumnSelection, what: &str) -> Vec<u64> {
+        let starts = starts(self);
+        assert!(sel.parts.windows(2).all(|w| w[0].segment < w[1].segment), "{what}: parts out of order");
+        let mut ids = Vec::new();
+        for part in &sel.parts {
+            assert_eq!(part.first_row, starts[part.segment], "{what}: first_row of part {}", part.segment);
+            let rows = self.segments()[part.segment].rows();
+            let positions = check_selection(&part.selection, rows, what);
+            assert!(!positions.is_empty(), "{what}: empty part");
+            ids.extend(positions.iter().map(|&p| part.first_row + p as u64));
+        }
+        assert_eq!(sel.row_ids(), ids, "{what}: row_ids");
+        assert_eq!(sel.count(), ids.len(), "{what}: count");
+        assert_eq!(sel.is_empty(), ids.is_empty(), "{what}: is_empty");
+        ids
+    }
+    fn aggregate(&self, sel: Option<&ColumnSelection>) -> lwc::Result<Aggregates<T>> {
+        Column::aggregate(self, sel)
+    }
+    fn selections_of(&self, rows: &[u64]) -> Vec<ColumnSelection> {
+        let starts = starts(self);
+        let mut forms = vec![ColumnSelection::default(), ColumnSelection::default()];
+        for seg in 0..self.segments().len() {
+            let positions: Vec<u32> = rows
+                .iter()
+                .filter(|&&r| starts[seg] <= r && r < starts[seg + 1])
+                .map(|&r| (r - starts[seg]) as u32)
+                .collect();
+            if positions.is_empty() {
+                continue;
+            }
+            let bitmap = Bitmap::from_positions(&positions, self.segments()[seg].rows());
+            for (form, selection) in forms.iter_mut().zip([Selection::Positions(positions), Selection::Bitmap(bitmap)])
+            {
+                form.parts.push(SelectionPart { segment: seg, first_row: starts[seg], selection });
+            }
+        }
+        forms
+    }
+    fn bad_selections(&self) -> Vec<ColumnSelection> {
+        let part = |segment: usize, row: u32| SelectionPart {
+            segment,
+            first_row: 0,
+            selection: Selection::Positions(vec![row]),
+        };
+        let mut bad = vec![ColumnSelection { parts: vec![part(self.segments().len(), 0)] }];
+        if let Some(first) = self.segments().first() {
+            bad.push(ColumnSelection { parts: vec![part(0, first.rows() as u32)] });
+        }
+        bad
+    }
+}
+
+fn is_out_of_range<V>(r: &lwc::Result<V>, rows: u64) -> bool {
+    matches!(r, Err(Error::RowOutOfRange { rows: r, .. }) if *r == rows)
+}
+
+/// Checks every operation of `view` against the model `rows`.
+fn check_view<T: LwcInt, V: View<T>>(
+    view: &V,
+    rows: &[Option<T>],
+    preds: &[Predicate<T>],
+    rng: &mut StdRng,
+    what: &str,
+) {
+    let n = rows.len() as u64;
+    assert_eq!(view.rows(), n, "{what}: rows");
+
+    // Decode: everything, random ranges, empty ranges.
+    let all = view.decode(0..n).unwrap();
+    assert_eq!(all.len(), rows.len(), "{what}: decode length");
+    assert_eq!(all.to_options(), rows, "{what}: decode all");
+    for _ in 0..4 {
+        let (a, b) = (rng.gen_range(0..=n), rng.gen_range(0..=n));
+        let (a, b) = (a.min(b), a.max(b));
+        let got = view.decode(a..b).unwrap();
+        assert_eq!(got.to_options(), &rows[a as usize..b as usize], "{what}: decode {a}..{b}");
+    }
+    assert!(view.decode(n..n).unwrap().is_empty(), "{what}: decode {n}..{n}");
+
+    // Get: every row, or boundaries and a sample.
+    if rows.len() <= EVERY_ROW_UP_TO {
+        for (i, &expected) in rows.iter().enumerate() {
+            assert_eq!(view.get(i as u64).unwrap(), expected, "{what}: get {i}");
+        }
+    } else {
+        let mut sample: Vec<u64> = (0..2000).map(|_| rng.gen_range(0..n)).collect();
+        sample.extend([0, n - 1, 65_535.min(n - 1), 65_536.min(n - 1)]);
+        for i in sample {
+            assert_eq!(view.get(i).unwrap(), rows[i as usize], "{what}: get {i}");
+        }
+    }
+
+    // Take: unsorted with repeats, sorted with repeats, long enough to decode everything first, empty.
+    let expect_take = |positions: &[u64]| positions.iter().map(|&p| rows[p as usize]).collect::<Vec<_>>();
+    if n > 0 {
+        let mut lists: Vec<Vec<u64>> = Vec::new();
+        let k = rng.gen_range(1..64);
+        let mut random: Vec<u64> = (0..k).map(|_| rng.gen_range(0..n)).collect();
+        random.push(random[0]);
+        lists.push(random.clone());
+        random.sort_unstable();
+        lists.push(random);
+        if n <= 3000 {
+            lists.push((0..4 * n + 3).map(|_| rng.gen_range(0..n)).collect());
+        }
+        lists.push((0..n).rev().step_by(1 + n as usize / 500).collect());
+        for positions in &lists {
+            let got = view.take(positions).unwrap();
+            assert_eq!(got.len(), positions.len(), "{what}: take length");
+            assert_eq!(got.to_options(), expect_take(positions), "{what}: take {} positions", positions.len());
+        }
+    }
+    assert!(view.take(&[]).unwrap().is_empty(), "{what}: take nothing");
+
+    // Filter with every predicate, then aggregate what it selected.
+    for p in preds {
+        let sel = view.filter(p);
+        let got = view.selected(&sel, &format!("{what}: filter {p:?}"));
+        let expected: Vec<u64> = (0..n).filter(|&i| selects(p, rows[i as usize])).collect();
+        assert_eq!(got, expected, "{what}: filter {p:?}");
+        let agg = view.aggregate(Some(&sel)).unwrap();
+        assert_eq!(agg, model_aggregate(expected.iter().map(|&i| rows[i as usize])), "{what}: aggregate {p:?}");
+    }
+
+    // Aggregates over everything and over selections a caller built (nulls included).
+    assert_eq!(view.aggregate(None).unwrap(), model_aggregate(rows.iter().copied()), "{what}: aggregate all");
+    let density = rng.gen_range(0.0..1.0);
+    let picked: Vec<u64> = (0..n).filter(|_| rng.gen_bool(density)).collect();
+    let expected = model_aggregate(picked.iter().map(|&i| rows[i as usize]));
+    for sel in view.selections_of(&picked) {
+        assert_eq!(view.aggregate(Some(&sel)).unwrap(), expected, "{what}: aggregate of {} picked", picked.len());
+    }
+
+    // Rows past the end are errors, never panics.
+    assert!(is_out_of_range(&view.get(n), n), "{what}: get {n}");
+    assert!(is_out_of_range(&view.get(u32::MAX as u64 + 7), n), "{what}: get far");
+    assert!(is_out_of_range(&view.decode(0..n + 1), n), "{what}: decode past the end");
+    if n > 0 {
+        let (start, end) = (n, n - 1);
+        assert!(is_out_of_range(&view.decode(start..end), n), "{what}: decode {start}..{end}");
+    }
+    assert!(is_out_of_range(&view.take(&[0, n]), n) || n == 0, "{what}: take {n}");
+    assert!(is_out_of_range(&view.take(&[n]), n), "{what}: take {n}");
+    for bad in view.bad_selections() {
+        assert!(matches!(view.aggregate(Some(&bad)), Err(Error::RowOutOfRange { .. })), "{what}: aggregate {bad:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Types.
+
+/// Opening as each of the eight types: the stored type opens, every other one is a `TypeMismatch`.
+fn check_wrong_types<T: LwcInt>(segment: &[u8], column: &EncodedColumn) {
+    fn one<W: LwcInt, T: LwcInt>(segment: &[u8], column: &EncodedColumn) {
+        let results = [Segment::<W>::open(segment).map(|_| ()), column.open::<W>().map(|_| ())];
+        for r in results {
+            if W::TYPE == T::TYPE {
+                assert!(r.is_ok(), "{} opens as itself: {r:?}", T::TYPE);
+            } else {
+                let mismatch = Error::TypeMismatch { expected: W::TYPE.name(), found: T::TYPE.name() };
+                assert_eq!(r, Err(mismatch), "{} opened as {}", T::TYPE, W::TYPE);
+            }
+        }
+    }
+    one::<u8, T>(segment, column);
+    one::<u16, T>(segment, column);
+    one::<u32, T>(segment, column);
+    one::<u64, T>(segment, column);
+    one::<i8, T>(segment, column);
+    one::<i16, T>(segment, column);
+    one::<i32, T>(segment, column);
+    one::<i64, T>(segment, column);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The properties.
+
+fn segment_case<T: TestInt>(case: &Case<T>) {
+    let rows = case.rows();
+    let validity = case.validity();
+    let mut rng = StdRng::seed_from_u64(case.seed);
+    let preds = predicates(&rows, &case.constants, &mut rng);
+    for encoding in ENCODINGS {
+        let what = format!("{} segment {encoding:?}, {} rows", T::TYPE, rows.len());
+        let encoded = encode_segment(&case.values, validity.as_ref(), encoding);
+        if encoding == Encoding::Constant && distinct_values(&rows) > 1 {
+            assert!(matches!(encoded, Err(Error::NotApplicable { .. })), "{what}: {encoded:?}");
+            continue;
+        }
+        let bytes = encoded.unwrap_or_else(|e| panic!("{what}: {e}"));
+        let segment = Segment::<T>::open(&bytes).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+        if let Some(id) = expected_id(encoding) {
+            assert_eq!(segment.encoding(), id, "{what}");
+        }
+        assert_eq!(segment.encoded_len(), bytes.len(), "{what}");
+        assert_eq!(segment.null_count(), rows.iter().filter(|r| r.is_none()).count(), "{what}: null_count");
+        assert_eq!(segment.min(), rows.iter().flatten().min().copied(), "{what}: min");
+        assert_eq!(segment.max(), rows.iter().flatten().max().copied(), "{what}: max");
+        check_view(&segment, &rows, &preds, &mut rng, &what);
+        check_segment_into(&segment, &rows, &mut rng, &what);
+
+        // Stored and read back into fresh aligned storage: the same answers.
+        let stored: Vec<u8> = bytes.to_vec();
+        let reread = AlignedBytes::copy_from(&stored);
+        let again = Segment::<T>::open(&reread).unwrap();
+        assert_eq!(again.decode_all(), segment.decode_all(), "{what}: reopened");
+        assert_eq!(again.aggregate(None), segment.aggregate(None), "{what}: reopened");
+        for p in preds.iter().step_by(7) {
+            assert_eq!(again.filter(p), segment.filter(p), "{what}: reopened, {p:?}");
+        }
+    }
+}
+
+/// The allocation-free forms, `decode_into` and `take_into`, and the raw validity words.
+fn check_segment_into<T: LwcInt>(segment: &Segment<'_, T>, rows: &[Option<T>], rng: &mut StdRng, what: &str) {
+    let n = rows.len();
+    // Null rows hold unspecified values: compare the valid ones.
+    let agree = |got: &[T], want: &[Option<T>]| got.iter().zip(want).all(|(g, w)| w.is_none_or(|w| *g == w));
+    match segment.validity() {
+        None => assert!(rows.iter().all(Option::is_some), "{what}: validity() missing"),
+        Some(words) => {
+            let valid: Vec<bool> = (0..n).map(|i| words[i / 64] >> (i % 64) & 1 == 1).collect();
+            assert_eq!(valid, rows.iter().map(Option::is_some).collect::<Vec<_>>(), "{what}: validity()");
+        }
+    }
+    for _ in 0..3 {
+        let (a, b) = (rng.gen_range(0..=n), rng.gen_range(0..=n));
+        let (a, b) = (a.min(b), a.max(b));
+        let mut out = vec![T::default(); b - a];
+        segment.decode_into(a, &mut out).unwrap();
+        assert!(agree(&out, &rows[a..b]), "{what}: decode_into {a}..{b}");
+    }
+    let mut one = [T::default(); 1];
+    assert!(is_out_of_range(&segment.decode_into(n, &mut one), n as u64), "{what}: decode_into past the end");
+    assert!(is_out_of_range(&segment.decode_into(usize::MAX, &mut one), n as u64), "{what}: decode_into far");
+    if n > 0 {
+        let mut positions: Vec<u32> = (0..rng.gen_range(1..200)).map(|_| rng.gen_range(0..n as u32)).collect();
+        for sorted in [false, true] {
+            if sorted {
+                positions.sort_unstable();
+            }
+            let mut out = vec![T::default(); positions.len()];
+            segment.take_into(&positions, &mut out).unwrap();
+            let want: Vec<Option<T>> = positions.iter().map(|&p| rows[p as usize]).collect();
+            assert!(agree(&out, &want), "{what}: take_into (sorted: {sorted})");
+        }
+        let mut short = vec![T::default(); positions.len() - 1];
+        assert!(matches!(segment.take_into(&positions, &mut short), Err(Error::InvalidArgument(_))), "{what}");
+    }
+    assert!(is_out_of_range(&segment.take_into(&[n as u32], &mut one), n as u64), "{what}: take_into past the end");
+}
+
+fn column_case<T: TestInt>(case: &Case<T>, segment_rows: usize) {
+    let rows = case.rows();
+    let validity = case.validity();
+    // Many tiny segments only on short data, to keep the run time modest.
+    let segment_rows = segment_rows.max(rows.len() / 16).max(1);
+    let mut rng = StdRng::seed_from_u64(case.seed);
+    let preds = predicates(&rows, &case.constants, &mut rng);
+    for encoding in ENCODINGS {
+        let what = format!("{} column {encoding:?}, {} rows in segments of {segment_rows}", T::TYPE, rows.len());
+        let options = EncodeOptions { encoding, segment_rows };
+        let encoded = EncodedColumn::encode(&case.values, validity.as_ref(), options);
+        if encoding == Encoding::Constant && rows.chunks(segment_rows).any(|c| distinct_values(c) > 1) {
+            assert!(matches!(encoded, Err(Error::NotApplicable { .. })), "{what}: {encoded:?}");
+            continue;
+        }
+        let encoded = encoded.unwrap_or_else(|e| panic!("{what}: {e}"));
+        let column = encoded.open::<T>().unwrap_or_else(|e| panic!("{what}: open: {e}"));
+        assert_eq!(column.decode(0..rows.len() as u64).unwrap().to_options(), rows, "{what}: decode");
+        let sizes: Vec<usize> = column.segments().iter().map(|s| s.rows()).collect();
+        assert!(
+            sizes.iter().rev().skip(1).all(|&s| s == segment_rows) && sizes.last().is_none_or(|&s| s <= segment_rows),
+            "{what}: segment sizes {sizes:?}"
+        );
+        if let Some(id) = expected_id(encoding) {
+            assert!(column.encodings().iter().all(|&(e, _)| e == id), "{what}: {:?}", column.encodings());
+        }
+        assert_eq!(column.encoded_len(), column.segments().iter().map(|s| s.encoded_len()).sum::<usize>());
+
+        // Bytes out, bytes in: the full check runs on the column read back.
+        let stored: Vec<u8> = encoded.as_bytes().to_vec();
+        let reread = EncodedColumn::from_bytes(&stored);
+        assert_eq!(reread, encoded, "{what}: from_bytes");
+        let again = reread.open::<T>().unwrap_or_else(|e| panic!("{what}: reopen: {e}"));
+        check_view(&again, &rows, &preds, &mut rng, &what);
+
+        if encoding == Encoding::For {
+            let segment = encode_segment(&case.values, validity.as_ref(), encoding).unwrap();
+            check_wrong_types::<T>(&segment, &encoded);
+            check_builder(case, options, &encoded);
+        }
+    }
+}
+
+/// A builder fed by `push` and `extend_from_slice` in arbitrary pieces writes the same bytes as `encode`.
+fn check_builder<T: LwcInt>(case: &Case<T>, options: EncodeOptions, expected: &EncodedColumn) {
+    let mut rng = StdRng::seed_from_u64(case.seed ^ 0xB1);
+    let mut b = ColumnBuilder::<T>::new(options).unwrap();
+    let rows = case.rows();
+    let mut i = 0;
+    while i < rows.len() {
+        let k = rng.gen_range(1..=40).min(rows.len() - i);
+        let piece = &rows[i..i + k];
+        if piece.iter().all(Option::is_some) && rng.gen_bool(0.7) {
+            b.extend_from_slice(&case.values[i..i + k]).unwrap();
+        } else {
+            for &r in piece {
+                b.push(r).unwrap();
+            }
+        }
+        i += k;
+    }
+    let built = b.finish().unwrap();
+    let (col, want) = (built.open::<T>().unwrap(), expected.open::<T>().unwrap());
+    assert_eq!(col.decode(0..col.rows()).unwrap().to_options(), rows, "builder");
+    assert_eq!(col.decode(0..col.rows()), want.decode(0..want.rows()), "builder");
+}
+
+/// Columns of 65,535, 65,536 and 65,537 rows at the default segment size, and single segments past 2^16.
+///
+/// A check of 65,536 rows costs about 0.2 s in a debug build, so each type runs a third of the encodings
+/// at each length, rotating with the type: across the eight types every encoding meets every length.
+fn crossing_segment_boundary<T: TestInt>() {
+    for (k, n) in [65_535usize, 65_536, 65_537].into_iter().enumerate() {
+        let mut rng = StdRng::seed_from_u64(n as u64 * 31 + T::TYPE as u64);
+        let base: T = offset(T::default(), rng.gen());
+        let values: Vec<T> = (0..n)
+            .map(|i| match i % 9973 {
+                0 => T::MAX,
+                1 => T::MIN,
+                _ => offset(base, rng.gen_range(0..1000)),
+            })
+            .collect();
+        let valid: Option<Vec<bool>> = match k {
+            0 => None,
+            1 => Some((0..n).map(|_| rng.gen_bool(0.9)).collect()),
+            _ => Some((0..n).map(|i| i < 65_536 || i % 2 == 0).collect()),
+        };
+        let case =
+            Case { values, valid, constants: vec![base, offset(base, 500), offset(T::MIN, rng.gen())], seed: n as u64 };
+        let rows = case.rows();
+        let validity = case.validity();
+        let all_preds = predicates(&rows, &case.constants, &mut rng);
+        let preds: Vec<Predicate<T>> = (0..6).map(|_| all_preds[rng.gen_range(0..all_preds.len())].clone()).collect();
+        let turn = T::TYPE as usize + k;
+        for (e, encoding) in ENCODINGS.into_iter().enumerate().filter(|(e, _)| (e + turn) % 3 == 0) {
+            let what = format!("{} column {encoding:?}, {n} rows", T::TYPE);
+            let encoded =
+                EncodedColumn::encode(&case.values, validity.as_ref(), EncodeOptions::with_encoding(encoding));
+            if encoding == Encoding::Constant {
+                assert!(matches!(encoded, Err(Error::NotApplicable { .. })), "{what}");
+                continue;
+            }
+            let encoded = encoded.unwrap();
+            let column = encoded.open::<T>().unwrap();
+            assert_eq!(column.segments().len(), n.div_ceil(65_536), "{what}: segments");
+            check_view(&column, &rows, &preds, &mut rng, &what);
+            if n == 65_537 && (e / 3 + turn) % 3 == 0 {
+                let what = format!("{} segment {encoding:?}, {n} rows", T::TYPE);
+                let bytes = encode_segment(&case.values, validity.as_ref(), encoding).unwrap();
+                let segment = Segment::<T>::open(&bytes).unwrap();
+                check_view(&segment, &rows, &preds[..3], &mut rng, &what);
+            }
+        }
+    }
+}
+
+/// Empty, one-row, one-null and two-extreme segments and columns in every encoding, checked on every run
+/// (regression: `dict`'s sum once computed `dictionary.len() - 1` on the empty dictionary of an empty
+/// segment).
+fn tiny_cases<T: TestInt>() {
+    let shapes: [(Vec<T>, Option<Vec<bool>>); 5] = [
+        (vec![], None),
+        (vec![], Some(vec![])),
+        (vec![T::MAX], None),
+        (vec![T::MIN], Some(vec![false])),
+        (vec![T::MIN, T::MAX], Some(vec![true, true])),
+    ];
+    for (seed, (values, valid)) in shapes.into_iter().enumerate() {
+        let case = Case { values, valid, constants: vec![T::MIN, T::MAX, T::default()], seed: seed as u64 };
+        segment_case(&case);
+        column_case(&case, 1);
+    }
+}
+
+macro_rules! for_each_type {
+    ($($module:ident: $t:ty),* $(,)?) => {$(
+        mod $module {
+            use super::*;
+
+            proptest! {
+                #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+                #[test]
+                fn segments_answer_like_the_model(case in case::<$t>()) {
+                    segment_case(&case);
+                }
+
+                #[test]
+                fn columns_answer_like_the_model(case in case::<$t>(), segment_rows in segment_rows()) {
+                    column_case(&case, segment_rows);
+                }
+            }
+
+            #[test]
+            fn tiny_segments_and_columns() {
+                tiny_cases::<$t>();
+            }
+
+            #[test]
+            fn columns_cross_the_2_16_segment_boundary() {
+                crossing_segment_boundary::<$t>();
+            }
+        }
+    )*};
+}
+
+for_each_type!(
+    type_u8: u8,
+    type_u16: u16,
+    type_u32: u32,
+    type_u64: u64,
+    type_i8: i8,
+    type_i16: i16,
+    type_i32: i32,
+    type_i64: i64,
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Arguments.
+
+#[test]
+fn invalid_arguments_are_errors() {
+    let values = [1u32, 2, 3];
+    let invalid = |r: lwc::Result<EncodedColumn>| matches!(r, Err(Error::InvalidArgument(_)));
+    assert!(invalid(EncodedColumn::encode(&values, None, EncodeOptions { encoding: Encoding::For, segment_rows: 0 })));
+    assert!(invalid(EncodedColumn::encode(&values, Some(&Bitmap::new_set(2)), EncodeOptions::default())));
+    for block in [0, 3, 100] {
+        let r = EncodedColumn::encode(&values, None, EncodeOptions::with_encoding(Encoding::ForN { block }));
+        assert!(invalid(r), "for_n block {block}");
+        let r = encode_segment(&values, None, Encoding::ForN { block });
+        assert!(matches!(r, Err(Error::InvalidArgument(_))), "for_n block {block}");
+    }
+    assert!(matches!(
+        encode_segment(&values, Some(&Bitmap::new_set(4)), Encoding::Plain),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(encode_segment(&values, None, Encoding::Constant), Err(Error::NotApplicable { .. })));
+    let zero_rows = EncodeOptions { segment_rows: 0, ..Default::default() };
+    assert!(matches!(ColumnBuilder::<u8>::new(zero_rows), Err(Error::InvalidArgument(_))));
+}
+
+#[test]
+fn names_parse() {
+    for id in EncodingId::ALL {
+        let encoding = Encoding::from_name(id.name()).unwrap();
+        assert_eq!(expected_id(encoding), Some(id));
+        assert_eq!(EncodingId::from_id(id as u8), Ok(id));
+    }
+    assert_eq!(Encoding::from_name("auto"), Some(Encoding::Auto));
+    assert_eq!(Encoding::from_name("nope"), None);
+    assert_eq!(EncodingId::from_id(200), Err(Error::UnknownEncoding(200)));
+}
