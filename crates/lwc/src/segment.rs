@@ -30,6 +30,9 @@ use crate::types::{IntType, LwcInt};
 const MAGIC: &[u8; 4] = b"LWS1";
 const HAS_VALIDITY: u8 = 1;
 
+/// Positions validated and served at a time by [`Segment::take_into`] (16 KiB of positions).
+const TAKE_CHUNK: usize = 4096;
+
 /// Values with an optional validity bitmap (bit set = not null), like an Arrow primitive array.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Array<T> {
@@ -300,19 +303,23 @@ impl<'a, T: LwcInt> Segment<'a, T> {
     }
 
     /// [`Segment::take`] into `out` (`out.len() == positions.len()`) without allocating; null rows hold
-    /// an unspecified value.
+    /// an unspecified value. On an error `out` may be partly written.
     pub fn take_into(&self, positions: &[u32], out: &mut [T]) -> Result<()> {
         if out.len() != positions.len() {
             return Err(Error::InvalidArgument(format!("{} outputs for {} positions", out.len(), positions.len())));
         }
-        if positions.iter().max().is_some_and(|&m| m as usize >= self.rows) {
-            let bad = positions.iter().find(|&&p| p as usize >= self.rows).expect("the max is out of range");
-            return Err(Error::RowOutOfRange { row: *bad as u64, rows: self.rows as u64 });
-        }
-        if positions.is_sorted() {
-            self.stream.take_sorted_into(positions, out);
-        } else {
-            self.stream.take_into(positions, out);
+        // Check and serve the list a chunk at a time, so the check reads positions the take then finds in L1
+        // instead of sweeping a long list through memory twice.
+        for (pos, dst) in positions.chunks(TAKE_CHUNK).zip(out.chunks_mut(TAKE_CHUNK)) {
+            let (max, sorted) = crate::kernels::scan::max_and_sorted(pos);
+            if let Some(row) = max.filter(|&m| m as usize >= self.rows) {
+                return Err(Error::RowOutOfRange { row: row as u64, rows: self.rows as u64 });
+            }
+            if sorted {
+                self.stream.take_sorted_into(pos, dst);
+            } else {
+                self.stream.take_into(pos, dst);
+            }
         }
         Ok(())
     }

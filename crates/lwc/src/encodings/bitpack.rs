@@ -29,9 +29,6 @@ impl Codec for Bitpack {
 /// A view over `n` values packed at width `w`, shared by the encodings that bit-pack a stream of fields
 /// (bitpack, and the residuals of for and for_n).
 pub(crate) struct Packed<'a, U: Word> {
-    pub bytes: &'a [u8],
-    pub w: u32,
-    pub n: usize,
     fields: kernel::PackedRef<'a, U>,
 }
 
@@ -41,7 +38,17 @@ impl<'a, U: Word> Packed<'a, U> {
         let w = read_width::<T>(r)?;
         let bytes = r.take("packed values", kernel::packed_len(n, w))?;
         let fields = kernel::PackedRef::new(bytes, n, w).expect("width and length checked above");
-        Ok(Packed { bytes, w, n, fields })
+        Ok(Packed { fields })
+    }
+
+    /// Fields in the stream.
+    pub fn len(&self) -> usize {
+        self.fields.len()
+    }
+
+    /// Bits per field.
+    pub fn width(&self) -> u32 {
+        self.fields.width()
     }
 
     #[inline(always)]
@@ -51,37 +58,52 @@ impl<'a, U: Word> Packed<'a, U> {
 
     /// `out[k] = field(start + k) + base`.
     pub fn decode_into(&self, start: usize, base: U, out: &mut [U]) {
-        kernel::unpack_range(self.bytes, self.n, self.w, base, start, out);
+        kernel::unpack_range(self.fields.bytes(), self.fields.len(), self.fields.width(), base, start, out);
     }
 
     /// `out[k] = field(positions[k]) + base`; long lists decode everything once and gather from that.
     pub fn take_into(&self, positions: &[u32], base: U, out: &mut [U]) {
-        if self.w == 0 {
+        if self.fields.width() == 0 {
             out.fill(base);
-        } else if kernel::decode_first_pays(self.n, positions.len()) {
-            kernel::gather_via_decode(self.bytes, self.n, self.w, base, positions, out, &mut Vec::new());
+        } else if kernel::decode_first_pays(self.fields.len(), positions.len()) {
+            kernel::gather_via_decode(
+                self.fields.bytes(),
+                self.fields.len(),
+                self.fields.width(),
+                base,
+                positions,
+                out,
+                &mut Vec::new(),
+            );
         } else {
-            kernel::gather(self.bytes, self.n, self.w, base, positions, out);
+            kernel::gather(self.fields.bytes(), self.fields.len(), self.fields.width(), base, positions, out);
         }
     }
 
     /// Bits for fields `f` with `lo <= f <= lo + span` (unsigned).
     pub fn filter(&self, lo: U, span: U, out: &mut Bitmap) {
-        if self.w == 0 {
+        if self.fields.width() == 0 {
             if lo == U::ZERO {
-                *out = Bitmap::new_set(self.n);
+                *out = Bitmap::new_set(self.fields.len());
             }
             return;
         }
-        scan::filter_range_packed(self.bytes, self.n, self.w, lo, span, out.words_mut());
+        scan::filter_range_packed(
+            self.fields.bytes(),
+            self.fields.len(),
+            self.fields.width(),
+            lo,
+            span,
+            out.words_mut(),
+        );
     }
 
     /// Sum of the fields.
     pub fn sum(&self) -> u128 {
-        if self.w == 0 {
+        if self.fields.width() == 0 {
             return 0;
         }
-        scan::sum_packed::<U>(self.bytes, self.n, self.w)
+        scan::sum_packed::<U>(self.fields.bytes(), self.fields.len(), self.fields.width())
     }
 }
 
@@ -97,7 +119,7 @@ impl<'a, T: LwcInt> BitpackView<'a, T> {
 
 impl<T: LwcInt> StreamOps<T> for BitpackView<'_, T> {
     fn len(&self) -> usize {
-        self.packed.n
+        self.packed.len()
     }
 
     fn decode_into(&self, start: usize, out: &mut [T]) {
@@ -118,7 +140,7 @@ impl<T: LwcInt> StreamOps<T> for BitpackView<'_, T> {
     }
 
     fn sum(&self) -> i128 {
-        if self.packed.w < T::Unsigned::BITS || T::MIN == T::from_bits(T::Unsigned::ZERO) {
+        if self.packed.width() < T::Unsigned::BITS || T::MIN == T::from_bits(T::Unsigned::ZERO) {
             // No sign bit among the fields: they sum as unsigned.
             self.packed.sum() as i128
         } else {

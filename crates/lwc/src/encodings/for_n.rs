@@ -75,7 +75,7 @@ impl<'a, T: LwcInt> ForNView<'a, T> {
 
 impl<T: LwcInt> StreamOps<T> for ForNView<'_, T> {
     fn len(&self) -> usize {
-        self.residuals.n
+        self.residuals.len()
     }
 
     fn decode_into(&self, start: usize, out: &mut [T]) {

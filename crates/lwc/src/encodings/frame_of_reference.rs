@@ -51,7 +51,7 @@ impl<'a, T: LwcInt> ForView<'a, T> {
 
 impl<T: LwcInt> StreamOps<T> for ForView<'_, T> {
     fn len(&self) -> usize {
-        self.residuals.n
+        self.residuals.len()
     }
 
     fn decode_into(&self, start: usize, out: &mut [T]) {

@@ -211,6 +211,14 @@ impl Default for Params {
 /// one (decoding 1,024 values costs about as much as 100 single reads; see benches/segments.rs).
 pub(crate) const DENSE_BLOCK: usize = 96;
 
+/// Whether some block of [`BLOCK`] values holds [`DENSE_BLOCK`] of these ascending positions: one pass
+/// with no early exit, so it vectorizes.
+fn has_dense_block(positions: &[u32]) -> bool {
+    let far = positions.get(DENSE_BLOCK - 1..).unwrap_or_default();
+    let block = |p: u32| p as usize / BLOCK;
+    positions.iter().zip(far).fold(false, |any, (&a, &b)| any | (block(a) == block(b)))
+}
+
 /// The operations every encoded stream answers. Positions passed in are `< len()`; callers check.
 pub(crate) trait StreamOps<T: LwcInt> {
     /// Values in the stream.
@@ -230,26 +238,36 @@ pub(crate) trait StreamOps<T: LwcInt> {
     }
 
     /// As [`StreamOps::take_into`] for ascending positions: a block holding at least [`DENSE_BLOCK`]
-    /// of them is decoded once into a buffer that stays in L1 and picked from; sparser blocks are read
-    /// value by value.
+    /// of them is decoded once into a buffer that stays in L1 and picked from; the positions between
+    /// dense blocks are read value by value, in one call.
     fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
+        if !has_dense_block(positions) {
+            return self.take_into(positions, out);
+        }
         let mut buf = [T::default(); BLOCK];
-        let mut k = 0;
+        let (mut k, mut sparse_from) = (0, 0);
         while k < positions.len() {
-            let start = positions[k] as usize / BLOCK * BLOCK;
-            let run = positions[k..].partition_point(|&p| (p as usize) < start + BLOCK);
-            let (pos, dst) = (&positions[k..k + run], &mut out[k..k + run]);
-            if run >= DENSE_BLOCK {
-                let len = (self.len() - start).min(BLOCK);
-                self.decode_into(start, &mut buf[..len]);
-                for (o, &p) in dst.iter_mut().zip(pos) {
-                    *o = buf[p as usize - start];
+            let end = (positions[k] as usize / BLOCK + 1) * BLOCK;
+            // One probe says whether the block is dense; sparse runs are short, so step over them.
+            let dense = positions.get(k + DENSE_BLOCK - 1).is_some_and(|&p| (p as usize) < end);
+            if !dense {
+                while k < positions.len() && (positions[k] as usize) < end {
+                    k += 1;
                 }
-            } else {
-                self.take_into(pos, dst);
+                continue;
+            }
+            let run = positions[k..].partition_point(|&p| (p as usize) < end);
+            self.take_into(&positions[sparse_from..k], &mut out[sparse_from..k]);
+            let start = end - BLOCK;
+            let len = (self.len() - start).min(BLOCK);
+            self.decode_into(start, &mut buf[..len]);
+            for (o, &p) in out[k..k + run].iter_mut().zip(&positions[k..k + run]) {
+                *o = buf[p as usize - start];
             }
             k += run;
+            sparse_from = k;
         }
+        self.take_into(&positions[sparse_from..], &mut out[sparse_from..]);
     }
 
     /// Sets bit `i` of `out` (all clear on entry) for every value with `lo <= value <= hi`.
