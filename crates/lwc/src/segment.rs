@@ -311,7 +311,7 @@ impl<'a, T: LwcInt> Segment<'a, T> {
         // Check and serve the list a chunk at a time, so the check reads positions the take then finds in L1
         // instead of sweeping a long list through memory twice.
         for (pos, dst) in positions.chunks(TAKE_CHUNK).zip(out.chunks_mut(TAKE_CHUNK)) {
-            let (max, sorted) = crate::kernels::scan::max_and_sorted(pos);
+            let (max, sorted) = crate::kernels::positions::max_and_sorted(pos);
             if let Some(row) = max.filter(|&m| m as usize >= self.rows) {
                 return Err(Error::RowOutOfRange { row: row as u64, rows: self.rows as u64 });
             }

@@ -20,7 +20,7 @@ pub(crate) mod plain;
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
-use crate::kernels::{bitpack::BLOCK, scan};
+use crate::kernels::{bitpack::BLOCK, positions::has_dense_block, scan};
 use crate::selection::Selection;
 use crate::types::{LwcInt, Word};
 
@@ -211,14 +211,6 @@ impl Default for Params {
 /// one (decoding 1,024 values costs about as much as 100 single reads; see benches/segments.rs).
 pub(crate) const DENSE_BLOCK: usize = 96;
 
-/// Whether some block of [`BLOCK`] values holds [`DENSE_BLOCK`] of these ascending positions: one pass
-/// with no early exit, so it vectorizes.
-fn has_dense_block(positions: &[u32]) -> bool {
-    let far = positions.get(DENSE_BLOCK - 1..).unwrap_or_default();
-    let block = |p: u32| p as usize / BLOCK;
-    positions.iter().zip(far).fold(false, |any, (&a, &b)| any | (block(a) == block(b)))
-}
-
 /// The operations every encoded stream answers. Positions passed in are `< len()`; callers check.
 pub(crate) trait StreamOps<T: LwcInt> {
     /// Values in the stream.
@@ -241,7 +233,7 @@ pub(crate) trait StreamOps<T: LwcInt> {
     /// of them is decoded once into a buffer that stays in L1 and picked from; the positions between
     /// dense blocks are read value by value, in one call.
     fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
-        if !has_dense_block(positions) {
+        if !has_dense_block(positions, BLOCK as u32, DENSE_BLOCK) {
             return self.take_into(positions, out);
         }
         let mut buf = [T::default(); BLOCK];

@@ -170,48 +170,28 @@ pub fn gather<U: Word>(packed: &[u8], n: usize, w: u32, base: U, positions: &[u3
     gather_dispatch(packed, n, w, base, positions, out)
 }
 
-/// Largest position in `chunk` (0 when empty).
-#[inline(always)]
-fn max_position(chunk: &[u32]) -> u32 {
-    // Eight independent maxima let the compiler use one vector register without a reduction per step.
-    let mut acc = [0u32; 8];
-    let mut parts = chunk.chunks_exact(8);
-    for p in &mut parts {
-        for (a, &v) in acc.iter_mut().zip(p) {
-            *a = (*a).max(v);
-        }
-    }
-    let rest = parts.remainder().iter().copied().max().unwrap_or(0);
-    acc.into_iter().max().unwrap_or(0).max(rest)
-}
-
 /// The gather loop for a compile-time width `W`.
 ///
 /// # Safety
-/// `packed.len() >= packed_len(n, W)` and `out.len() == positions.len()`; positions are checked against
-/// `n` here, before any load.
+/// `packed.len() >= packed_len(n, W)`, `out.len() == positions.len()` and every position is `< n`.
 #[inline(always)]
-unsafe fn gather_const<U: Word, const W: u32>(packed: &[u8], n: usize, base: U, positions: &[u32], out: &mut [U]) {
+unsafe fn gather_const<U: Word, const W: u32>(packed: &[u8], base: U, positions: &[u32], out: &mut [U]) {
     let mask = U::low_mask(W).to_u64();
     let p = packed.as_ptr();
-    for (pos, dst) in positions.chunks(GATHER_CHUNK).zip(out.chunks_mut(GATHER_CHUNK)) {
-        let max = max_position(pos) as usize;
-        assert!(max < n, "position {max} out of range for {n} values");
-        for (o, &i) in dst.iter_mut().zip(pos) {
-            let bit = i as usize * W as usize;
-            let (at, s) = (bit / 8, bit % 8);
-            // SAFETY: `i <= max < n`, so the value's first byte `at` satisfies
-            // `at + 16 <= (n * W).div_ceil(8) + PADDING <= packed.len()` (caller's contract), and both
-            // loads read at most 16 bytes from `at`.
-            let v = unsafe {
-                if U::BITS < 64 || W <= 56 {
-                    (p.add(at).cast::<u64>().read_unaligned() >> s) & mask
-                } else {
-                    ((p.add(at).cast::<u128>().read_unaligned() >> s) as u64) & mask
-                }
-            };
-            *o = U::from_u64(v).wrapping_add(base);
-        }
+    for (o, &i) in out.iter_mut().zip(positions) {
+        let bit = i as usize * W as usize;
+        let (at, s) = (bit / 8, bit % 8);
+        // SAFETY: `i < n`, so the value's first byte `at` satisfies
+        // `at + 16 <= (n * W).div_ceil(8) + PADDING <= packed.len()` (caller's contract), and both
+        // loads read at most 16 bytes from `at`.
+        let v = unsafe {
+            if U::BITS < 64 || W <= 56 {
+                (p.add(at).cast::<u64>().read_unaligned() >> s) & mask
+            } else {
+                ((p.add(at).cast::<u128>().read_unaligned() >> s) as u64) & mask
+            }
+        };
+        *o = U::from_u64(v).wrapping_add(base);
     }
 }
 
@@ -220,30 +200,41 @@ unsafe fn gather_const<U: Word, const W: u32>(packed: &[u8], n: usize, base: U, 
 /// # Safety
 /// As [`gather_const`], with `1 <= w <= U::BITS`.
 #[inline(always)]
-unsafe fn gather_generic<U: Word>(packed: &[u8], n: usize, w: u32, base: U, positions: &[u32], out: &mut [U]) {
+unsafe fn gather_generic<U: Word>(packed: &[u8], w: u32, base: U, positions: &[u32], out: &mut [U]) {
     // SAFETY: forwarded contract.
-    with_const_width!(U, w, |W| unsafe { gather_const::<U, W>(packed, n, base, positions, out) })
+    with_const_width!(U, w, |W| unsafe { gather_const::<U, W>(packed, base, positions, out) })
 }
 
 /// # Safety
 /// As [`gather_generic`], and the CPU supports AVX2 and BMI2 (`shrx` instead of a shift through `cl`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2")]
-unsafe fn gather_avx2<U: Word>(packed: &[u8], n: usize, w: u32, base: U, positions: &[u32], out: &mut [U]) {
+unsafe fn gather_bmi2<U: Word>(packed: &[u8], w: u32, base: U, positions: &[u32], out: &mut [U]) {
     // SAFETY: forwarded contract.
-    unsafe { gather_generic(packed, n, w, base, positions, out) }
+    unsafe { gather_generic(packed, w, base, positions, out) }
 }
 
 fn gather_dispatch<U: Word>(packed: &[u8], n: usize, w: u32, base: U, positions: &[u32], out: &mut [U]) {
     assert!((1..=U::BITS).contains(&w) && out.len() == positions.len());
     assert!(packed.len() >= packed_len(n, w), "packed stream too short");
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("bmi2") {
-        // SAFETY: the CPU has AVX2 and BMI2 (checked just above); width and lengths asserted above.
-        return unsafe { gather_avx2(packed, n, w, base, positions, out) };
+    let bmi2 = simd::has_avx2() && std::arch::is_x86_feature_detected!("bmi2");
+    for (pos, dst) in positions.chunks(GATHER_CHUNK).zip(out.chunks_mut(GATHER_CHUNK)) {
+        let max = super::positions::max_position(pos) as usize;
+        assert!(max < n, "position {max} out of range for {n} values");
+        #[cfg(target_arch = "x86_64")]
+        if bmi2 {
+            // SAFETY: AVX2 and BMI2 are present; positions checked just above, lengths and width on entry.
+            unsafe {
+                if !simd::gather(packed, n, w, base, pos, dst) {
+                    gather_bmi2(packed, w, base, pos, dst);
+                }
+            }
+            continue;
+        }
+        // SAFETY: positions checked just above, lengths and width on entry.
+        unsafe { gather_generic(packed, w, base, pos, dst) }
     }
-    // SAFETY: width and lengths asserted above.
-    unsafe { gather_generic(packed, n, w, base, positions, out) }
 }
 
 /// [`gather`] by decoding the whole stream into `scratch` first, then gathering from plain words: faster
@@ -918,6 +909,102 @@ pub(crate) mod simd {
         }
         total
     }
+    /// Gathers `out[k] = value(positions[k]) + base` with AVX2 gather instructions when there is a kernel
+    /// for this word and width (`u32` at widths up to 25: one 4-byte load a value; `u64` up to 56: one
+    /// 8-byte load); returns `false` (touching nothing) otherwise.
+    ///
+    /// # Safety
+    /// AVX2 is present; every position is `< n`; `packed.len() >= packed_len(n, w)`, `w >= 1` and
+    /// `out.len() == positions.len()`.
+    pub unsafe fn gather<U: Word>(packed: &[u8], n: usize, w: u32, base: U, positions: &[u32], out: &mut [U]) -> bool {
+        // Byte offsets go through 32-bit signed lanes in the `u32` kernel.
+        let offsets_fit = (n as u64) * (w as u64) < 1 << 31;
+        match U::BITS {
+            32 if w <= 25 && offsets_fit => {
+                let out: &mut [u32] = bytemuck::cast_slice_mut(out);
+                // SAFETY: forwarded contract; `w + 7 <= 32`, so a 4-byte load at a value's first byte holds it.
+                unsafe { gather_u32(packed.as_ptr(), w, base.to_u64() as u32, positions, out) };
+                true
+            }
+            64 if w <= 56 => {
+                let out: &mut [u64] = bytemuck::cast_slice_mut(out);
+                // SAFETY: forwarded contract; `w + 7 <= 64`, so an 8-byte load at a value's first byte holds it.
+                unsafe { gather_u64(packed.as_ptr(), w, base.to_u64(), positions, out) };
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// # Safety
+    /// As [`gather`], with `w <= 25` and byte offsets below `2^31`.
+    #[target_feature(enable = "avx2")]
+    unsafe fn gather_u32(p: *const u8, w: u32, base: u32, positions: &[u32], out: &mut [u32]) {
+        let width = _mm256_set1_epi32(w as i32);
+        let seven = _mm256_set1_epi32(7);
+        let mask = _mm256_set1_epi32(((1u64 << w) - 1) as i32);
+        let base_v = _mm256_set1_epi32(base as i32);
+        let mut pos = positions.chunks_exact(8);
+        let mut dst = out.chunks_exact_mut(8);
+        for (pos, dst) in (&mut pos).zip(&mut dst) {
+            // SAFETY: `pos` and `dst` hold 8 lanes; each lane's byte offset is that of a value `< n`, and
+            // the padding after the packed data covers a 4-byte load there.
+            unsafe {
+                let bit = _mm256_mullo_epi32(_mm256_loadu_si256(pos.as_ptr().cast()), width);
+                let at = _mm256_srli_epi32::<3>(bit);
+                let v = _mm256_i32gather_epi32::<1>(p.cast(), at);
+                let v = _mm256_and_si256(_mm256_srlv_epi32(v, _mm256_and_si256(bit, seven)), mask);
+                _mm256_storeu_si256(dst.as_mut_ptr().cast(), _mm256_add_epi32(v, base_v));
+            }
+        }
+        let mask = mask_u64(w);
+        for (&i, o) in pos.remainder().iter().zip(dst.into_remainder()) {
+            // SAFETY: as above, one value.
+            *o = ((unsafe { load_at(p, i as u64 * w as u64) } & mask) as u32).wrapping_add(base);
+        }
+    }
+
+    /// # Safety
+    /// As [`gather`], with `w <= 56`.
+    #[target_feature(enable = "avx2")]
+    unsafe fn gather_u64(p: *const u8, w: u32, base: u64, positions: &[u32], out: &mut [u64]) {
+        let width = _mm256_set1_epi64x(w as i64);
+        let seven = _mm256_set1_epi64x(7);
+        let mask = _mm256_set1_epi64x(mask_u64(w) as i64);
+        let base_v = _mm256_set1_epi64x(base as i64);
+        let mut pos = positions.chunks_exact(4);
+        let mut dst = out.chunks_exact_mut(4);
+        for (pos, dst) in (&mut pos).zip(&mut dst) {
+            // SAFETY: as in `gather_u32`, 4 lanes of 8-byte loads.
+            unsafe {
+                let idx = _mm256_cvtepu32_epi64(_mm_loadu_si128(pos.as_ptr().cast()));
+                let bit = _mm256_mul_epu32(idx, width);
+                let at = _mm256_srli_epi64::<3>(bit);
+                let v = _mm256_i64gather_epi64::<1>(p.cast(), at);
+                let v = _mm256_and_si256(_mm256_srlv_epi64(v, _mm256_and_si256(bit, seven)), mask);
+                _mm256_storeu_si256(dst.as_mut_ptr().cast(), _mm256_add_epi64(v, base_v));
+            }
+        }
+        let mask = mask_u64(w);
+        for (&i, o) in pos.remainder().iter().zip(dst.into_remainder()) {
+            // SAFETY: as above, one value.
+            *o = (unsafe { load_at(p, i as u64 * w as u64) } & mask).wrapping_add(base);
+        }
+    }
+
+    fn mask_u64(w: u32) -> u64 {
+        u64::MAX >> (64 - w)
+    }
+
+    /// The 8 bytes at bit offset `bit`'s byte, shifted down to that bit.
+    ///
+    /// # Safety
+    /// The 8 bytes are readable.
+    #[inline(always)]
+    unsafe fn load_at(p: *const u8, bit: u64) -> u64 {
+        // SAFETY: the caller's contract.
+        unsafe { p.add((bit / 8) as usize).cast::<u64>().read_unaligned() >> (bit % 8) }
+    }
 }
 
 #[cfg(test)]
@@ -1007,8 +1094,8 @@ mod tests {
         gather(packed, n, w, base, &positions, &mut got);
         assert_eq!(got, want, "gather w={w}");
         got.fill(U::ZERO);
-        // SAFETY: width in range, `packed` is a whole stream of `n` values, equal lengths.
-        unsafe { gather_generic(packed, n, w, base, &positions, &mut got) };
+        // SAFETY: width in range, `packed` is a whole stream of `n` values, equal lengths, positions `< n`.
+        unsafe { gather_generic(packed, w, base, &positions, &mut got) };
         assert_eq!(got, want, "scalar gather w={w}");
         got.fill(U::ZERO);
         let mut scratch = Vec::new();

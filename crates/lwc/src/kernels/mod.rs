@@ -2,4 +2,5 @@
 //! call them after validating lengths once. The only home of `unsafe` (runtime CPU-feature dispatch).
 
 pub mod bitpack;
+pub mod positions;
 pub mod scan;

@@ -72,23 +72,6 @@ pub fn filter_range_packed<U: Word>(packed: &[u8], n: usize, w: u32, lo: U, span
     }
 }
 
-/// The largest position (`None` when empty) and whether the positions ascend, in one pass that the
-/// compiler vectorizes: chunks are folded without early exits, and sortedness stops being tracked at the
-/// first chunk that breaks it.
-pub fn max_and_sorted(positions: &[u32]) -> (Option<u32>, bool) {
-    const CHUNK: usize = 256;
-    let (mut max, mut sorted, mut prev) = (0u32, true, 0u32);
-    for chunk in positions.chunks(CHUNK) {
-        max = chunk.iter().fold(max, |m, &p| m.max(p));
-        if sorted {
-            let inside = chunk.iter().zip(&chunk[1..]).fold(true, |acc, (a, b)| acc & (a <= b));
-            sorted = inside && prev <= chunk[0];
-            prev = chunk[chunk.len() - 1];
-        }
-    }
-    ((!positions.is_empty()).then_some(max), sorted)
-}
-
 /// Exact sum of words, accumulated in `u64` where a block cannot overflow it.
 #[inline(always)]
 pub fn sum_words<U: Word>(values: &[U]) -> u128 {
@@ -254,21 +237,6 @@ mod simd {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn max_and_sorted_across_chunk_edges() {
-        assert_eq!(max_and_sorted(&[]), (None, true));
-        assert_eq!(max_and_sorted(&[7]), (Some(7), true));
-        let up: Vec<u32> = (0..1000).collect();
-        assert_eq!(max_and_sorted(&up), (Some(999), true));
-        let mut edge = up.clone();
-        edge.swap(255, 256); // the break sits exactly between two chunks
-        assert_eq!(max_and_sorted(&edge), (Some(999), false));
-        let mut inner = up.clone();
-        inner.swap(600, 601);
-        assert_eq!(max_and_sorted(&inner), (Some(999), false));
-        assert_eq!(max_and_sorted(&[3, 3, 3]), (Some(3), true));
-    }
 
     #[test]
     fn packed_and_plain_filters_agree_with_a_loop() {

@@ -1,0 +1,132 @@
+//! Passes over position lists that run before a take: the largest position (the bounds check), whether
+//! the list ascends (the sorted fast path) and whether it is dense somewhere (decode a block instead of
+//! reading values one by one).
+//!
+//! Each pass folds without early exits so it vectorizes; AVX2 builds are dispatched at run time because
+//! baseline x86-64 has no unsigned 32-bit max or compare, and its emulation costs three times as much.
+
+/// Defines `pub fn $name` that runs `$body` compiled for AVX2 when the CPU has it, for baseline
+/// x86-64 otherwise.
+macro_rules! with_avx2 {
+    ($(#[$doc:meta])* pub fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty $body:block) => {
+        $(#[$doc])*
+        pub fn $name($($arg: $ty),*) -> $ret {
+            #[inline(always)]
+            fn body($($arg: $ty),*) -> $ret $body
+
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2")]
+            unsafe fn avx2($($arg: $ty),*) -> $ret {
+                body($($arg),*)
+            }
+
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2, checked just above; the body is safe code.
+                return unsafe { avx2($($arg),*) };
+            }
+            body($($arg),*)
+        }
+    };
+}
+
+with_avx2! {
+    /// The largest position (`None` when empty) and whether the positions ascend, in one pass: chunks
+    /// are folded without early exits, and order stops being tracked at the first chunk that breaks it.
+    pub fn max_and_sorted(positions: &[u32]) -> (Option<u32>, bool) {
+        const CHUNK: usize = 256;
+        let (mut max, mut sorted, mut prev) = (0u32, true, 0u32);
+        for chunk in positions.chunks(CHUNK) {
+            max = chunk.iter().fold(max, |m, &p| m.max(p));
+            if sorted {
+                let inside = chunk.iter().zip(&chunk[1..]).fold(true, |acc, (a, b)| acc & (a <= b));
+                sorted = inside && prev <= chunk[0];
+                prev = chunk[chunk.len() - 1];
+            }
+        }
+        ((!positions.is_empty()).then_some(max), sorted)
+    }
+}
+
+with_avx2! {
+    /// The largest position (0 when empty).
+    pub fn max_position(positions: &[u32]) -> u32 {
+        // Eight independent maxima fill one vector register without a reduction per step.
+        let mut acc = [0u32; 8];
+        let mut parts = positions.chunks_exact(8);
+        for p in &mut parts {
+            for (a, &v) in acc.iter_mut().zip(p) {
+                *a = (*a).max(v);
+            }
+        }
+        let rest = parts.remainder().iter().copied().max().unwrap_or(0);
+        acc.into_iter().max().unwrap_or(0).max(rest)
+    }
+}
+
+with_avx2! {
+    /// Whether some aligned block of `block` positions (a power of two) holds at least `count >= 1` of
+    /// these ascending positions: position `k` and position `k + count - 1` share a block.
+    pub fn has_dense_block(positions: &[u32], block: u32, count: usize) -> bool {
+        debug_assert!(block.is_power_of_two() && count >= 1);
+        let shift = block.trailing_zeros();
+        if let (Some(&first), Some(&last)) = (positions.first(), positions.last()) {
+            // Pigeonhole: more positions than the blocks they span can hold at `count - 1` each.
+            let spanned = ((last >> shift) - (first >> shift)) as usize + 1;
+            if positions.len() > spanned.saturating_mul(count - 1) {
+                return true;
+            }
+        }
+        let far = positions.get(count - 1..).unwrap_or_default();
+        positions.iter().zip(far).fold(false, |any, (&a, &b)| any | (a >> shift == b >> shift))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_and_sorted_across_chunk_edges() {
+        assert_eq!(max_and_sorted(&[]), (None, true));
+        assert_eq!(max_and_sorted(&[7]), (Some(7), true));
+        let up: Vec<u32> = (0..1000).collect();
+        assert_eq!(max_and_sorted(&up), (Some(999), true));
+        let mut edge = up.clone();
+        edge.swap(255, 256); // the break sits exactly between two chunks
+        assert_eq!(max_and_sorted(&edge), (Some(999), false));
+        let mut inner = up.clone();
+        inner.swap(600, 601);
+        assert_eq!(max_and_sorted(&inner), (Some(999), false));
+        assert_eq!(max_and_sorted(&[3, 3, 3]), (Some(3), true));
+    }
+
+    #[test]
+    fn max_position_sees_every_lane_and_the_tail() {
+        assert_eq!(max_position(&[]), 0);
+        for len in [1, 7, 8, 9, 17, 100] {
+            for at in 0..len {
+                let mut p = vec![5u32; len];
+                p[at] = u32::MAX - 1;
+                assert_eq!(max_position(&p), u32::MAX - 1, "len {len}, max at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn dense_blocks_are_found_only_where_they_are() {
+        let sparse: Vec<u32> = (0..100).map(|k| k * 64).collect();
+        assert!(!has_dense_block(&sparse, 1024, 17));
+        assert!(has_dense_block(&sparse, 1024, 16));
+        assert!(!has_dense_block(&[], 1024, 1));
+        assert!(has_dense_block(&[3], 1024, 1));
+        // 96 positions straddling a block edge are not dense; shifted into one block they are.
+        let straddle: Vec<u32> = (0..96).map(|k| 1000 + k).collect();
+        assert!(!has_dense_block(&straddle, 1024, 96));
+        let inside: Vec<u32> = (0..96).map(|k| 1024 + k).collect();
+        assert!(has_dense_block(&inside, 1024, 96));
+        // Many repeats of few positions: dense by counting alone.
+        assert!(has_dense_block(&[5; 200], 1024, 96));
+        assert!(!has_dense_block(&[5; 95], 1024, 96));
+    }
+}
