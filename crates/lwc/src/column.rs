@@ -18,6 +18,9 @@ use crate::types::LwcInt;
 
 const MAGIC: &[u8; 4] = b"LWC1";
 
+/// Rows handed to a segment's take at a time by [`Column::take_into`].
+const TAKE_BATCH: usize = 1024;
+
 /// Rows per segment unless configured otherwise: one Hyrise chunk, one Umbra data block.
 pub const DEFAULT_SEGMENT_ROWS: usize = 1 << 16;
 
@@ -269,41 +272,69 @@ impl<'a, T: LwcInt> Column<'a, T> {
         if range.start > range.end || range.end > self.rows {
             return Err(Error::RowOutOfRange { row: range.end, rows: self.rows });
         }
-        let mut out = ArrayBuilder::with_capacity((range.end - range.start) as usize);
-        for (seg, s) in self.segments.iter().enumerate() {
-            let (lo, hi) = (self.starts[seg].max(range.start), self.starts[seg + 1].min(range.end));
-            if lo < hi {
-                let base = self.starts[seg];
-                out.append(s.decode((lo - base) as usize..(hi - base) as usize)?);
-            }
+        let mut values = vec![T::default(); (range.end - range.start) as usize];
+        self.decode_into(range.start, &mut values)?;
+        let validity = if self.segments.iter().any(|s| s.validity().is_some()) {
+            let valid = range.map(|row| self.locate(row).map(|(seg, at)| self.segments[seg].is_valid(at)));
+            Some(Bitmap::from_bools(&valid.collect::<Result<Vec<_>>>()?))
+        } else {
+            None
+        };
+        Ok(Array { values, validity })
+    }
+
+    /// Decodes rows `start .. start + out.len()` into `out` without allocating; null rows hold an
+    /// unspecified value (see [`Segment::validity`]).
+    pub fn decode_into(&self, start: u64, out: &mut [T]) -> Result<()> {
+        let end = start.checked_add(out.len() as u64).filter(|&e| e <= self.rows);
+        let Some(end) = end else {
+            return Err(Error::RowOutOfRange { row: start.saturating_add(out.len() as u64), rows: self.rows });
+        };
+        let mut row = start;
+        while row < end {
+            let (seg, at) = self.locate(row)?;
+            let n = ((self.starts[seg + 1] - row) as usize).min((end - row) as usize);
+            let done = (row - start) as usize;
+            self.segments[seg].decode_into(at, &mut out[done..done + n])?;
+            row += n as u64;
         }
-        Ok(out.finish())
+        Ok(())
     }
 
     /// The values at `rows` (any order, repeats allowed).
     pub fn take(&self, rows: &[u64]) -> Result<Array<T>> {
-        // Split the list by segment, keeping each row's place in the output.
-        let mut per_segment: Vec<(Vec<u32>, Vec<usize>)> = vec![(Vec::new(), Vec::new()); self.segments.len()];
-        for (k, &row) in rows.iter().enumerate() {
-            let (seg, at) = self.locate(row)?;
-            per_segment[seg].0.push(at as u32);
-            per_segment[seg].1.push(k);
-        }
         let mut values = vec![T::default(); rows.len()];
-        let mut validity: Option<Vec<bool>> = None;
-        for (seg, (positions, places)) in per_segment.iter().enumerate().filter(|(_, p)| !p.0.is_empty()) {
-            let part = self.segments[seg].take(positions)?;
-            for (i, &place) in places.iter().enumerate() {
-                values[place] = part.values[i];
-            }
-            if let Some(bits) = &part.validity {
-                let v = validity.get_or_insert_with(|| vec![true; rows.len()]);
-                for (i, &place) in places.iter().enumerate() {
-                    v[place] = bits.get(i);
-                }
-            }
+        self.take_into(rows, &mut values)?;
+        let validity = if self.segments.iter().any(|s| s.validity().is_some()) {
+            let valid = rows.iter().map(|&row| self.locate(row).map(|(seg, at)| self.segments[seg].is_valid(at)));
+            Some(Bitmap::from_bools(&valid.collect::<Result<Vec<_>>>()?))
+        } else {
+            None
+        };
+        Ok(Array { values, validity })
+    }
+
+    /// [`Column::take`] into `out` (`out.len() == rows.len()`) without allocating; null rows hold an
+    /// unspecified value. Consecutive rows of one segment go to it as one list, so sorted and clustered
+    /// lists keep the segment's fast paths. On an error `out` may be partly written.
+    pub fn take_into(&self, rows: &[u64], out: &mut [T]) -> Result<()> {
+        if out.len() != rows.len() {
+            return Err(Error::InvalidArgument(format!("{} outputs for {} rows", out.len(), rows.len())));
         }
-        Ok(Array { values, validity: validity.map(|v| Bitmap::from_bools(&v)) })
+        let mut local = [0u32; TAKE_BATCH];
+        let mut k = 0;
+        while k < rows.len() {
+            let (seg, _) = self.locate(rows[k])?;
+            let segment_rows = self.starts[seg]..self.starts[seg + 1];
+            let mut n = 0;
+            while n < TAKE_BATCH && k + n < rows.len() && segment_rows.contains(&rows[k + n]) {
+                local[n] = (rows[k + n] - segment_rows.start) as u32;
+                n += 1;
+            }
+            self.segments[seg].take_into(&local[..n], &mut out[k..k + n])?;
+            k += n;
+        }
+        Ok(())
     }
 
     /// The rows matching `predicate`, segment by segment (segments the zone map rules out cost nothing).
@@ -374,33 +405,5 @@ impl ColumnSelection {
     /// Selected row ids, ascending.
     pub fn row_ids(&self) -> Vec<u64> {
         self.parts.iter().flat_map(|p| p.selection.iter().map(move |i| p.first_row + i as u64)).collect()
-    }
-}
-
-/// Concatenates arrays, keeping validity only if some row is null.
-struct ArrayBuilder<T> {
-    values: Vec<T>,
-    validity: Option<Vec<bool>>,
-}
-
-impl<T: LwcInt> ArrayBuilder<T> {
-    fn with_capacity(n: usize) -> Self {
-        ArrayBuilder { values: Vec::with_capacity(n), validity: None }
-    }
-
-    fn append(&mut self, part: Array<T>) {
-        let before = self.values.len();
-        self.values.extend_from_slice(&part.values);
-        match (&mut self.validity, part.validity) {
-            (None, None) => {}
-            (v, bits) => {
-                let v = v.get_or_insert_with(|| vec![true; before]);
-                v.extend((0..part.values.len()).map(|i| bits.as_ref().is_none_or(|b| b.get(i))));
-            }
-        }
-    }
-
-    fn finish(self) -> Array<T> {
-        Array { values: self.values, validity: self.validity.map(|v| Bitmap::from_bools(&v)) }
     }
 }

@@ -239,7 +239,7 @@ impl<'a, T: LwcInt> Segment<'a, T> {
     }
 
     /// Whether row `i` is not null (`i < rows`).
-    fn is_valid(&self, i: usize) -> bool {
+    pub(crate) fn is_valid(&self, i: usize) -> bool {
         self.validity.is_none_or(|v| get_bit(v, i))
     }
 
