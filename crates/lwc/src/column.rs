@@ -315,20 +315,21 @@ impl<'a, T: LwcInt> Column<'a, T> {
     }
 
     /// [`Column::take`] into `out` (`out.len() == rows.len()`) without allocating; null rows hold an
-    /// unspecified value. Consecutive rows of one segment go to it as one list, so sorted and clustered
-    /// lists keep the segment's fast paths. On an error `out` may be partly written.
-    pub fn take_into(&self, rows: &[u64], out: &mut [T]) -> Result<()> {
+    /// unspecified value. Row ids may be `u32` or `u64` (Arrow's take indices are either). Consecutive
+    /// rows of one segment go to it as one list, so sorted and clustered lists keep the segment's fast
+    /// paths. On an error `out` may be partly written.
+    pub fn take_into<R: Copy + Into<u64>>(&self, rows: &[R], out: &mut [T]) -> Result<()> {
         if out.len() != rows.len() {
             return Err(Error::InvalidArgument(format!("{} outputs for {} rows", out.len(), rows.len())));
         }
         let mut local = [0u32; TAKE_BATCH];
         let mut k = 0;
         while k < rows.len() {
-            let (seg, _) = self.locate(rows[k])?;
+            let (seg, _) = self.locate(rows[k].into())?;
             let segment_rows = self.starts[seg]..self.starts[seg + 1];
             let mut n = 0;
-            while n < TAKE_BATCH && k + n < rows.len() && segment_rows.contains(&rows[k + n]) {
-                local[n] = (rows[k + n] - segment_rows.start) as u32;
+            while n < TAKE_BATCH && k + n < rows.len() && segment_rows.contains(&rows[k + n].into()) {
+                local[n] = (rows[k + n].into() - segment_rows.start) as u32;
                 n += 1;
             }
             self.segments[seg].take_into(&local[..n], &mut out[k..k + n])?;

@@ -33,6 +33,9 @@ const HAS_VALIDITY: u8 = 1;
 /// Positions validated and served at a time by [`Segment::take_into`] (16 KiB of positions).
 const TAKE_CHUNK: usize = 4096;
 
+/// Lists up to this long are read value by value in [`Segment::take_into`].
+const SHORT_TAKE: usize = 4;
+
 /// Values with an optional validity bitmap (bit set = not null), like an Arrow primitive array.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Array<T> {
@@ -307,6 +310,15 @@ impl<'a, T: LwcInt> Segment<'a, T> {
     pub fn take_into(&self, positions: &[u32], out: &mut [T]) -> Result<()> {
         if out.len() != positions.len() {
             return Err(Error::InvalidArgument(format!("{} outputs for {} positions", out.len(), positions.len())));
+        }
+        if positions.len() <= SHORT_TAKE {
+            // A handful of rows: the per-list work below (order check, dispatch) would cost more than
+            // the reads.
+            for (o, &p) in out.iter_mut().zip(positions) {
+                self.check_row(p as usize)?;
+                *o = self.stream.get(p as usize);
+            }
+            return Ok(());
         }
         // Check and serve the list a chunk at a time, so the check reads positions the take then finds in L1
         // instead of sweeping a long list through memory twice.

@@ -208,8 +208,10 @@ impl Default for Params {
 }
 
 /// Positions in one block of [`BLOCK`] values from which decoding the block beats reading them one by
-/// one (decoding 1,024 values costs about as much as 100 single reads; see benches/segments.rs).
-pub(crate) const DENSE_BLOCK: usize = 96;
+/// one: with gathers at about 0.8 ns a position and a block decode at about 75 ns, the crossover sits
+/// near 250 (`lwc-bench access`, take 10^4 sorted: 150 a block, 2.1x faster read one by one than
+/// with a threshold of 96).
+pub(crate) const DENSE_BLOCK: usize = 256;
 
 /// The operations every encoded stream answers. Positions passed in are `< len()`; callers check.
 pub(crate) trait StreamOps<T: LwcInt> {

@@ -1,0 +1,257 @@
+//! access: random access vs sequential decoding (seed 000, §4.1, Table 2).
+//!
+//! 65,535 `u32` (one Hyrise chunk) in five distributions; every codec decodes the whole vector and
+//! gathers position lists of 1 … 10^6 uniform random positions, unsorted and sorted. Peers without
+//! random access decode everything and then gather, as the paper measured them.
+
+use super::Config;
+use crate::codecs;
+use crate::data;
+use crate::measure::{geomean, race, Candidate};
+use crate::peers::{self, Peer, PeerEncoded};
+use crate::report::{ratio, Figure, Progress, Record, Report, Table};
+
+/// Values per vector at scale 1.
+const FULL: usize = 65_535;
+
+/// A measured operation: decode everything, or take a position list.
+#[derive(Clone, Copy)]
+enum Op {
+    Decode,
+    Take { k: usize, sorted: bool },
+}
+
+impl Op {
+    fn label(self) -> String {
+        match self {
+            Op::Decode => "decode all".into(),
+            Op::Take { k, sorted } => format!("take {}{}", count(k), if sorted { " sorted" } else { "" }),
+        }
+    }
+}
+
+/// `10^3` style for powers of ten, digits otherwise.
+fn count(k: usize) -> String {
+    let e = (k as f64).log10().round() as u32;
+    if k > 10 && 10usize.pow(e) == k {
+        format!("10^{e}")
+    } else {
+        k.to_string()
+    }
+}
+
+/// Measurements of one codec, one entry per distribution (`NaN` where it does not apply).
+struct Row {
+    name: &'static str,
+    random_access: bool,
+    rate: Vec<f64>,
+    ratio: Vec<Vec<f64>>,
+    median_ns: Vec<Vec<f64>>,
+}
+
+pub fn run(cfg: &Config) -> Report {
+    let progress = Progress::new("access");
+    let n = cfg.scaled(FULL, 1.0, 64);
+    let scale = cfg.scale.unwrap_or(1.0).min(1.0);
+    let list = |k: usize| ((k as f64 * scale).round() as usize).max(1);
+    let mut ops = vec![Op::Decode];
+    ops.extend([1, 1_000, 10_000, 1_000_000].map(|k| Op::Take { k: list(k), sorted: false }));
+    ops.extend([1_000, 10_000, 1_000_000].map(|k| Op::Take { k: list(k), sorted: true }));
+
+    let mut codecs: Vec<Box<dyn Peer>> = codecs::all().into_iter().map(|c| Box::new(c) as Box<dyn Peer>).collect();
+    codecs.extend(peers::all());
+    let distributions = data::seed000(n, cfg.seed);
+    let mut rows: Vec<Row> = std::iter::once(("plain Vec<u32>", true))
+        .chain(codecs.iter().map(|c| (c.name(), c.random_access())))
+        .map(|(name, random_access)| Row {
+            name,
+            random_access,
+            rate: vec![],
+            ratio: vec![vec![]; ops.len()],
+            median_ns: vec![vec![]; ops.len()],
+        })
+        .collect();
+    let mut report = Report::default();
+
+    for (d, (dist, values)) in distributions.iter().enumerate() {
+        progress.say(format!("{dist}: encoding"));
+        let encoded: Vec<Option<Box<dyn PeerEncoded>>> =
+            codecs.iter().map(|c| c.encode(values).filter(|e| decodes_back(e.as_ref(), values))).collect();
+        rows[0].rate.push(1.0);
+        for (row, e) in rows[1..].iter_mut().zip(&encoded) {
+            row.rate.push(e.as_ref().map_or(f64::NAN, |e| e.bytes() as f64 / (4 * n) as f64));
+        }
+        for (o, &op) in ops.iter().enumerate() {
+            progress.say(format!(
+                "{dist}: {} ({}/{})",
+                op.label(),
+                d * ops.len() + o + 1,
+                distributions.len() * ops.len()
+            ));
+            let times = time_op(cfg, op, values, &encoded, d as u64);
+            for (row, t) in rows.iter_mut().zip(times) {
+                let (median, r) = t.map_or((f64::NAN, f64::NAN), |t| (t.median_ns, t.ratio));
+                row.median_ns[o].push(median);
+                row.ratio[o].push(r);
+                if median.is_finite() {
+                    report.records.push(Record {
+                        experiment: "access",
+                        data: dist.to_string(),
+                        codec: row.name.into(),
+                        measure: op.label(),
+                        value: median,
+                        unit: "ns",
+                        ratio_to_plain: Some(r),
+                    });
+                }
+            }
+        }
+        for row in &rows {
+            let rate = row.rate[d];
+            if rate.is_finite() {
+                let measure = "compression rate (encoded / 4 bytes per value)".into();
+                report.records.push(Record {
+                    experiment: "access",
+                    data: dist.to_string(),
+                    codec: row.name.into(),
+                    measure,
+                    value: rate,
+                    unit: "ratio",
+                    ratio_to_plain: None,
+                });
+            }
+        }
+    }
+    progress.done();
+    let names: Vec<&str> = distributions.iter().map(|(d, _)| *d).collect();
+    tables(&mut report, &rows, &ops, &names, n);
+    report
+}
+
+/// Whether `e` decodes and gathers back exactly `values` (a codec that does not is left out, loudly).
+fn decodes_back(e: &dyn PeerEncoded, values: &[u32]) -> bool {
+    let mut out = vec![0u32; values.len()];
+    e.decode_into(&mut out);
+    let positions = data::positions(257.min(values.len()), values.len(), false, 99);
+    let mut picked = vec![0u32; positions.len()];
+    e.take_into(&positions, &mut picked, &mut Vec::new());
+    let ok = out == values && positions.iter().zip(&picked).all(|(&p, &v)| values[p as usize] == v);
+    if !ok {
+        eprintln!("warning: a codec decoded wrong values; it is left out of the tables");
+    }
+    ok
+}
+
+/// Times `op` for plain and every encoded codec in rotation; `None` for codecs that did not encode.
+fn time_op(
+    cfg: &Config,
+    op: Op,
+    values: &[u32],
+    encoded: &[Option<Box<dyn PeerEncoded>>],
+    seed: u64,
+) -> Vec<Option<crate::measure::Timing>> {
+    let positions = match op {
+        Op::Decode => Vec::new(),
+        Op::Take { k, sorted } => data::positions(k, values.len(), sorted, cfg.seed ^ seed),
+    };
+    let out_len = if matches!(op, Op::Decode) { values.len() } else { positions.len() };
+    let present: Vec<&dyn PeerEncoded> = encoded.iter().flatten().map(|e| e.as_ref()).collect();
+    let mut buffers: Vec<(Vec<u32>, Vec<u32>)> =
+        (0..=present.len()).map(|_| (vec![0u32; out_len], Vec::new())).collect();
+    let (plain_buf, codec_bufs) = buffers.split_first_mut().expect("one buffer per candidate");
+    let positions = &positions;
+    let mut candidates = vec![Candidate::new(move || match op {
+        Op::Decode => plain_buf.0.copy_from_slice(std::hint::black_box(values)),
+        Op::Take { .. } => {
+            for (o, &p) in plain_buf.0.iter_mut().zip(std::hint::black_box(positions)) {
+                *o = values[p as usize];
+            }
+        }
+    })];
+    for (e, (out, scratch)) in present.iter().zip(codec_bufs.iter_mut()) {
+        candidates.push(Candidate::new(move || match op {
+            Op::Decode => e.decode_into(std::hint::black_box(out)),
+            Op::Take { .. } => e.take_into(std::hint::black_box(positions), out, scratch),
+        }));
+    }
+    let mut timings = race(cfg.settings, &mut candidates).into_iter();
+    let plain = timings.next();
+    std::iter::once(plain).chain(encoded.iter().map(|e| e.as_ref().and_then(|_| timings.next()))).collect()
+}
+
+fn tables(report: &mut Report, rows: &[Row], ops: &[Op], distributions: &[&str], n: usize) {
+    let mut header = vec!["codec", "random access", "rate"];
+    let labels: Vec<String> = ops.iter().map(|op| op.label()).collect();
+    header.extend(labels.iter().map(String::as_str));
+    let mut ratios = Table::new(
+        format!(
+            "access: time as a ratio to plain Vec<u32>, same run ({n} u32; geometric mean over the five distributions)"
+        ),
+        &header,
+    );
+    let mut absolute = Table::new("access: median time in µs (mean over the five distributions)".to_string(), &header);
+    let mut rates = Table::new("access: compression rate (encoded bytes / 4 bytes per value)", &{
+        let mut h = vec!["codec"];
+        h.extend(distributions);
+        h.push("mean");
+        h
+    });
+    let mut decode_fig = Figure {
+        name: "access-decode".into(),
+        title: "access: compression rate vs full decode (ratio to plain)".into(),
+        x_label: "compression rate (lower is smaller)".into(),
+        y_label: "decode all, time / plain".into(),
+        points: vec![],
+    };
+    let mut take_fig = Figure {
+        name: "access-take".into(),
+        title: "access: compression rate vs take of 10^3 random positions".into(),
+        x_label: "compression rate (lower is smaller)".into(),
+        y_label: "take 10^3, time / plain".into(),
+        points: vec![],
+    };
+    let mut unused = Vec::new();
+    for row in rows {
+        let applies: Vec<f64> = row.rate.iter().copied().filter(|r| r.is_finite()).collect();
+        if applies.is_empty() {
+            unused.push(row.name);
+            continue;
+        }
+        let mean_rate = applies.iter().sum::<f64>() / applies.len() as f64;
+        let partial = if applies.len() < row.rate.len() { " (where it applies)" } else { "" };
+        let access = if row.random_access { "yes" } else { "no: decodes all, then gathers" };
+        let mut r = vec![format!("{}{partial}", row.name), access.into(), format!("{mean_rate:.3}")];
+        let mut a = r.clone();
+        for o in 0..ops.len() {
+            let finite: Vec<f64> = row.ratio[o].iter().copied().filter(|x| x.is_finite()).collect();
+            let g = if finite.is_empty() { f64::NAN } else { geomean(&finite) };
+            r.push(ratio(g));
+            let m: Vec<f64> = row.median_ns[o].iter().copied().filter(|x| x.is_finite()).collect();
+            a.push(if m.is_empty() {
+                "-".into()
+            } else {
+                format!("{:.3}", m.iter().sum::<f64>() / m.len() as f64 / 1e3)
+            });
+            if o == 0 {
+                decode_fig.points.push((row.name.into(), mean_rate, g));
+            }
+            if o == 2 {
+                // ops[2] is the unsorted list of 10^3 positions.
+                take_fig.points.push((row.name.into(), mean_rate, g));
+            }
+        }
+        ratios.row(r);
+        absolute.row(a);
+        let mut t = vec![row.name.to_string()];
+        t.extend(row.rate.iter().map(|x| if x.is_finite() { format!("{x:.3}") } else { "-".into() }));
+        t.push(format!("{mean_rate:.3}"));
+        rates.row(t);
+    }
+    ratios.note("Lower is faster; 1.00x is a plain array. Peers marked \"no\" have no random access: their take decodes the whole vector, then gathers (seed 000 measured them so).");
+    if !unused.is_empty() {
+        ratios.note(format!("Not applicable to any distribution (left out): {}.", unused.join(", ")));
+    }
+    ratios.note(format!("Not in lwc yet (the catalog issue): {}.", codecs::MISSING.join(", ")));
+    report.tables.extend([ratios, absolute, rates]);
+    report.figures.extend([decode_fig, take_fig]);
+}

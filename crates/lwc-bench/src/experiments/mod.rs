@@ -1,0 +1,38 @@
+//! The experiments of `../shared/design/EXPERIMENTS.md`, one module each.
+
+use crate::measure::Settings;
+use crate::report::Report;
+
+pub mod access;
+pub mod limits;
+
+/// What every experiment is given.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// Fraction of the papers' data sizes (`None`: each experiment's default, a few minutes on 2 cores).
+    pub scale: Option<f64>,
+    pub settings: Settings,
+    /// Threads for the parts measured "on all threads".
+    pub threads: usize,
+    pub seed: u64,
+}
+
+impl Config {
+    /// `full` scaled, at least `floor`.
+    pub fn scaled(&self, full: usize, default_scale: f64, floor: usize) -> usize {
+        ((full as f64 * self.scale.unwrap_or(default_scale)).round() as usize).max(floor)
+    }
+}
+
+/// An experiment by name.
+pub struct Experiment {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub run: fn(&Config) -> Report,
+}
+
+/// Every experiment, in the order `all` runs them.
+pub const ALL: &[Experiment] = &[
+    Experiment { name: "limits", about: "copy and sum bandwidth: the physical bound", run: limits::run },
+    Experiment { name: "access", about: "random access vs sequential decoding (seed 000, Table 2)", run: access::run },
+];
