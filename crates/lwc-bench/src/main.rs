@@ -81,7 +81,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     if let Some(s) = cli.scale.filter(|s| !(s.is_finite() && *s > 0.0)) {
         return Err(format!("--scale must be a positive number, got {s}"));
     }
-    if cli.rounds == 0 || !(cli.batch_ms > 0.0) {
+    if cli.rounds == 0 || cli.batch_ms.is_nan() || cli.batch_ms <= 0.0 {
         return Err("--rounds and --batch-ms must be positive".into());
     }
     let threads = cli.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);

@@ -44,6 +44,28 @@ pub(crate) enum Normalized<T> {
 }
 
 impl<T: crate::types::LwcInt> Predicate<T> {
+    /// Whether a row holding `value` (`None`: NULL) is selected: the plain semantics every encoded
+    /// filter reproduces.
+    ///
+    /// ```
+    /// use lwc::Predicate;
+    /// assert!(Predicate::Between(3u8, 5).matches(Some(4)));
+    /// assert!(!Predicate::NotEq(3i32).matches(None)); // comparisons never select NULLs
+    /// assert!(Predicate::<u16>::IsNull.matches(None));
+    /// ```
+    pub fn matches(&self, value: Option<T>) -> bool {
+        let Some(x) = value else {
+            return matches!(self, Predicate::IsNull);
+        };
+        match self {
+            Predicate::NotEq(c) => x != *c,
+            Predicate::In(set) => set.contains(&x),
+            Predicate::IsNull => false,
+            Predicate::IsNotNull => true,
+            _ => self.range().is_some_and(|(lo, hi)| lo <= x && x <= hi),
+        }
+    }
+
     /// The inclusive range a comparison selects, `None` if empty.
     fn range(&self) -> Option<(T, T)> {
         match *self {

@@ -4,6 +4,7 @@ use crate::measure::Settings;
 use crate::report::Report;
 
 pub mod access;
+pub mod cascades;
 pub mod limits;
 
 /// What every experiment is given.
@@ -35,4 +36,9 @@ pub struct Experiment {
 pub const ALL: &[Experiment] = &[
     Experiment { name: "limits", about: "copy and sum bandwidth: the physical bound", run: limits::run },
     Experiment { name: "access", about: "random access vs sequential decoding (seed 000, Table 2)", run: access::run },
+    Experiment {
+        name: "cascades",
+        about: "light vs middle vs heavyweight codecs on D1-D4 (seed 002)",
+        run: cascades::run,
+    },
 ];
