@@ -9,10 +9,10 @@ use std::ops::Range;
 
 use crate::bitmap::Bitmap;
 use crate::bytes::{AlignedBytes, Reader, Writer};
-use crate::encodings::{Encoding, EncodingId};
+use crate::encodings::{Cascade, Encoding, EncodingId};
 use crate::error::{Error, Result};
 use crate::predicate::Predicate;
-use crate::segment::{encode_segment, read_magic_and_type, Aggregates, Array, Segment};
+use crate::segment::{read_magic_and_type, write_segment, Aggregates, Array, Segment};
 use crate::selection::Selection;
 use crate::types::LwcInt;
 
@@ -25,25 +25,37 @@ const TAKE_BATCH: usize = 1024;
 pub const DEFAULT_SEGMENT_ROWS: usize = 1 << 16;
 
 /// How a column is encoded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncodeOptions {
-    /// The encoding of every segment ([`Encoding::Auto`] chooses per segment).
-    pub encoding: Encoding,
+    /// The encoding of every segment and of its child streams ([`Encoding::Auto`] chooses per segment).
+    pub cascade: Cascade,
     /// Rows per segment (the last one may hold fewer).
     pub segment_rows: usize,
 }
 
 impl Default for EncodeOptions {
     fn default() -> Self {
-        EncodeOptions { encoding: Encoding::Auto, segment_rows: DEFAULT_SEGMENT_ROWS }
+        EncodeOptions { cascade: Encoding::Auto.into(), segment_rows: DEFAULT_SEGMENT_ROWS }
     }
 }
 
 impl EncodeOptions {
-    /// Options with the given encoding and the default segment size.
-    pub fn with_encoding(encoding: Encoding) -> Self {
-        EncodeOptions { encoding, ..EncodeOptions::default() }
+    /// Options with the given encoding (or [`Cascade`]) and the default segment size.
+    pub fn with_encoding(encoding: impl Into<Cascade>) -> Self {
+        EncodeOptions { cascade: encoding.into(), ..EncodeOptions::default() }
     }
+}
+
+/// Each distinct item with how often it occurs, in order of first occurrence (few distinct, so a list).
+fn count_distinct<K: PartialEq>(items: impl Iterator<Item = K>) -> Vec<(K, usize)> {
+    let mut counts: Vec<(K, usize)> = Vec::new();
+    for item in items {
+        match counts.iter_mut().find(|(k, _)| *k == item) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((item, 1)),
+        }
+    }
+    counts
 }
 
 /// Builds a column from values pushed in order, encoding each segment as soon as it is full.
@@ -62,6 +74,7 @@ impl<T: LwcInt> ColumnBuilder<T> {
         if options.segment_rows == 0 || options.segment_rows > u32::MAX as usize {
             return Err(Error::InvalidArgument(format!("segment_rows {} is not in 1..=2^32-1", options.segment_rows)));
         }
+        options.cascade.check()?;
         Ok(ColumnBuilder { options, values: Vec::new(), validity: None, segments: Vec::new(), rows: 0 })
     }
 
@@ -105,7 +118,7 @@ impl<T: LwcInt> ColumnBuilder<T> {
             return Ok(());
         }
         let validity = self.validity.take().map(|v| Bitmap::from_bools(&v));
-        self.segments.push(encode_segment(&self.values, validity.as_ref(), self.options.encoding)?);
+        self.segments.push(write_segment(&self.values, validity.as_ref(), &self.options.cascade)?);
         self.rows += self.values.len() as u64;
         self.values.clear();
         Ok(())
@@ -240,16 +253,14 @@ impl<'a, T: LwcInt> Column<'a, T> {
         self.segments.iter().map(Segment::encoded_len).sum()
     }
 
-    /// How many segments use each encoding.
+    /// How many segments use each encoding, in order of first use.
     pub fn encodings(&self) -> Vec<(EncodingId, usize)> {
-        let mut counts: Vec<(EncodingId, usize)> = Vec::new();
-        for s in &self.segments {
-            match counts.iter_mut().find(|(e, _)| *e == s.encoding()) {
-                Some((_, n)) => *n += 1,
-                None => counts.push((s.encoding(), 1)),
-            }
-        }
-        counts
+        count_distinct(self.segments.iter().map(Segment::encoding))
+    }
+
+    /// How many segments use each cascade (encoding and child streams' encodings), in order of first use.
+    pub fn cascades(&self) -> Vec<(Cascade, usize)> {
+        count_distinct(self.segments.iter().map(Segment::cascade))
     }
 
     /// The segment holding `row`, and the row's offset in it.

@@ -57,7 +57,7 @@ pub struct ReadmeDoctests;
 pub use bitmap::Bitmap;
 pub use bytes::AlignedBytes;
 pub use column::{Column, ColumnBuilder, ColumnSelection, EncodeOptions, EncodedColumn, SelectionPart};
-pub use encodings::{Encoding, EncodingId};
+pub use encodings::{Cascade, Encoding, EncodingId, MAX_CASCADE_DEPTH};
 pub use error::{Error, Result};
 pub use predicate::Predicate;
 pub use segment::{encode_segment, Aggregates, Array, Segment};

@@ -21,7 +21,7 @@ use std::ops::Range;
 
 use crate::bitmap::{get_bit, Bitmap};
 use crate::bytes::{AlignedBytes, Reader, Writer};
-use crate::encodings::{self, read_value, value_bits, Encoding, EncodingId, Partial, StreamOps, StreamView};
+use crate::encodings::{self, read_value, value_bits, Cascade, EncodingId, Partial, StreamOps, StreamView};
 use crate::error::{Error, Result};
 use crate::predicate::{Normalized, Predicate};
 use crate::selection::Selection;
@@ -104,8 +104,22 @@ impl<T: LwcInt> Aggregates<T> {
     }
 }
 
-/// Encodes one segment. `validity` (bit set = not null) must have one bit per value when given.
-pub fn encode_segment<T: LwcInt>(values: &[T], validity: Option<&Bitmap>, encoding: Encoding) -> Result<AlignedBytes> {
+/// Encodes one segment with an [`Encoding`] or a [`Cascade`]. `validity` (bit set = not null) must have one
+/// bit per value when given.
+pub fn encode_segment<T: LwcInt>(
+    values: &[T],
+    validity: Option<&Bitmap>,
+    encoding: impl Into<Cascade>,
+) -> Result<AlignedBytes> {
+    write_segment(values, validity, &encoding.into())
+}
+
+/// [`encode_segment`] for a cascade the caller keeps.
+pub(crate) fn write_segment<T: LwcInt>(
+    values: &[T],
+    validity: Option<&Bitmap>,
+    cascade: &Cascade,
+) -> Result<AlignedBytes> {
     let rows = u32::try_from(values.len())
         .map_err(|_| Error::InvalidArgument(format!("{} rows exceed a segment's u32 row count", values.len())))?;
     if let Some(v) = validity {
@@ -141,7 +155,7 @@ pub fn encode_segment<T: LwcInt>(values: &[T], validity: Option<&Bitmap>, encodi
     if let Some(v) = validity {
         w.array(v.words());
     }
-    encodings::encode_stream(&filled, encoding, &mut w)?;
+    encodings::encode_stream(&filled, cascade, &mut w)?;
     Ok(w.into_aligned())
 }
 
@@ -234,6 +248,11 @@ impl<'a, T: LwcInt> Segment<'a, T> {
     /// The encoding of the values.
     pub fn encoding(&self) -> EncodingId {
         self.stream.encoding()
+    }
+
+    /// The encoding of the values and of their child streams.
+    pub fn cascade(&self) -> Cascade {
+        self.stream.cascade()
     }
 
     /// Encoded bytes, header included.
@@ -434,6 +453,7 @@ impl<T: LwcInt> std::fmt::Debug for Segment<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encodings::Encoding;
 
     #[test]
     fn nulls_are_masked_everywhere() {

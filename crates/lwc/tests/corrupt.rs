@@ -15,22 +15,19 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use exercise::{exercise_column, exercise_segment};
 use lwc::types::Word;
 use lwc::{
-    encode_segment, AlignedBytes, Bitmap, Column, EncodeOptions, EncodedColumn, Encoding, Error, LwcInt, Segment,
+    encode_segment, AlignedBytes, Bitmap, Cascade, Column, EncodeOptions, EncodedColumn, Encoding, Error, LwcInt,
+    Segment,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-const ENCODINGS: [Encoding; 9] = [
-    Encoding::Plain,
-    Encoding::Constant,
-    Encoding::Bitpack,
-    Encoding::Bytepack,
-    Encoding::For,
-    Encoding::ForN { block: 16 },
-    Encoding::FOR64,
-    Encoding::Dict,
-    Encoding::Auto,
-];
+/// Every encoding, and cascades that put encodings under the ones with child streams.
+fn encodings() -> Vec<Cascade> {
+    ["plain", "constant", "bitpack", "bytepack", "for", "for_n:16", "for_n", "dict", "auto", "dict(for_n:16)"]
+        .iter()
+        .map(|c| c.parse().unwrap())
+        .collect()
+}
 
 /// Segment header bytes before the validity bitmap.
 const SEGMENT_HEADER: usize = 40;
@@ -45,9 +42,9 @@ fn offset<T: LwcInt>(base: T, by: u64) -> T {
 
 /// `n` values the encoding applies to: constant for `constant`, otherwise a small range with an outlier,
 /// so bit widths and dictionaries are neither trivial nor full.
-fn values<T: LwcInt>(encoding: Encoding, n: usize, rng: &mut StdRng) -> Vec<T> {
+fn values<T: LwcInt>(cascade: &Cascade, n: usize, rng: &mut StdRng) -> Vec<T> {
     let base = offset(T::MIN, rng.gen_range(0..1 << 20));
-    if encoding == Encoding::Constant {
+    if cascade.encoding() == Encoding::Constant {
         return vec![base; n];
     }
     (0..n).map(|i| if i == n / 3 { T::MAX } else { offset(base, rng.gen_range(0..40)) }).collect()
@@ -160,7 +157,7 @@ fn stream_start(segment: &[u8]) -> usize {
 fn corrupt_segments<T: LwcInt>() {
     let mut rng = StdRng::seed_from_u64(T::TYPE as u64);
     let mut outcome = Outcome::default();
-    for (e, encoding) in ENCODINGS.into_iter().enumerate() {
+    for (e, cascade) in encodings().into_iter().enumerate() {
         // 100 rows: two validity words, several for_n blocks and bit-packing groups; headers dense, body
         // every third byte. For a third of the encodings also 1,030 rows (past a 1,024-value scan block),
         // sparsely. Nulls every other time.
@@ -169,9 +166,9 @@ fn corrupt_segments<T: LwcInt>() {
         let before = outcome.opened;
         for &(n, stride) in sizes {
             let with_nulls = (turn + n) % 2 == 0;
-            let values = values::<T>(encoding, n, &mut rng);
+            let values = values::<T>(&cascade, n, &mut rng);
             let validity = validity(n, with_nulls, &mut rng);
-            let bytes = encode_segment(&values, validity.as_ref(), encoding).unwrap();
+            let bytes = encode_segment(&values, validity.as_ref(), cascade.clone()).unwrap();
             assert!(open_segment::<T>(&bytes), "the original opens");
             let stream = stream_start(&bytes);
             let dense: Vec<Range<usize>> = if n <= 100 {
@@ -180,7 +177,7 @@ fn corrupt_segments<T: LwcInt>() {
                 std::iter::once(stream..stream + 8).collect()
             };
             mutate(&bytes, &dense, stride, |m, b| {
-                let what = format!("{} {encoding:?} segment of {n} rows (nulls: {with_nulls}), {m}", T::TYPE);
+                let what = format!("{} {cascade} segment of {n} rows (nulls: {with_nulls}), {m}", T::TYPE);
                 outcome.run(&what, b, open_segment::<T>);
             });
             // Misaligned views of the same bytes.
@@ -188,13 +185,13 @@ fn corrupt_segments<T: LwcInt>() {
             shifted.extend_from_slice(&bytes);
             let aligned = AlignedBytes::copy_from(&shifted);
             for at in 1..8 {
-                let what = format!("{} {encoding:?} segment of {n} rows at offset {at}", T::TYPE);
+                let what = format!("{} {cascade} segment of {n} rows at offset {at}", T::TYPE);
                 if let Err(p) = catch_unwind(AssertUnwindSafe(|| open_segment::<T>(&aligned[at..at + bytes.len()]))) {
                     outcome.panics.push(format!("{what}: panicked: {}", panic_message(&*p)));
                 }
             }
         }
-        assert!(outcome.opened > before, "{} {encoding:?}: no mutation opened, nothing exercised", T::TYPE);
+        assert!(outcome.opened > before, "{} {cascade}: no mutation opened, nothing exercised", T::TYPE);
     }
     outcome.assert_no_panics(&format!("{} segments", T::TYPE));
 }
@@ -225,12 +222,12 @@ fn corrupt_i64_segments_never_panic() {
 fn corrupt_columns<T: LwcInt>() {
     let mut rng = StdRng::seed_from_u64(100 + T::TYPE as u64);
     let mut outcome = Outcome::default();
-    for (e, encoding) in ENCODINGS.into_iter().enumerate() {
+    for (e, cascade) in encodings().into_iter().enumerate() {
         // Segments of 40, 40 and 20 rows; nulls in every other column.
         let n = 100;
-        let values = values::<T>(encoding, n, &mut rng);
+        let values = values::<T>(&cascade, n, &mut rng);
         let validity = validity(n, e % 2 == 0, &mut rng);
-        let options = EncodeOptions { encoding, segment_rows: 40 };
+        let options = EncodeOptions { cascade: cascade.clone(), segment_rows: 40 };
         let encoded = EncodedColumn::encode(&values, validity.as_ref(), options).unwrap();
         let bytes = encoded.as_bytes();
         assert!(open_column::<T>(bytes), "the original opens");
@@ -243,7 +240,7 @@ fn corrupt_columns<T: LwcInt>() {
             dense.push(start..start + 16);
         }
         mutate(bytes, &dense, 7, |m, b| {
-            let what = format!("{} {encoding:?} column, {m}", T::TYPE);
+            let what = format!("{} {cascade} column, {m}", T::TYPE);
             outcome.run(&what, b, open_column::<T>);
         });
     }

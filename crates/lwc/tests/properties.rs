@@ -13,8 +13,8 @@ use std::ops::Range;
 
 use lwc::types::Word;
 use lwc::{
-    encode_segment, Aggregates, AlignedBytes, Array, Bitmap, Column, ColumnBuilder, ColumnSelection, EncodeOptions,
-    EncodedColumn, Encoding, EncodingId, Error, LwcInt, Predicate, Segment, Selection, SelectionPart,
+    encode_segment, Aggregates, AlignedBytes, Array, Bitmap, Cascade, Column, ColumnBuilder, ColumnSelection,
+    EncodeOptions, EncodedColumn, Encoding, EncodingId, Error, LwcInt, Predicate, Segment, Selection, SelectionPart,
 };
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -27,19 +27,35 @@ const CASES: u32 = 32;
 /// Data at most this long is checked row by row; longer data by a sample.
 const EVERY_ROW_UP_TO: usize = 4096;
 
-/// Every encoding, with `for_n` at the smallest block, a small one and the default.
-const ENCODINGS: [Encoding; 10] = [
-    Encoding::Plain,
-    Encoding::Constant,
-    Encoding::Bitpack,
-    Encoding::Bytepack,
-    Encoding::For,
-    Encoding::ForN { block: 1 },
-    Encoding::ForN { block: 16 },
-    Encoding::FOR64,
-    Encoding::Dict,
-    Encoding::Auto,
-];
+/// Every encoding, with `for_n` at the smallest block, a small one and the default, and cascades that put
+/// encodings under the ones with child streams.
+fn encodings() -> Vec<Cascade> {
+    let leaves = [
+        Encoding::Plain,
+        Encoding::Constant,
+        Encoding::Bitpack,
+        Encoding::Bytepack,
+        Encoding::For,
+        Encoding::ForN { block: 1 },
+        Encoding::ForN { block: 16 },
+        Encoding::FOR64,
+        Encoding::Dict,
+        Encoding::Auto,
+    ];
+    let cascades = ["dict(for)", "dict(for_n:16)", "dict(dict(plain))", "dict(auto)"];
+    leaves.into_iter().map(Cascade::from).chain(cascades.iter().map(|c| c.parse().unwrap())).collect()
+}
+
+/// Whether a cascade read back from bytes is what was asked for: the same encodings where one was named
+/// (not `auto`), child by child for the children named.
+fn written_as(read: &Cascade, asked: &Cascade) -> bool {
+    let same_top = match (read.encoding().id(), asked.encoding().id()) {
+        (_, None) => true,
+        (Some(r), Some(a)) => r == a && (r != EncodingId::ForN || read.encoding() == asked.encoding()),
+        (None, Some(_)) => false,
+    };
+    same_top && asked.children().iter().zip(read.children()).all(|(a, r)| written_as(r, a))
+}
 
 /// The integer types under test: what proptest and the model need beyond `LwcInt`.
 trait TestInt: LwcInt + Arbitrary + 'static {}
@@ -57,19 +73,6 @@ fn saturating_offset<T: LwcInt>(base: T, by: u64) -> T {
     } else {
         offset(base, by)
     }
-}
-
-fn expected_id(encoding: Encoding) -> Option<EncodingId> {
-    Some(match encoding {
-        Encoding::Plain => EncodingId::Plain,
-        Encoding::Constant => EncodingId::Constant,
-        Encoding::Bitpack => EncodingId::Bitpack,
-        Encoding::Bytepack => EncodingId::Bytepack,
-        Encoding::For => EncodingId::For,
-        Encoding::ForN { .. } => EncodingId::ForN,
-        Encoding::Dict => EncodingId::Dict,
-        Encoding::Auto => return None,
-    })
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -549,18 +552,16 @@ fn segment_case<T: TestInt>(case: &Case<T>) {
     let validity = case.validity();
     let mut rng = StdRng::seed_from_u64(case.seed);
     let preds = predicates(&rows, &case.constants, &mut rng);
-    for encoding in ENCODINGS {
-        let what = format!("{} segment {encoding:?}, {} rows", T::TYPE, rows.len());
-        let encoded = encode_segment(&case.values, validity.as_ref(), encoding);
-        if encoding == Encoding::Constant && distinct_values(&rows) > 1 {
+    for cascade in encodings() {
+        let what = format!("{} segment {cascade}, {} rows", T::TYPE, rows.len());
+        let encoded = encode_segment(&case.values, validity.as_ref(), cascade.clone());
+        if cascade.encoding() == Encoding::Constant && distinct_values(&rows) > 1 {
             assert!(matches!(encoded, Err(Error::NotApplicable { .. })), "{what}: {encoded:?}");
             continue;
         }
         let bytes = encoded.unwrap_or_else(|e| panic!("{what}: {e}"));
         let segment = Segment::<T>::open(&bytes).unwrap_or_else(|e| panic!("{what}: open: {e}"));
-        if let Some(id) = expected_id(encoding) {
-            assert_eq!(segment.encoding(), id, "{what}");
-        }
+        assert!(written_as(&segment.cascade(), &cascade), "{what}: written as {}", segment.cascade());
         assert_eq!(segment.encoded_len(), bytes.len(), "{what}");
         assert_eq!(segment.null_count(), rows.iter().filter(|r| r.is_none()).count(), "{what}: null_count");
         assert_eq!(segment.min(), rows.iter().flatten().min().copied(), "{what}: min");
@@ -626,11 +627,11 @@ fn column_case<T: TestInt>(case: &Case<T>, segment_rows: usize) {
     let segment_rows = segment_rows.max(rows.len() / 16).max(1);
     let mut rng = StdRng::seed_from_u64(case.seed);
     let preds = predicates(&rows, &case.constants, &mut rng);
-    for encoding in ENCODINGS {
-        let what = format!("{} column {encoding:?}, {} rows in segments of {segment_rows}", T::TYPE, rows.len());
-        let options = EncodeOptions { encoding, segment_rows };
-        let encoded = EncodedColumn::encode(&case.values, validity.as_ref(), options);
-        if encoding == Encoding::Constant && rows.chunks(segment_rows).any(|c| distinct_values(c) > 1) {
+    for cascade in encodings() {
+        let what = format!("{} column {cascade}, {} rows in segments of {segment_rows}", T::TYPE, rows.len());
+        let options = EncodeOptions { cascade: cascade.clone(), segment_rows };
+        let encoded = EncodedColumn::encode(&case.values, validity.as_ref(), options.clone());
+        if cascade.encoding() == Encoding::Constant && rows.chunks(segment_rows).any(|c| distinct_values(c) > 1) {
             assert!(matches!(encoded, Err(Error::NotApplicable { .. })), "{what}: {encoded:?}");
             continue;
         }
@@ -642,9 +643,7 @@ fn column_case<T: TestInt>(case: &Case<T>, segment_rows: usize) {
             sizes.iter().rev().skip(1).all(|&s| s == segment_rows) && sizes.last().is_none_or(|&s| s <= segment_rows),
             "{what}: segment sizes {sizes:?}"
         );
-        if let Some(id) = expected_id(encoding) {
-            assert!(column.encodings().iter().all(|&(e, _)| e == id), "{what}: {:?}", column.encodings());
-        }
+        assert!(column.cascades().iter().all(|(c, _)| written_as(c, &cascade)), "{what}: {:?}", column.cascades());
         assert_eq!(column.encoded_len(), column.segments().iter().map(|s| s.encoded_len()).sum::<usize>());
 
         // Bytes out, bytes in: the full check runs on the column read back.
@@ -654,8 +653,8 @@ fn column_case<T: TestInt>(case: &Case<T>, segment_rows: usize) {
         let again = reread.open::<T>().unwrap_or_else(|e| panic!("{what}: reopen: {e}"));
         check_view(&again, &rows, &preds, &mut rng, &what);
 
-        if encoding == Encoding::For {
-            let segment = encode_segment(&case.values, validity.as_ref(), encoding).unwrap();
+        if cascade.encoding() == Encoding::For {
+            let segment = encode_segment(&case.values, validity.as_ref(), Encoding::For).unwrap();
             check_wrong_types::<T>(&segment, &encoded);
             check_builder(case, options, &encoded);
         }
@@ -713,11 +712,11 @@ fn crossing_segment_boundary<T: TestInt>() {
         let all_preds = predicates(&rows, &case.constants, &mut rng);
         let preds: Vec<Predicate<T>> = (0..6).map(|_| all_preds[rng.gen_range(0..all_preds.len())].clone()).collect();
         let turn = T::TYPE as usize + k;
-        for (e, encoding) in ENCODINGS.into_iter().enumerate().filter(|(e, _)| (e + turn) % 3 == 0) {
-            let what = format!("{} column {encoding:?}, {n} rows", T::TYPE);
+        for (e, cascade) in encodings().into_iter().enumerate().filter(|(e, _)| (e + turn) % 3 == 0) {
+            let what = format!("{} column {cascade}, {n} rows", T::TYPE);
             let encoded =
-                EncodedColumn::encode(&case.values, validity.as_ref(), EncodeOptions::with_encoding(encoding));
-            if encoding == Encoding::Constant {
+                EncodedColumn::encode(&case.values, validity.as_ref(), EncodeOptions::with_encoding(cascade.clone()));
+            if cascade.encoding() == Encoding::Constant {
                 assert!(matches!(encoded, Err(Error::NotApplicable { .. })), "{what}");
                 continue;
             }
@@ -726,8 +725,8 @@ fn crossing_segment_boundary<T: TestInt>() {
             assert_eq!(column.segments().len(), n.div_ceil(65_536), "{what}: segments");
             check_view(&column, &rows, &preds, &mut rng, &what);
             if n == 65_537 && (e / 3 + turn) % 3 == 0 {
-                let what = format!("{} segment {encoding:?}, {n} rows", T::TYPE);
-                let bytes = encode_segment(&case.values, validity.as_ref(), encoding).unwrap();
+                let what = format!("{} segment {cascade}, {n} rows", T::TYPE);
+                let bytes = encode_segment(&case.values, validity.as_ref(), cascade).unwrap();
                 let segment = Segment::<T>::open(&bytes).unwrap();
                 check_view(&segment, &rows, &preds[..3], &mut rng, &what);
             }
@@ -803,7 +802,11 @@ for_each_type!(
 fn invalid_arguments_are_errors() {
     let values = [1u32, 2, 3];
     let invalid = |r: lwc::Result<EncodedColumn>| matches!(r, Err(Error::InvalidArgument(_)));
-    assert!(invalid(EncodedColumn::encode(&values, None, EncodeOptions { encoding: Encoding::For, segment_rows: 0 })));
+    assert!(invalid(EncodedColumn::encode(
+        &values,
+        None,
+        EncodeOptions { cascade: Encoding::For.into(), segment_rows: 0 }
+    )));
     assert!(invalid(EncodedColumn::encode(&values, Some(&Bitmap::new_set(2)), EncodeOptions::default())));
     for block in [0, 3, 100] {
         let r = EncodedColumn::encode(&values, None, EncodeOptions::with_encoding(Encoding::ForN { block }));
@@ -818,16 +821,23 @@ fn invalid_arguments_are_errors() {
     assert!(matches!(encode_segment(&values, None, Encoding::Constant), Err(Error::NotApplicable { .. })));
     let zero_rows = EncodeOptions { segment_rows: 0, ..Default::default() };
     assert!(matches!(ColumnBuilder::<u8>::new(zero_rows), Err(Error::InvalidArgument(_))));
+    let three_deep: Cascade = "dict(dict(for))".parse().unwrap();
+    assert!(matches!(Cascade::with_children(Encoding::Dict, [three_deep]), Err(Error::InvalidArgument(_))));
 }
 
 #[test]
 fn names_parse() {
     for id in EncodingId::ALL {
         let encoding = Encoding::from_name(id.name()).unwrap();
-        assert_eq!(expected_id(encoding), Some(id));
+        assert_eq!(encoding.id(), Some(id));
+        assert_eq!(encoding.to_string(), id.name());
         assert_eq!(EncodingId::from_id(id as u8), Ok(id));
     }
     assert_eq!(Encoding::from_name("auto"), Some(Encoding::Auto));
-    assert_eq!(Encoding::from_name("nope"), None);
+    assert_eq!(Encoding::from_name("for_n:256"), Some(Encoding::ForN { block: 256 }));
+    assert_eq!(Encoding::ForN { block: 256 }.to_string(), "for_n:256");
+    for bad in ["nope", "for:3", "for_n:x", "for_n:"] {
+        assert_eq!(Encoding::from_name(bad), None, "{bad}");
+    }
     assert_eq!(EncodingId::from_id(200), Err(Error::UnknownEncoding(200)));
 }

@@ -3,7 +3,7 @@
 //! dictionary is sorted, a value range is a code range: filters run on codes, and min/max of a selection
 //! are the dictionary entries of its smallest and largest code.
 
-use super::{encode_stream, Codec, Encoding, EncodingId, Params, Partial, Stats, StreamOps, StreamView};
+use super::{Codec, Encoding, EncodingId, Params, Partial, Stats, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
@@ -12,6 +12,9 @@ use crate::selection::Selection;
 use crate::types::{LwcInt, Word};
 
 pub(crate) struct Dict;
+
+/// The codes' encoding unless a cascade says otherwise: bit packing keeps every code one load away.
+const CODES: Encoding = Encoding::Bitpack;
 
 /// Largest dictionary whose four count tables (32 bytes an entry) stay in L1 when summing.
 const HISTOGRAM_MAX: usize = 1024;
@@ -32,22 +35,30 @@ fn distinct<T: LwcInt>(values: &[T], cap: usize) -> Option<Vec<T>> {
 impl Codec for Dict {
     const ID: EncodingId = EncodingId::Dict;
 
-    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: &Params) -> Option<usize> {
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> Option<usize> {
         // A dictionary only pays when its codes are narrower than frame-of-reference residuals.
         let cap = 1usize << stats.range_bits().saturating_sub(1).min(20);
         let d = distinct(values, cap)?;
-        let code_bits = (d.len().max(1) as u32 - 1).bits_used();
-        Some(16 + size_of_val(d.as_slice()) + kernel::packed_len(values.len(), code_bits))
+        let codes = if params.cascade.children().is_empty() {
+            // The default, bit packing, at the width of the largest code: no codes need computing.
+            kernel::packed_len(values.len(), (d.len().max(1) as u32 - 1).bits_used())
+        } else {
+            params.estimate_child(0, &codes_of(values, &d), CODES)?
+        };
+        Some(16 + size_of_val(d.as_slice()) + codes)
     }
 
-    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, _: &Params, out: &mut Writer) -> Result<()> {
+    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
         let dictionary = distinct(values, usize::MAX).expect("no cap");
         out.u32(dictionary.len() as u32);
         out.array(&dictionary);
-        let codes: Vec<u32> =
-            values.iter().map(|v| dictionary.binary_search(v).expect("value is in the dictionary") as u32).collect();
-        encode_stream::<u32>(&codes, Encoding::Bitpack, out).map(|_| ())
+        params.encode_child(0, &codes_of(values, &dictionary), CODES, out)
     }
+}
+
+/// Each value's index in `dictionary`, which holds them all.
+fn codes_of<T: LwcInt>(values: &[T], dictionary: &[T]) -> Vec<u32> {
+    values.iter().map(|v| dictionary.binary_search(v).expect("value is in the dictionary") as u32).collect()
 }
 
 pub(crate) struct DictView<'a, T: LwcInt> {
@@ -67,6 +78,11 @@ impl<'a, T: LwcInt> DictView<'a, T> {
         }
         let codes = StreamView::open_nested(r, n, depth + 1)?;
         Ok(DictView { dictionary, codes })
+    }
+
+    /// The codes stream.
+    pub fn codes(&self) -> &StreamView<'a, u32> {
+        &self.codes
     }
 
     /// The value of a code; a corrupt code past the end reads the last entry instead of out of bounds.

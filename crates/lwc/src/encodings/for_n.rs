@@ -67,6 +67,11 @@ impl<'a, T: LwcInt> ForNView<'a, T> {
         Ok(ForNView { shift: block.trailing_zeros(), refs, residuals: Packed::open::<T>(r, n)? })
     }
 
+    /// Values per reference.
+    pub fn block(&self) -> u32 {
+        1 << self.shift
+    }
+
     #[inline(always)]
     fn reference(&self, i: usize) -> T {
         self.refs[i >> self.shift]

@@ -6,11 +6,12 @@
 //! aggregate a selection. Operations an encoding cannot do better than "decode a block, then work on
 //! plain values" use the provided defaults, which stay block-at-a-time so nothing is materialized whole.
 //!
-//! Stream bytes: one byte of encoding id, then the encoding's own body. Child streams (dictionary codes)
-//! are streams too, so they can later be encoded by any encoding (cascades).
+//! Stream bytes: one byte of encoding id, then the encoding's own body. Child streams (dictionary codes,
+//! ...) are streams too, encoded by any encoding: a [`Cascade`] says which.
 
 pub(crate) mod bitpack;
 pub(crate) mod bytepack;
+mod cascade;
 pub(crate) mod constant;
 pub(crate) mod dict;
 pub(crate) mod for_n;
@@ -23,6 +24,8 @@ use crate::error::{Error, Result};
 use crate::kernels::{bitpack::BLOCK, positions::has_dense_block, scan};
 use crate::selection::Selection;
 use crate::types::{LwcInt, Word};
+
+pub use cascade::{Cascade, MAX_CASCADE_DEPTH};
 
 /// Stable identifiers of encodings, as stored in bytes and printed by tools. Add, never renumber.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -73,6 +76,14 @@ impl EncodingId {
     pub fn from_id(id: u8) -> Result<EncodingId> {
         EncodingId::ALL.get(id as usize).copied().ok_or(Error::UnknownEncoding(id))
     }
+
+    /// What each child stream holds, in order; empty for encodings without children.
+    pub fn child_names(self) -> &'static [&'static str] {
+        match self {
+            EncodingId::Dict => &["codes"],
+            _ => &[],
+        }
+    }
 }
 
 impl std::fmt::Display for EncodingId {
@@ -113,8 +124,16 @@ impl Encoding {
     /// FOR64 of seed 001.
     pub const FOR64: Encoding = Encoding::ForN { block: 64 };
 
-    /// Parses a stable name (`"for_n"` takes the default block of 64; `"auto"` is [`Encoding::Auto`]).
+    /// Parses a stable name (`"for_n"` takes the default block of 64, `"for_n:128"` another; `"auto"` is
+    /// [`Encoding::Auto`]).
     pub fn from_name(name: &str) -> Option<Encoding> {
+        if let Some((name, parameter)) = name.split_once(':') {
+            let parameter: u32 = parameter.parse().ok()?;
+            return match name {
+                "for_n" => Some(Encoding::ForN { block: parameter }),
+                _ => None,
+            };
+        }
         Some(match name {
             "plain" => Encoding::Plain,
             "constant" => Encoding::Constant,
@@ -126,6 +145,47 @@ impl Encoding {
             "auto" => Encoding::Auto,
             _ => return None,
         })
+    }
+
+    /// The stored encoding, `None` for [`Encoding::Auto`].
+    pub fn id(self) -> Option<EncodingId> {
+        Some(match self {
+            Encoding::Plain => EncodingId::Plain,
+            Encoding::Constant => EncodingId::Constant,
+            Encoding::Bitpack => EncodingId::Bitpack,
+            Encoding::Bytepack => EncodingId::Bytepack,
+            Encoding::For => EncodingId::For,
+            Encoding::ForN { .. } => EncodingId::ForN,
+            Encoding::Dict => EncodingId::Dict,
+            Encoding::Auto => return None,
+        })
+    }
+}
+
+/// The stable name, with a parameter where it differs from the default (`for_n:128`); [`Encoding::from_name`]
+/// parses it back.
+impl std::fmt::Display for Encoding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self, self.id()) {
+            (Encoding::ForN { block }, _) if *self != Encoding::FOR64 => write!(f, "for_n:{block}"),
+            (_, Some(id)) => f.write_str(id.name()),
+            (_, None) => f.write_str("auto"),
+        }
+    }
+}
+
+/// The encoding with its parameters at their defaults.
+impl From<EncodingId> for Encoding {
+    fn from(id: EncodingId) -> Encoding {
+        match id {
+            EncodingId::Plain => Encoding::Plain,
+            EncodingId::Constant => Encoding::Constant,
+            EncodingId::Bitpack => Encoding::Bitpack,
+            EncodingId::Bytepack => Encoding::Bytepack,
+            EncodingId::For => Encoding::For,
+            EncodingId::ForN => Encoding::FOR64,
+            EncodingId::Dict => Encoding::Dict,
+        }
     }
 }
 
@@ -195,15 +255,47 @@ pub(crate) trait Codec {
     fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()>;
 }
 
-/// Parameters of encodings that have any.
-#[derive(Debug, Clone, Copy)]
+/// What an encoder is told beyond the values: its parameters and how to encode its children.
+#[derive(Debug, Clone)]
 pub(crate) struct Params {
     pub for_n_block: u32,
+    /// The cascade being written; its children say how child streams are encoded.
+    pub cascade: Cascade,
+    /// Streams above this one (0 at the top).
+    pub depth: usize,
+}
+
+impl Params {
+    /// The parameters of `cascade`'s top encoding at `depth`.
+    fn of(cascade: &Cascade, depth: usize) -> Params {
+        let for_n_block = match cascade.encoding() {
+            Encoding::ForN { block } => block,
+            _ => 64,
+        };
+        Params { for_n_block, cascade: cascade.clone(), depth }
+    }
+
+    /// Encodes child stream `k` (id byte and body): as the cascade says, else with `default`.
+    pub fn encode_child<C: LwcInt>(&self, k: usize, values: &[C], default: Encoding, out: &mut Writer) -> Result<()> {
+        encode_stream_at(values, &self.cascade.child(k, default), self.depth + 1, out).map(|_| ())
+    }
+
+    /// Estimated bytes of child stream `k` (id byte and body), as [`Params::encode_child`] would write it.
+    pub fn estimate_child<C: LwcInt>(&self, k: usize, values: &[C], default: Encoding) -> Option<usize> {
+        let child = self.cascade.child(k, default);
+        let stats = Stats::compute(values);
+        let params = Params::of(&child, self.depth + 1);
+        let id = match child.encoding().id() {
+            Some(id) => id,
+            None => choose(values, &stats, &params),
+        };
+        Some(1 + estimate_of(id, values, &stats, &params)?)
+    }
 }
 
 impl Default for Params {
     fn default() -> Self {
-        Params { for_n_block: 64 }
+        Params::of(&Cascade::new(Encoding::Auto), 0)
     }
 }
 
@@ -336,9 +428,6 @@ pub(crate) trait StreamOps<T: LwcInt> {
     }
 }
 
-/// Child streams a stream may nest (a dictionary's codes are one); writers use at most one.
-const MAX_NESTING: usize = 4;
-
 /// A view over any encoded stream: dispatch of the operation set to the encoding's view.
 pub(crate) enum StreamView<'a, T: LwcInt> {
     Plain(plain::PlainView<'a, T>),
@@ -372,10 +461,10 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
 
     /// Opens a stream that sits `depth` child streams deep.
     pub fn open_nested(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
-        // Children open recursively: bound the depth, or a few bytes per level of corrupt input
-        // (dictionaries of dictionaries) overflow the stack.
-        if depth > MAX_NESTING {
-            return Err(Error::Corrupt(format!("streams nested deeper than {MAX_NESTING} levels")));
+        // Children open recursively: bound the depth (writers stack at most MAX_CASCADE_DEPTH streams), or
+        // a few bytes per level of corrupt input (dictionaries of dictionaries) overflow the stack.
+        if depth >= MAX_CASCADE_DEPTH {
+            return Err(Error::Corrupt(format!("streams nested deeper than {MAX_CASCADE_DEPTH} levels")));
         }
         let id = EncodingId::from_id(r.u8("stream encoding id")?)?;
         Ok(match id {
@@ -399,6 +488,19 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
             StreamView::ForN(_) => EncodingId::ForN,
             StreamView::Dict(_) => EncodingId::Dict,
         }
+    }
+
+    /// The cascade the stream was written with, as its bytes say.
+    pub fn cascade(&self) -> Cascade {
+        let encoding = match self {
+            StreamView::ForN(v) => Encoding::ForN { block: v.block() },
+            _ => self.encoding().into(),
+        };
+        let children = match self {
+            StreamView::Dict(v) => vec![v.codes().cascade()],
+            _ => Vec::new(),
+        };
+        Cascade::read(encoding, children)
     }
 }
 
@@ -451,6 +553,8 @@ fn estimate_of<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params
 }
 
 /// Picks `Auto`'s encoding: the smallest estimate; ties go to the encoding listed first (the cheaper to read).
+/// Encodings with children are left out where their children would stack deeper than
+/// [`MAX_CASCADE_DEPTH`]. (Choosing cascades by sampling belongs to the selector.)
 pub(crate) fn choose<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> EncodingId {
     const PREFERENCE: [EncodingId; 7] = [
         EncodingId::Constant,
@@ -461,29 +565,28 @@ pub(crate) fn choose<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params)
         EncodingId::Dict,
         EncodingId::Plain,
     ];
+    let room_for_children = params.depth + 1 < MAX_CASCADE_DEPTH;
     PREFERENCE
         .iter()
+        .filter(|id| room_for_children || id.child_names().is_empty())
         .filter_map(|&id| estimate_of(id, values, stats, params).map(|size| (size, id)))
         .min_by_key(|&(size, _)| size)
         .map_or(EncodingId::Plain, |(_, id)| id)
 }
 
-/// Encodes `values` as a stream (id byte and body) with the chosen encoding.
-pub(crate) fn encode_stream<T: LwcInt>(values: &[T], encoding: Encoding, out: &mut Writer) -> Result<EncodingId> {
+/// Encodes `values` as a stream (id byte and body) as `cascade` says; returns the top encoding used.
+pub(crate) fn encode_stream<T: LwcInt>(values: &[T], cascade: &Cascade, out: &mut Writer) -> Result<EncodingId> {
+    cascade.check()?;
+    encode_stream_at(values, cascade, 0, out)
+}
+
+/// [`encode_stream`] for a stream `depth` streams deep.
+fn encode_stream_at<T: LwcInt>(values: &[T], cascade: &Cascade, depth: usize, out: &mut Writer) -> Result<EncodingId> {
     let stats = Stats::compute(values);
-    let mut params = Params::default();
-    let id = match encoding {
-        Encoding::Plain => EncodingId::Plain,
-        Encoding::Constant => EncodingId::Constant,
-        Encoding::Bitpack => EncodingId::Bitpack,
-        Encoding::Bytepack => EncodingId::Bytepack,
-        Encoding::For => EncodingId::For,
-        Encoding::ForN { block } => {
-            params.for_n_block = block;
-            EncodingId::ForN
-        }
-        Encoding::Dict => EncodingId::Dict,
-        Encoding::Auto => choose(values, &stats, &params),
+    let params = Params::of(cascade, depth);
+    let id = match cascade.encoding().id() {
+        Some(id) => id,
+        None => choose(values, &stats, &params),
     };
     match id {
         EncodingId::Plain => encode_with::<plain::Plain, T>(values, &stats, &params, out),
