@@ -153,8 +153,8 @@ impl_word!(u8, u16, u32, u64);
 
 /// An integer type lwc can store: `u8`, `u16`, `u32`, `u64`, `i8`, `i16`, `i32`, `i64`.
 pub trait LwcInt: Pod + Ord + Default + Debug + Send + Sync + std::hash::Hash + sealed::SealedInt {
-    /// The unsigned word of the same width.
-    type Unsigned: Word;
+    /// The unsigned word of the same width (itself an `LwcInt`, so residuals can form child streams).
+    type Unsigned: Word + LwcInt<Unsigned = Self::Unsigned>;
     /// The type id stored in headers.
     const TYPE: IntType;
     /// Smallest value.

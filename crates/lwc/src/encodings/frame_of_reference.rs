@@ -79,7 +79,7 @@ impl<T: LwcInt> StreamOps<T> for ForView<'_, T> {
     fn aggregate(&self, selection: &Selection) -> Partial<T> {
         // Residuals are unsigned offsets from the reference: aggregate them, then shift once.
         let mut sum = 0u128;
-        let (mut min, mut max) = (T::Unsigned::MAX, T::Unsigned::ZERO);
+        let (mut min, mut max) = (<T::Unsigned as Word>::MAX, T::Unsigned::ZERO);
         let mut buf = [T::Unsigned::ZERO; kernel::BLOCK];
         let positions = selection.to_positions();
         for chunk in positions.chunks(kernel::BLOCK) {

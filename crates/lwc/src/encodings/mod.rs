@@ -27,7 +27,9 @@ use crate::types::{LwcInt, Word};
 
 pub use cascade::{Cascade, MAX_CASCADE_DEPTH};
 
-/// Stable identifiers of encodings, as stored in bytes and printed by tools. Add, never renumber.
+/// Stable identifiers of encodings, as stored in bytes and printed by tools. Add, never renumber. Ids
+/// reserved for the catalog: pfor 7, delta 8, delta2 9, sequence 10, rle 11, varint 12, gcd 13, lz4 14,
+/// zstd 15.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum EncodingId {
@@ -74,7 +76,7 @@ impl EncodingId {
 
     /// Parses a stored id.
     pub fn from_id(id: u8) -> Result<EncodingId> {
-        EncodingId::ALL.get(id as usize).copied().ok_or(Error::UnknownEncoding(id))
+        EncodingId::ALL.iter().copied().find(|&e| e as u8 == id).ok_or(Error::UnknownEncoding(id))
     }
 
     /// What each child stream holds, in order; empty for encodings without children.
