@@ -57,6 +57,9 @@ pub enum Error {
         /// Why it does not apply.
         reason: String,
     },
+    /// This build of lwc lacks what the data needs (a compressor left out by a cargo feature).
+    #[error("unsupported: {0}")]
+    Unsupported(String),
     /// An argument is invalid (a validity bitmap of the wrong length, a zero segment size, ...).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

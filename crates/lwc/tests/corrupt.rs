@@ -23,10 +23,24 @@ use rand::{Rng, SeedableRng};
 
 /// Every encoding, and cascades that put encodings under the ones with child streams.
 fn encodings() -> Vec<Cascade> {
-    ["plain", "constant", "bitpack", "bytepack", "for", "for_n:16", "for_n", "dict", "auto", "dict(for_n:16)"]
-        .iter()
-        .map(|c| c.parse().unwrap())
-        .collect()
+    [
+        "plain",
+        "constant",
+        "bitpack",
+        "bytepack",
+        "for",
+        "for_n:16",
+        "for_n",
+        "dict",
+        "lz4",
+        "zstd",
+        "auto",
+        "dict(for_n:16)",
+        "dict(lz4)",
+    ]
+    .iter()
+    .map(|c| c.parse().unwrap())
+    .collect()
 }
 
 /// Segment header bytes before the validity bitmap.

@@ -40,9 +40,11 @@ fn encodings() -> Vec<Cascade> {
         Encoding::ForN { block: 16 },
         Encoding::FOR64,
         Encoding::Dict,
+        Encoding::Lz4,
+        Encoding::Zstd,
         Encoding::Auto,
     ];
-    let cascades = ["dict(for)", "dict(for_n:16)", "dict(dict(plain))", "dict(auto)"];
+    let cascades = ["dict(for)", "dict(for_n:16)", "dict(dict(plain))", "dict(auto)", "dict(zstd)"];
     leaves.into_iter().map(Cascade::from).chain(cascades.iter().map(|c| c.parse().unwrap())).collect()
 }
 

@@ -12,11 +12,14 @@
 pub(crate) mod bitpack;
 pub(crate) mod bytepack;
 mod cascade;
+mod compressed;
 pub(crate) mod constant;
 pub(crate) mod dict;
 pub(crate) mod for_n;
 pub(crate) mod frame_of_reference;
+pub(crate) mod lz4;
 pub(crate) mod plain;
+pub(crate) mod zstd;
 
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
@@ -47,11 +50,15 @@ pub enum EncodingId {
     ForN = 5,
     /// Sorted distinct values and bit-packed codes.
     Dict = 6,
+    /// Blocks of 1,024 values compressed by LZ4.
+    Lz4 = 14,
+    /// Blocks of 1,024 values compressed by Zstandard.
+    Zstd = 15,
 }
 
 impl EncodingId {
     /// Every encoding, in id order.
-    pub const ALL: [EncodingId; 7] = [
+    pub const ALL: [EncodingId; 9] = [
         EncodingId::Plain,
         EncodingId::Constant,
         EncodingId::Bitpack,
@@ -59,6 +66,8 @@ impl EncodingId {
         EncodingId::For,
         EncodingId::ForN,
         EncodingId::Dict,
+        EncodingId::Lz4,
+        EncodingId::Zstd,
     ];
 
     /// The stable name (`"plain"`, `"for_n"`, ...).
@@ -71,6 +80,8 @@ impl EncodingId {
             EncodingId::For => "for",
             EncodingId::ForN => "for_n",
             EncodingId::Dict => "dict",
+            EncodingId::Lz4 => "lz4",
+            EncodingId::Zstd => "zstd",
         }
     }
 
@@ -116,6 +127,10 @@ pub enum Encoding {
     },
     /// Sorted distinct values, and codes bit-packed as a child stream.
     Dict,
+    /// Blocks of 1,024 values compressed by LZ4: a heavyweight baseline (random access decompresses a block).
+    Lz4,
+    /// Blocks of 1,024 values compressed by Zstandard (level 3): a heavyweight baseline.
+    Zstd,
     /// The smallest estimated encoding for each segment. (The sampling selector with objectives is a
     /// later layer; this picks by exact size estimates from one pass over the values.)
     #[default]
@@ -144,6 +159,8 @@ impl Encoding {
             "for" => Encoding::For,
             "for_n" => Encoding::FOR64,
             "dict" => Encoding::Dict,
+            "lz4" => Encoding::Lz4,
+            "zstd" => Encoding::Zstd,
             "auto" => Encoding::Auto,
             _ => return None,
         })
@@ -159,6 +176,8 @@ impl Encoding {
             Encoding::For => EncodingId::For,
             Encoding::ForN { .. } => EncodingId::ForN,
             Encoding::Dict => EncodingId::Dict,
+            Encoding::Lz4 => EncodingId::Lz4,
+            Encoding::Zstd => EncodingId::Zstd,
             Encoding::Auto => return None,
         })
     }
@@ -187,6 +206,8 @@ impl From<EncodingId> for Encoding {
             EncodingId::For => Encoding::For,
             EncodingId::ForN => Encoding::FOR64,
             EncodingId::Dict => Encoding::Dict,
+            EncodingId::Lz4 => Encoding::Lz4,
+            EncodingId::Zstd => Encoding::Zstd,
         }
     }
 }
@@ -439,6 +460,8 @@ pub(crate) enum StreamView<'a, T: LwcInt> {
     For(frame_of_reference::ForView<'a, T>),
     ForN(for_n::ForNView<'a, T>),
     Dict(Box<dict::DictView<'a, T>>),
+    Lz4(compressed::CompressedView<'a, T, lz4::Lz4>),
+    Zstd(compressed::CompressedView<'a, T, zstd::Zstd>),
 }
 
 macro_rules! dispatch {
@@ -451,6 +474,8 @@ macro_rules! dispatch {
             StreamView::For($v) => $body,
             StreamView::ForN($v) => $body,
             StreamView::Dict($v) => $body,
+            StreamView::Lz4($v) => $body,
+            StreamView::Zstd($v) => $body,
         }
     };
 }
@@ -477,6 +502,8 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
             EncodingId::For => StreamView::For(frame_of_reference::ForView::open(r, n)?),
             EncodingId::ForN => StreamView::ForN(for_n::ForNView::open(r, n)?),
             EncodingId::Dict => StreamView::Dict(Box::new(dict::DictView::open(r, n, depth)?)),
+            EncodingId::Lz4 => StreamView::Lz4(compressed::CompressedView::open(r, n)?),
+            EncodingId::Zstd => StreamView::Zstd(compressed::CompressedView::open(r, n)?),
         })
     }
 
@@ -489,6 +516,8 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
             StreamView::For(_) => EncodingId::For,
             StreamView::ForN(_) => EncodingId::ForN,
             StreamView::Dict(_) => EncodingId::Dict,
+            StreamView::Lz4(_) => EncodingId::Lz4,
+            StreamView::Zstd(_) => EncodingId::Zstd,
         }
     }
 
@@ -551,10 +580,13 @@ fn estimate_of<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params
         EncodingId::For => frame_of_reference::For::estimate(values, stats, params),
         EncodingId::ForN => for_n::ForN::estimate(values, stats, params),
         EncodingId::Dict => dict::Dict::estimate(values, stats, params),
+        EncodingId::Lz4 => compressed::Compressed::<lz4::Lz4>::estimate(values, stats, params),
+        EncodingId::Zstd => compressed::Compressed::<zstd::Zstd>::estimate(values, stats, params),
     }
 }
 
 /// Picks `Auto`'s encoding: the smallest estimate; ties go to the encoding listed first (the cheaper to read).
+/// The heavyweight `lz4` and `zstd` are not candidates: they cost a block decompression per random access.
 /// Encodings with children are left out where their children would stack deeper than
 /// [`MAX_CASCADE_DEPTH`]. (Choosing cascades by sampling belongs to the selector.)
 pub(crate) fn choose<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> EncodingId {
@@ -598,6 +630,8 @@ fn encode_stream_at<T: LwcInt>(values: &[T], cascade: &Cascade, depth: usize, ou
         EncodingId::For => encode_with::<frame_of_reference::For, T>(values, &stats, &params, out),
         EncodingId::ForN => encode_with::<for_n::ForN, T>(values, &stats, &params, out),
         EncodingId::Dict => encode_with::<dict::Dict, T>(values, &stats, &params, out),
+        EncodingId::Lz4 => encode_with::<compressed::Compressed<lz4::Lz4>, T>(values, &stats, &params, out),
+        EncodingId::Zstd => encode_with::<compressed::Compressed<zstd::Zstd>, T>(values, &stats, &params, out),
     }?;
     Ok(id)
 }

@@ -1,0 +1,176 @@
+//! What `lz4` and `zstd` share: the values cut into blocks of [`BLOCK`] values, each block's bytes
+//! compressed on its own by a general-purpose byte compressor, so random access decompresses one block
+//! (4 KiB of `u32`) rather than the segment. They are the heavyweight baselines of seeds 000 and 002, and
+//! the last step of a cascade (`delta(zstd)`).
+//!
+//! Bytes: `u32` count of blocks, then (8-aligned) one `u32` end offset per block into the compressed
+//! data, then the compressed blocks back to back.
+//!
+//! Validation at open checks the block table, not the compressed bytes: decompressing everything would
+//! make opening as slow as a full decode. A block that fails to decompress, or decompresses short, reads
+//! as zeros: answers on corrupt data may be wrong (the file layer's checksums catch that), but reading
+//! never panics and never leaves the block.
+
+use std::marker::PhantomData;
+
+use super::{Codec, EncodingId, Params, Stats, StreamOps};
+use crate::bytes::{Reader, Writer};
+use crate::error::{Error, Result};
+use crate::kernels::bitpack::BLOCK;
+use crate::types::LwcInt;
+
+/// A byte compressor that works one block at a time.
+pub(crate) trait ByteCompressor {
+    const ID: EncodingId;
+    /// Appends the compressed form of `raw` to `out`.
+    fn compress(raw: &[u8], out: &mut Vec<u8>) -> Result<()>;
+    /// Fills `raw` from `compressed`; false if the bytes do not decompress to exactly `raw.len()` bytes.
+    fn decompress(compressed: &[u8], raw: &mut [u8]) -> bool;
+    /// Whether this build can decompress (the compressor is a cargo feature of lwc).
+    fn available() -> Result<()>;
+}
+
+/// The [`Codec`] of a [`ByteCompressor`].
+pub(crate) struct Compressed<C>(PhantomData<C>);
+
+impl<C: ByteCompressor> Codec for Compressed<C> {
+    const ID: EncodingId = C::ID;
+
+    /// Compresses for real: there is no cheaper honest estimate of a general-purpose compressor. `Auto`
+    /// does not consider heavyweight codecs, so this runs only for cascades that name them.
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> Option<usize> {
+        let mut out = Writer::new();
+        Self::encode(values, stats, params, &mut out).ok()?;
+        Some(out.len())
+    }
+
+    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, _: &Params, out: &mut Writer) -> Result<()> {
+        let mut ends = Vec::with_capacity(values.len().div_ceil(BLOCK));
+        let mut data = Vec::new();
+        for block in values.chunks(BLOCK) {
+            C::compress(bytemuck::cast_slice(block), &mut data)?;
+            let end = u32::try_from(data.len())
+                .map_err(|_| Error::InvalidArgument(format!("{}: over 4 GiB compressed", C::ID)))?;
+            ends.push(end);
+        }
+        out.u32(ends.len() as u32);
+        out.array(&ends);
+        out.packed(|buf| buf.extend_from_slice(&data));
+        Ok(())
+    }
+}
+
+/// A validated view over compressed blocks.
+pub(crate) struct CompressedView<'a, T, C> {
+    n: usize,
+    ends: &'a [u32],
+    data: &'a [u8],
+    values: PhantomData<(T, C)>,
+}
+
+impl<'a, T: LwcInt, C: ByteCompressor> CompressedView<'a, T, C> {
+    pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+        C::available()?;
+        let blocks = r.u32("compressed block count")? as usize;
+        if blocks != n.div_ceil(BLOCK) {
+            return Err(Error::Corrupt(format!("{}: {blocks} blocks for {n} values", C::ID)));
+        }
+        let ends: &[u32] = r.array("compressed block ends", blocks)?;
+        if ends.windows(2).any(|w| w[0] > w[1]) {
+            return Err(Error::Corrupt(format!("{}: block ends are not ascending", C::ID)));
+        }
+        let data = r.take("compressed blocks", ends.last().map_or(0, |&e| e as usize))?;
+        Ok(CompressedView { n, ends, data, values: PhantomData })
+    }
+
+    /// Decompresses block `b` into `out` (the block's length; zeros if the block is corrupt).
+    fn decode_block(&self, b: usize, out: &mut [T]) {
+        let start = if b == 0 { 0 } else { self.ends[b - 1] as usize };
+        if !C::decompress(&self.data[start..self.ends[b] as usize], bytemuck::cast_slice_mut(out)) {
+            out.fill(T::default());
+        }
+    }
+
+    /// Values in block `b`.
+    fn block_len(&self, b: usize) -> usize {
+        (self.n - b * BLOCK).min(BLOCK)
+    }
+}
+
+impl<T: LwcInt, C: ByteCompressor> StreamOps<T> for CompressedView<'_, T, C> {
+    fn len(&self) -> usize {
+        self.n
+    }
+
+    fn decode_into(&self, start: usize, out: &mut [T]) {
+        let mut buf = [T::default(); BLOCK];
+        let (mut at, mut rest) = (start, out);
+        while !rest.is_empty() {
+            let (b, offset) = (at / BLOCK, at % BLOCK);
+            let len = self.block_len(b);
+            let take = (len - offset).min(rest.len());
+            let (head, tail) = rest.split_at_mut(take);
+            if offset == 0 && take == len {
+                self.decode_block(b, head); // a whole block goes straight to the output
+            } else {
+                self.decode_block(b, &mut buf[..len]);
+                head.copy_from_slice(&buf[offset..offset + take]);
+            }
+            at += take;
+            rest = tail;
+        }
+    }
+
+    fn get(&self, i: usize) -> T {
+        let mut buf = [T::default(); BLOCK];
+        let b = i / BLOCK;
+        self.decode_block(b, &mut buf[..self.block_len(b)]);
+        buf[i % BLOCK]
+    }
+
+    /// Keeps the last block decompressed, so positions that stay in a block (sorted lists above all)
+    /// decompress it once.
+    fn take_into(&self, positions: &[u32], out: &mut [T]) {
+        let mut buf = [T::default(); BLOCK];
+        let mut current = usize::MAX;
+        for (o, &p) in out.iter_mut().zip(positions) {
+            let b = p as usize / BLOCK;
+            if b != current {
+                self.decode_block(b, &mut buf[..self.block_len(b)]);
+                current = b;
+            }
+            *o = buf[p as usize % BLOCK];
+        }
+    }
+
+    fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
+        self.take_into(positions, out)
+    }
+}
+
+#[cfg(all(test, feature = "lz4", feature = "zstd"))]
+mod tests {
+    use crate::bytes::{Reader, Writer};
+    use crate::encodings::{encode_stream, Encoding, StreamOps, StreamView};
+
+    /// A repetitive series compresses far below its plain size, and reads back block by block.
+    #[test]
+    fn repetitive_data_compresses_and_reads_back() {
+        let values: Vec<u64> = (0..10_000u64).map(|i| 1_700_000_000 + (i % 7) * 1000).collect();
+        for encoding in [Encoding::Lz4, Encoding::Zstd] {
+            let mut w = Writer::new();
+            encode_stream(&values, &encoding.into(), &mut w).unwrap();
+            let bytes = w.into_aligned();
+            assert!(bytes.len() * 10 < values.len() * 8, "{encoding}: {} bytes", bytes.len());
+            let view = StreamView::<u64>::open(&mut Reader::new(&bytes), values.len()).unwrap();
+            assert_eq!(view.get(9_999), values[9_999]);
+            let mut out = vec![0; 3000];
+            view.decode_into(1000, &mut out);
+            assert_eq!(out, values[1000..4000]);
+            let positions = [9_999u32, 0, 5_000, 5_001];
+            let mut taken = [0; 4];
+            view.take_into(&positions, &mut taken);
+            assert_eq!(taken, positions.map(|p| values[p as usize]));
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! `lz4`: blocks of 1,024 values compressed by LZ4 (the `lz4_flex` block format), the fast
+//! heavyweight baseline. The block layout and operations are shared with `zstd` (see `compressed.rs`).
+
+use super::compressed::ByteCompressor;
+use super::EncodingId;
+use crate::error::Result;
+
+pub(crate) struct Lz4;
+
+impl ByteCompressor for Lz4 {
+    const ID: EncodingId = EncodingId::Lz4;
+
+    #[cfg(feature = "lz4")]
+    fn compress(raw: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        out.extend_from_slice(&lz4_flex::block::compress(raw));
+        Ok(())
+    }
+
+    #[cfg(feature = "lz4")]
+    fn decompress(compressed: &[u8], raw: &mut [u8]) -> bool {
+        lz4_flex::block::decompress_into(compressed, raw).is_ok_and(|n| n == raw.len())
+    }
+
+    #[cfg(feature = "lz4")]
+    fn available() -> Result<()> {
+        Ok(())
+    }
+
+    #[cfg(not(feature = "lz4"))]
+    fn compress(_: &[u8], _: &mut Vec<u8>) -> Result<()> {
+        Self::available()
+    }
+
+    #[cfg(not(feature = "lz4"))]
+    fn decompress(_: &[u8], _: &mut [u8]) -> bool {
+        false
+    }
+
+    #[cfg(not(feature = "lz4"))]
+    fn available() -> Result<()> {
+        Err(crate::error::Error::Unsupported("lz4: lwc was built without its `lz4` feature".into()))
+    }
+}
