@@ -16,7 +16,10 @@ pub(crate) mod constant;
 pub(crate) mod dict;
 pub(crate) mod for_n;
 pub(crate) mod frame_of_reference;
+pub(crate) mod gcd;
+pub(crate) mod pfor;
 pub(crate) mod plain;
+pub(crate) mod varint;
 
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
@@ -47,11 +50,17 @@ pub enum EncodingId {
     ForN = 5,
     /// Sorted distinct values and bit-packed codes.
     Dict = 6,
+    /// Patched frame of reference: residuals bit-packed at a width most fit, the rest as exceptions.
+    Pfor = 7,
+    /// Byte-aligned variable-length residuals (LEB128), a byte offset every 128 values.
+    Varint = 12,
+    /// Residuals divided by their greatest common divisor, the quotients as a child stream.
+    Gcd = 13,
 }
 
 impl EncodingId {
     /// Every encoding, in id order.
-    pub const ALL: [EncodingId; 7] = [
+    pub const ALL: [EncodingId; 10] = [
         EncodingId::Plain,
         EncodingId::Constant,
         EncodingId::Bitpack,
@@ -59,6 +68,9 @@ impl EncodingId {
         EncodingId::For,
         EncodingId::ForN,
         EncodingId::Dict,
+        EncodingId::Pfor,
+        EncodingId::Varint,
+        EncodingId::Gcd,
     ];
 
     /// The stable name (`"plain"`, `"for_n"`, ...).
@@ -71,6 +83,9 @@ impl EncodingId {
             EncodingId::For => "for",
             EncodingId::ForN => "for_n",
             EncodingId::Dict => "dict",
+            EncodingId::Pfor => "pfor",
+            EncodingId::Varint => "varint",
+            EncodingId::Gcd => "gcd",
         }
     }
 
@@ -83,6 +98,8 @@ impl EncodingId {
     pub fn child_names(self) -> &'static [&'static str] {
         match self {
             EncodingId::Dict => &["codes"],
+            EncodingId::Pfor => &["exception positions", "exception values"],
+            EncodingId::Gcd => &["quotients"],
             _ => &[],
         }
     }
@@ -116,6 +133,15 @@ pub enum Encoding {
     },
     /// Sorted distinct values, and codes bit-packed as a child stream.
     Dict,
+    /// Patched frame of reference (seed 002's PFOR): `value - min` bit-packed at the width that minimizes
+    /// the total size, the values that do not fit kept as exceptions in two child streams.
+    Pfor,
+    /// `value - min` in LEB128 bytes (byte-aligned null suppression per value), a byte offset every 128
+    /// values for `get`.
+    Varint,
+    /// `(value - min) / d` for the greatest common divisor `d > 1` of those differences, the quotients as a
+    /// child stream; fails on data whose differences have no common divisor.
+    Gcd,
     /// The smallest estimated encoding for each segment. (The sampling selector with objectives is a
     /// later layer; this picks by exact size estimates from one pass over the values.)
     #[default]
@@ -144,6 +170,9 @@ impl Encoding {
             "for" => Encoding::For,
             "for_n" => Encoding::FOR64,
             "dict" => Encoding::Dict,
+            "pfor" => Encoding::Pfor,
+            "varint" => Encoding::Varint,
+            "gcd" => Encoding::Gcd,
             "auto" => Encoding::Auto,
             _ => return None,
         })
@@ -159,6 +188,9 @@ impl Encoding {
             Encoding::For => EncodingId::For,
             Encoding::ForN { .. } => EncodingId::ForN,
             Encoding::Dict => EncodingId::Dict,
+            Encoding::Pfor => EncodingId::Pfor,
+            Encoding::Varint => EncodingId::Varint,
+            Encoding::Gcd => EncodingId::Gcd,
             Encoding::Auto => return None,
         })
     }
@@ -187,6 +219,9 @@ impl From<EncodingId> for Encoding {
             EncodingId::For => Encoding::For,
             EncodingId::ForN => Encoding::FOR64,
             EncodingId::Dict => Encoding::Dict,
+            EncodingId::Pfor => Encoding::Pfor,
+            EncodingId::Varint => Encoding::Varint,
+            EncodingId::Gcd => Encoding::Gcd,
         }
     }
 }
@@ -439,6 +474,9 @@ pub(crate) enum StreamView<'a, T: LwcInt> {
     For(frame_of_reference::ForView<'a, T>),
     ForN(for_n::ForNView<'a, T>),
     Dict(Box<dict::DictView<'a, T>>),
+    Pfor(Box<pfor::PforView<'a, T>>),
+    Varint(varint::VarintView<'a, T>),
+    Gcd(Box<gcd::GcdView<'a, T>>),
 }
 
 macro_rules! dispatch {
@@ -451,6 +489,9 @@ macro_rules! dispatch {
             StreamView::For($v) => $body,
             StreamView::ForN($v) => $body,
             StreamView::Dict($v) => $body,
+            StreamView::Pfor($v) => $body,
+            StreamView::Varint($v) => $body,
+            StreamView::Gcd($v) => $body,
         }
     };
 }
@@ -477,6 +518,9 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
             EncodingId::For => StreamView::For(frame_of_reference::ForView::open(r, n)?),
             EncodingId::ForN => StreamView::ForN(for_n::ForNView::open(r, n)?),
             EncodingId::Dict => StreamView::Dict(Box::new(dict::DictView::open(r, n, depth)?)),
+            EncodingId::Pfor => StreamView::Pfor(Box::new(pfor::PforView::open(r, n, depth)?)),
+            EncodingId::Varint => StreamView::Varint(varint::VarintView::open(r, n)?),
+            EncodingId::Gcd => StreamView::Gcd(Box::new(gcd::GcdView::open(r, n, depth)?)),
         })
     }
 
@@ -489,6 +533,9 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
             StreamView::For(_) => EncodingId::For,
             StreamView::ForN(_) => EncodingId::ForN,
             StreamView::Dict(_) => EncodingId::Dict,
+            StreamView::Pfor(_) => EncodingId::Pfor,
+            StreamView::Varint(_) => EncodingId::Varint,
+            StreamView::Gcd(_) => EncodingId::Gcd,
         }
     }
 
@@ -500,6 +547,8 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
         };
         let children = match self {
             StreamView::Dict(v) => vec![v.codes().cascade()],
+            StreamView::Pfor(v) => vec![v.positions().cascade(), v.exceptions().cascade()],
+            StreamView::Gcd(v) => vec![v.quotients().cascade()],
             _ => Vec::new(),
         };
         Cascade::read(encoding, children)
@@ -537,6 +586,104 @@ impl<T: LwcInt> StreamOps<T> for StreamView<'_, T> {
     }
 }
 
+/// A child stream of unsigned words (`T::Unsigned`: exception bits, quotients), behind a trait object.
+///
+/// A view cannot hold a `StreamView<'a, T::Unsigned>` field: the compiler's implied-bounds inference
+/// follows `T::Unsigned::Unsigned...` through the recursive `StreamView` without seeing that the
+/// projection is idempotent, and stops with "overflow computing implied lifetime bounds". A trait
+/// object ends that walk; calling through it costs the same indirect jump as `StreamView`'s match.
+pub(crate) struct WordStream<'a, U: LwcInt>(Box<dyn DynStream<U> + 'a>);
+
+impl<'a, U: LwcInt> WordStream<'a, U> {
+    /// Opens a child stream of `n` values that sits `depth` streams deep.
+    pub fn open_nested(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
+        Ok(WordStream(Box::new(StreamView::<U>::open_nested(r, n, depth)?)))
+    }
+
+    /// The cascade the stream was written with.
+    pub fn cascade(&self) -> Cascade {
+        self.0.cascade()
+    }
+}
+
+/// [`StreamOps`] without its generic method, so it can sit behind `dyn`, and the cascade.
+trait DynStream<U: LwcInt> {
+    fn len(&self) -> usize;
+    fn decode_into(&self, start: usize, out: &mut [U]);
+    fn get(&self, i: usize) -> U;
+    fn take_into(&self, positions: &[u32], out: &mut [U]);
+    fn take_sorted_into(&self, positions: &[u32], out: &mut [U]);
+    fn filter_range(&self, lo: U, hi: U, out: &mut Bitmap);
+    fn filter_in(&self, set: &[U], out: &mut Bitmap);
+    fn sum(&self) -> i128;
+    fn aggregate(&self, selection: &Selection) -> Partial<U>;
+    fn cascade(&self) -> Cascade;
+}
+
+impl<U: LwcInt> DynStream<U> for StreamView<'_, U> {
+    fn len(&self) -> usize {
+        StreamOps::len(self)
+    }
+    fn decode_into(&self, start: usize, out: &mut [U]) {
+        StreamOps::decode_into(self, start, out)
+    }
+    fn get(&self, i: usize) -> U {
+        StreamOps::get(self, i)
+    }
+    fn take_into(&self, positions: &[u32], out: &mut [U]) {
+        StreamOps::take_into(self, positions, out)
+    }
+    fn take_sorted_into(&self, positions: &[u32], out: &mut [U]) {
+        StreamOps::take_sorted_into(self, positions, out)
+    }
+    fn filter_range(&self, lo: U, hi: U, out: &mut Bitmap) {
+        StreamOps::filter_range(self, lo, hi, out)
+    }
+    fn filter_in(&self, set: &[U], out: &mut Bitmap) {
+        StreamOps::filter_in(self, set, out)
+    }
+    fn sum(&self) -> i128 {
+        StreamOps::sum(self)
+    }
+    fn aggregate(&self, selection: &Selection) -> Partial<U> {
+        StreamOps::aggregate(self, selection)
+    }
+    fn cascade(&self) -> Cascade {
+        StreamView::cascade(self)
+    }
+}
+
+impl<U: LwcInt> StreamOps<U> for WordStream<'_, U> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn decode_into(&self, start: usize, out: &mut [U]) {
+        self.0.decode_into(start, out)
+    }
+    #[inline(always)]
+    fn get(&self, i: usize) -> U {
+        self.0.get(i)
+    }
+    fn take_into(&self, positions: &[u32], out: &mut [U]) {
+        self.0.take_into(positions, out)
+    }
+    fn take_sorted_into(&self, positions: &[u32], out: &mut [U]) {
+        self.0.take_sorted_into(positions, out)
+    }
+    fn filter_range(&self, lo: U, hi: U, out: &mut Bitmap) {
+        self.0.filter_range(lo, hi, out)
+    }
+    fn filter_in(&self, set: &[U], out: &mut Bitmap) {
+        self.0.filter_in(set, out)
+    }
+    fn sum(&self) -> i128 {
+        self.0.sum()
+    }
+    fn aggregate(&self, selection: &Selection) -> Partial<U> {
+        self.0.aggregate(selection)
+    }
+}
+
 fn encode_with<C: Codec, T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
     out.u8(C::ID as u8);
     C::encode(values, stats, params, out)
@@ -551,6 +698,9 @@ fn estimate_of<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params
         EncodingId::For => frame_of_reference::For::estimate(values, stats, params),
         EncodingId::ForN => for_n::ForN::estimate(values, stats, params),
         EncodingId::Dict => dict::Dict::estimate(values, stats, params),
+        EncodingId::Pfor => pfor::Pfor::estimate(values, stats, params),
+        EncodingId::Varint => varint::Varint::estimate(values, stats, params),
+        EncodingId::Gcd => gcd::Gcd::estimate(values, stats, params),
     }
 }
 
@@ -558,13 +708,16 @@ fn estimate_of<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params
 /// Encodings with children are left out where their children would stack deeper than
 /// [`MAX_CASCADE_DEPTH`]. (Choosing cascades by sampling belongs to the selector.)
 pub(crate) fn choose<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> EncodingId {
-    const PREFERENCE: [EncodingId; 7] = [
+    const PREFERENCE: [EncodingId; 10] = [
         EncodingId::Constant,
         EncodingId::Bitpack,
         EncodingId::For,
         EncodingId::Bytepack,
         EncodingId::ForN,
         EncodingId::Dict,
+        EncodingId::Gcd,
+        EncodingId::Pfor,
+        EncodingId::Varint,
         EncodingId::Plain,
     ];
     let room_for_children = params.depth + 1 < MAX_CASCADE_DEPTH;
@@ -598,6 +751,9 @@ fn encode_stream_at<T: LwcInt>(values: &[T], cascade: &Cascade, depth: usize, ou
         EncodingId::For => encode_with::<frame_of_reference::For, T>(values, &stats, &params, out),
         EncodingId::ForN => encode_with::<for_n::ForN, T>(values, &stats, &params, out),
         EncodingId::Dict => encode_with::<dict::Dict, T>(values, &stats, &params, out),
+        EncodingId::Pfor => encode_with::<pfor::Pfor, T>(values, &stats, &params, out),
+        EncodingId::Varint => encode_with::<varint::Varint, T>(values, &stats, &params, out),
+        EncodingId::Gcd => encode_with::<gcd::Gcd, T>(values, &stats, &params, out),
     }?;
     Ok(id)
 }
