@@ -592,7 +592,7 @@ impl<T: LwcInt> StreamOps<T> for StreamView<'_, T> {
 /// follows `T::Unsigned::Unsigned...` through the recursive `StreamView` without seeing that the
 /// projection is idempotent, and stops with "overflow computing implied lifetime bounds". A trait
 /// object ends that walk; calling through it costs the same indirect jump as `StreamView`'s match.
-pub(crate) struct WordStream<'a, U: LwcInt>(Box<dyn DynStream<U> + 'a>);
+pub(crate) struct WordStream<'a, U: LwcInt>(Box<dyn DynStream<U> + Send + Sync + 'a>);
 
 impl<'a, U: LwcInt> WordStream<'a, U> {
     /// Opens a child stream of `n` values that sits `depth` streams deep.

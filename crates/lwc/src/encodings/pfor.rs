@@ -1,26 +1,32 @@
 //! `pfor`: patched frame of reference (PFOR, seed 002's SIMD-FastPFOR). Residuals `value - min` are
-//! bit-packed at a width `w` that most of them fit; the few that do not (exceptions) keep their low `w`
-//! bits in the packed slot and their high bits, `residual >> w`, in a child stream. One outlier no longer
-//! widens every value: on seed 002's D4 (90 % near 2^5, 10 % near 2^25) `for` packs 26 bits a value,
-//! `pfor` 7 bits plus a few bytes per exception.
+//! bit-packed at a width `w` that most of them fit; the few that do not (exceptions) are kept whole in
+//! child streams, and their packed slot holds the marker `2^w - 1`. One outlier no longer widens every
+//! value: on seed 002's D4 (90 % near 2^5, 10 % near 2^25) `for` packs 26 bits a value, `pfor` 7 bits
+//! plus a few bytes per exception.
 //!
-//! Bytes: the reference (8, zero-extended bits), the width byte and the packed low bits (as `for`), the
+//! Bytes: the reference (8, zero-extended bits), the width byte and the packed slots (as `for`), the
 //! exception index (u32 each, 8-aligned: for each block of [`BLOCK`] rows, the index of its first
 //! exception, then the number of exceptions), and two child streams of one value per exception:
 //! - `exception positions` (u32): the row's offset within its block (below 1,024), ascending within the
 //!   block; the block comes from the index. Offsets need 10 bits where row numbers need 16.
-//! - `exception values` (`T::Unsigned`): the high bits.
+//! - `exception values` (`T::Unsigned`): the whole residual.
 //!
-//! Why an index per block rather than a bitmap of exceptions: the index costs 32 bits per 1,024 rows
-//! (0.03 bits a row), a bitmap 1 bit a row, 14 % on top of D4's 7-bit residuals. `get` reads the block's
-//! two index entries; most blocks of data worth this encoding have few exceptions, and a block with some
-//! takes a binary search over its offsets (about 7 probes at D4's 100 a block).
+//! Finding a row's exception: only a row whose slot holds the marker can have one (a value equal to the
+//! marker is stored as it is and merely pays the search). The block's two index entries bound its
+//! exceptions, and a binary search over their offsets finds the row's. So `get` of an ordinary row costs
+//! `for`'s plus one compare. Measured on D4 (`cargo bench -p lwc --bench segments -- pfor_d4`), 1,000
+//! random gets took 58 µs when every row searched its block (about 100 exceptions a block), 10 µs with
+//! the marker (`for`: 4 µs); take of 1,000 62 µs, then 4.5 µs (`for`: 1.6 µs). The marker costs the
+//! exceptions their low bits, so the child keeps whole residuals: 8 bits each on D4 instead of 1 for
+//! high bits alone, about 2 % of plain. A bitmap of exceptions would find them in O(1) too, but costs a
+//! bit a row whatever their number (14 % on top of D4's 7-bit residuals); the index costs 32 bits per
+//! 1,024 rows.
 //!
 //! Width: one pass counts the residuals of each bit width; the width then minimizes packed bits plus
-//! exception bits (offset and high bits), as FastPFOR does. Decoding unpacks a block and adds each
-//! exception's `high << w`; filters compare the packed low bits where the constant range starts below
-//! `2^w` and then recompute the exceptions' rows; the sum is `n * reference + sum of low bits + sum of
-//! high << w`.
+//! exception bits (offset and residual), as FastPFOR does. Decoding unpacks a block and overwrites its
+//! exceptions; filters compare the packed slots where the constant range starts below `2^w`, then
+//! recompute the exceptions' rows; the sum is `n * reference + sum of slots + sum over exceptions of
+//! (residual - marker)`.
 
 use super::bitpack::Packed;
 use super::{read_value, value_bits, Codec, Encoding, EncodingId, Params, Stats, StreamOps, StreamView, WordStream};
@@ -33,12 +39,13 @@ use crate::types::{LwcInt, Word};
 pub(crate) struct Pfor;
 
 /// Offsets are below [`BLOCK`] and ascend within a block: bit packing stores them at 10 bits or fewer and
-/// reads each with one load, which the binary search in `get` wants.
+/// reads each with one load, which the binary search wants.
 const POSITIONS: Encoding = Encoding::Bitpack;
 
-/// High bits of outliers cluster around the outliers' magnitude (2^18 on D4): a frame of reference
-/// takes that away.
-const EXCEPTIONS: Encoding = Encoding::For;
+/// Outliers usually cluster around their own magnitude (2^25 on D4), which `for` takes away, but one
+/// stray value just past `2^w` on the low side widens `for` to every bit (seen on D4: 8 bits a residual
+/// became 26, 0.280 of plain became 0.333). The smallest estimate picks (a dictionary, there).
+const EXCEPTIONS: Encoding = Encoding::Auto;
 
 /// The width minimizing packed bits plus exception bits, from a histogram of residual widths.
 fn best_width<T: LwcInt>(values: &[T], stats: &Stats<T>) -> u32 {
@@ -47,11 +54,13 @@ fn best_width<T: LwcInt>(values: &[T], stats: &Stats<T>) -> u32 {
         counts[v.offset_from(stats.min).bits_used() as usize] += 1;
     }
     let widest = stats.range_bits();
-    let offset_bits = (values.len().clamp(1, BLOCK) as u32 - 1).bits_used();
+    // An exception: its offset, and its residual at the widest width (a bound: the child stream takes
+    // less where outliers cluster).
+    let exception_bits = (values.len().clamp(1, BLOCK) as u32 - 1).bits_used() + widest;
     let (mut best, mut best_cost, mut above) = (widest, values.len() * widest as usize, 0);
     for w in (0..widest).rev() {
         above += counts[w as usize + 1];
-        let cost = values.len() * w as usize + above * (offset_bits + widest - w) as usize;
+        let cost = values.len() * w as usize + above * exception_bits as usize;
         // Ties keep the wider width: fewer exceptions to patch.
         if cost < best_cost {
             (best, best_cost) = (w, cost);
@@ -60,27 +69,31 @@ fn best_width<T: LwcInt>(values: &[T], stats: &Stats<T>) -> u32 {
     best
 }
 
-/// The exception index and the two child streams' values for residuals packed at width `w`.
-struct Exceptions<U> {
+/// The packed slots, the exception index and the two child streams' values at width `w`.
+struct Split<U> {
+    slots: Vec<U>,
     index: Vec<u32>,
     offsets: Vec<u32>,
-    highs: Vec<U>,
+    residuals: Vec<U>,
 }
 
-fn exceptions<T: LwcInt>(values: &[T], min: T, w: u32) -> Exceptions<T::Unsigned> {
-    let mut e = Exceptions { index: Vec::with_capacity(values.len() / BLOCK + 2), offsets: vec![], highs: vec![] };
+fn split<T: LwcInt>(values: &[T], min: T, w: u32) -> Split<T::Unsigned> {
+    let marker = T::Unsigned::low_mask(w);
+    let index = Vec::with_capacity(values.len() / BLOCK + 2);
+    let mut s = Split { slots: Vec::with_capacity(values.len()), index, offsets: vec![], residuals: vec![] };
     for block in values.chunks(BLOCK) {
-        e.index.push(e.offsets.len() as u32);
+        s.index.push(s.offsets.len() as u32);
         for (k, v) in block.iter().enumerate() {
             let residual = v.offset_from(min);
-            if residual.bits_used() > w {
-                e.offsets.push(k as u32);
-                e.highs.push(residual >> w);
+            if residual > marker {
+                s.offsets.push(k as u32);
+                s.residuals.push(residual);
             }
+            s.slots.push(residual.min(marker));
         }
     }
-    e.index.push(e.offsets.len() as u32);
-    e
+    s.index.push(s.offsets.len() as u32);
+    s
 }
 
 impl Codec for Pfor {
@@ -88,41 +101,41 @@ impl Codec for Pfor {
 
     fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> Option<usize> {
         let w = best_width(values, stats);
-        let e = exceptions(values, stats.min, w);
+        let s = split(values, stats.min, w);
         let children =
-            params.estimate_child(0, &e.offsets, POSITIONS)? + params.estimate_child(1, &e.highs, EXCEPTIONS)?;
+            params.estimate_child(0, &s.offsets, POSITIONS)? + params.estimate_child(1, &s.residuals, EXCEPTIONS)?;
         // Reference, width, packed bits, padding before the index, the index, the children.
-        Some(9 + kernel::packed_len(values.len(), w) + 4 + 4 * e.index.len() + children)
+        Some(9 + kernel::packed_len(values.len(), w) + 4 + 4 * s.index.len() + children)
     }
 
     fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
         let w = best_width(values, stats);
+        let s = split(values, stats.min, w);
         out.u64(value_bits(stats.min));
         out.u8(w as u8);
-        // Packing keeps the low `w` bits of each residual: the exceptions' high bits go to the child.
-        let residuals: Vec<T::Unsigned> = values.iter().map(|v| v.offset_from(stats.min)).collect();
-        out.packed(|buf| kernel::pack(&residuals, w, buf));
-        let e = exceptions(values, stats.min, w);
-        out.array(&e.index);
-        params.encode_child(0, &e.offsets, POSITIONS, out)?;
-        params.encode_child(1, &e.highs, EXCEPTIONS, out)
+        out.packed(|buf| kernel::pack(&s.slots, w, buf));
+        out.array(&s.index);
+        params.encode_child(0, &s.offsets, POSITIONS, out)?;
+        params.encode_child(1, &s.residuals, EXCEPTIONS, out)
     }
 }
 
 pub(crate) struct PforView<'a, T: LwcInt> {
     reference: T,
-    /// Low `w` bits of every residual.
-    low: Packed<'a, T::Unsigned>,
+    /// A residual, or the marker where a row may be an exception.
+    slots: Packed<'a, T::Unsigned>,
+    /// `2^w - 1`.
+    marker: T::Unsigned,
     /// `index[b]..index[b + 1]`: the exceptions of block `b`, at most its rows.
     index: &'a [u32],
     positions: StreamView<'a, u32>,
-    highs: WordStream<'a, T::Unsigned>,
+    residuals: WordStream<'a, T::Unsigned>,
 }
 
 impl<'a, T: LwcInt> PforView<'a, T> {
     pub fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
         let reference = read_value(r, "pfor reference")?;
-        let low = Packed::open::<T>(r, n)?;
+        let slots = Packed::open::<T>(r, n)?;
         let index: &[u32] = r.array("pfor exception index", n.div_ceil(BLOCK) + 1)?;
         if index[0] != 0 {
             return Err(Error::Corrupt(format!("pfor: the first block's exceptions start at {}", index[0])));
@@ -133,12 +146,10 @@ impl<'a, T: LwcInt> PforView<'a, T> {
             }
         }
         let count = index[index.len() - 1] as usize;
-        if count > 0 && low.width() >= T::Unsigned::BITS {
-            return Err(Error::Corrupt("pfor: exceptions to residuals packed at the full width".into()));
-        }
         let positions = StreamView::open_nested(r, count, depth + 1)?;
-        let highs = WordStream::open_nested(r, count, depth + 1)?;
-        Ok(PforView { reference, low, index, positions, highs })
+        let residuals = WordStream::open_nested(r, count, depth + 1)?;
+        let marker = T::Unsigned::low_mask(slots.width());
+        Ok(PforView { reference, slots, marker, index, positions, residuals })
     }
 
     /// The exception positions stream (offsets within blocks).
@@ -146,55 +157,59 @@ impl<'a, T: LwcInt> PforView<'a, T> {
         &self.positions
     }
 
-    /// The exception values stream (high bits).
+    /// The exception values stream (whole residuals).
     pub fn exceptions(&self) -> &WordStream<'a, T::Unsigned> {
-        &self.highs
+        &self.residuals
     }
 
     fn has_exceptions(&self) -> bool {
         self.index[self.index.len() - 1] != 0
     }
 
-    /// What an exception adds to its packed low bits (open checked that `w` is below the word's width).
-    #[inline(always)]
-    fn patch(&self, high: T::Unsigned) -> T::Unsigned {
-        high << self.low.width()
-    }
-
     /// The index of row `i`'s exception, if it has one: a binary search over its block's offsets.
     #[inline]
     fn exception_at(&self, i: usize) -> Option<usize> {
         let b = i / BLOCK;
-        let (mut lo, mut hi) = (self.index[b] as usize, self.index[b + 1] as usize);
+        let (mut first, mut len) = (self.index[b] as usize, (self.index[b + 1] - self.index[b]) as usize);
         let target = (i % BLOCK) as u32;
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            match self.positions.get(mid).cmp(&target) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(mid),
-            }
+        // Branch-free: halve the range towards the last offset <= target.
+        while len > 1 {
+            let half = len / 2;
+            first += half * usize::from(self.positions.get(first + half) <= target);
+            len -= half;
         }
-        None
+        (len == 1 && self.positions.get(first) == target).then_some(first)
     }
 
-    /// Calls `f(row, high bits)` for every exception of the blocks that hold rows `start..end`.
+    /// `value` (row `i`'s slot plus the reference), or row `i`'s exception where it has one.
+    #[inline(always)]
+    fn patched(&self, i: usize, value: T::Unsigned) -> T::Unsigned {
+        if value != self.reference.to_bits().wrapping_add(self.marker) || !self.has_exceptions() {
+            return value;
+        }
+        match self.exception_at(i) {
+            Some(k) => self.reference.to_bits().wrapping_add(self.residuals.get(k)),
+            None => value,
+        }
+    }
+
+    /// Calls `f(row, residual)` for every exception of the blocks that hold rows `start..end`.
     fn for_each_exception(&self, start: usize, end: usize, mut f: impl FnMut(usize, T::Unsigned)) {
         if start >= end || !self.has_exceptions() {
             return;
         }
-        let (mut offsets, mut highs) = ([0u32; BLOCK], [T::Unsigned::ZERO; BLOCK]);
+        let (mut offsets, mut residuals) = ([0u32; BLOCK], [T::Unsigned::ZERO; BLOCK]);
         for b in start / BLOCK..=(end - 1) / BLOCK {
             let (first, last) = (self.index[b] as usize, self.index[b + 1] as usize);
-            let (offsets, highs) = (&mut offsets[..last - first], &mut highs[..last - first]);
+            let (offsets, residuals) = (&mut offsets[..last - first], &mut residuals[..last - first]);
             if offsets.is_empty() {
                 continue;
             }
             self.positions.decode_into(first, offsets);
-            self.highs.decode_into(first, highs);
-            for (&offset, &high) in offsets.iter().zip(highs.iter()) {
+            self.residuals.decode_into(first, residuals);
+            for (&offset, &residual) in offsets.iter().zip(residuals.iter()) {
                 // A corrupt offset still lands on a row of this block, or the last row.
-                f((b * BLOCK + offset as usize % BLOCK).min(self.len() - 1), high);
+                f((b * BLOCK + offset as usize % BLOCK).min(self.len() - 1), residual);
             }
         }
     }
@@ -202,36 +217,30 @@ impl<'a, T: LwcInt> PforView<'a, T> {
 
 impl<T: LwcInt> StreamOps<T> for PforView<'_, T> {
     fn len(&self) -> usize {
-        self.low.len()
+        self.slots.len()
     }
 
     fn decode_into(&self, start: usize, out: &mut [T]) {
         let out: &mut [T::Unsigned] = bytemuck::cast_slice_mut(out);
-        self.low.decode_into(start, self.reference.to_bits(), out);
+        self.slots.decode_into(start, self.reference.to_bits(), out);
         let end = start + out.len();
-        self.for_each_exception(start, end, |row, high| {
+        self.for_each_exception(start, end, |row, residual| {
             if (start..end).contains(&row) {
-                out[row - start] = out[row - start].wrapping_add(self.patch(high));
+                out[row - start] = self.reference.to_bits().wrapping_add(residual);
             }
         });
     }
 
     fn get(&self, i: usize) -> T {
-        let mut residual = self.low.get(i);
-        if let Some(k) = self.exception_at(i) {
-            residual = residual.wrapping_add(self.patch(self.highs.get(k)));
-        }
-        T::add_offset(self.reference, residual)
+        T::from_bits(self.patched(i, self.reference.to_bits().wrapping_add(self.slots.get(i))))
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
         let out: &mut [T::Unsigned] = bytemuck::cast_slice_mut(out);
-        self.low.take_into(positions, self.reference.to_bits(), out);
+        self.slots.take_into(positions, self.reference.to_bits(), out);
         if self.has_exceptions() {
             for (o, &p) in out.iter_mut().zip(positions) {
-                if let Some(k) = self.exception_at(p as usize) {
-                    *o = o.wrapping_add(self.patch(self.highs.get(k)));
-                }
+                *o = self.patched(p as usize, *o);
             }
         }
     }
@@ -242,27 +251,27 @@ impl<T: LwcInt> StreamOps<T> for PforView<'_, T> {
             return;
         }
         let (lo, span) = (lo.offset_from(self.reference), hi.offset_from(lo));
-        // Rows without an exception have residuals below 2^w: they can match only a range starting there.
-        if lo <= T::Unsigned::low_mask(self.low.width()) {
-            self.low.filter(lo, span, out);
+        // Ordinary rows have residuals up to the marker: they can match only a range starting there.
+        if lo <= self.marker {
+            self.slots.filter(lo, span, out);
         }
-        // Exception rows were compared on their low bits alone: compare their whole residuals.
+        // Exception rows were compared on their marker: compare their residuals.
         let words = out.words_mut();
-        self.for_each_exception(0, self.len(), |row, high| {
-            let residual = self.low.get(row).wrapping_add(self.patch(high));
+        self.for_each_exception(0, self.len(), |row, residual| {
             let hit = residual.wrapping_sub(lo) <= span;
             words[row / 64] = words[row / 64] & !(1 << (row % 64)) | (hit as u64) << (row % 64);
         });
     }
 
     fn sum(&self) -> i128 {
-        let mut patches = 0u128;
-        if self.has_exceptions() {
-            self.highs.for_each_block(|_, highs| {
-                patches += highs.iter().map(|&h| self.patch(h).to_u64() as u128).sum::<u128>();
-            });
-        }
-        self.reference.to_i128() * self.len() as i128 + (self.low.sum() + patches) as i128
+        // Each exception's slot counted the marker; its residual replaces it.
+        let (mut residuals, mut count) = (0u128, 0u128);
+        self.residuals.for_each_block(|_, block| {
+            residuals += crate::kernels::scan::sum_words(block);
+            count += block.len() as u128;
+        });
+        let slots = self.slots.sum() as i128 - (count * self.marker.to_u64() as u128) as i128;
+        self.reference.to_i128() * self.len() as i128 + slots + residuals as i128
     }
 }
 
@@ -282,23 +291,18 @@ mod tests {
         StreamView::open(&mut Reader::new(bytes), n).unwrap()
     }
 
-    /// Seed 002's D4: 90 % normal(2^5, σ 20), 10 % normal(2^25, σ 20), rounded and clamped at 0 (a
-    /// Box-Muller normal from a small xorshift, to stay free of dependencies).
+    /// Seed 002's D4 as the segment bench makes it: 90 % normal(2^5, σ 20), 10 % normal(2^25, σ 20),
+    /// rounded and clamped at 0. (Its one small value past 127 made `for` under the exceptions 26 bits.)
     fn d4(n: usize) -> Vec<u32> {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut uniform = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 11) as f64 / (1u64 << 53) as f64
+        use rand::{rngs::StdRng, Rng, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(4);
+        let mut normal = move |mean: f64| {
+            let (u, v): (f64, f64) = (rng.gen(), rng.gen());
+            let z = (-2.0 * (1.0 - u).ln()).sqrt() * (std::f64::consts::TAU * v).cos();
+            (mean + 20.0 * z).round().max(0.0) as u32
         };
-        (0..n)
-            .map(|_| {
-                let normal = (-2.0 * (1.0 - uniform()).ln()).sqrt() * (std::f64::consts::TAU * uniform()).cos();
-                let mean = if uniform() < 0.9 { 32.0 } else { (1u32 << 25) as f64 };
-                (mean + 20.0 * normal).round().max(0.0) as u32
-            })
-            .collect()
+        let mut pick = StdRng::seed_from_u64(5);
+        (0..n).map(|_| normal(if pick.gen_bool(0.9) { 32.0 } else { (1u32 << 25) as f64 })).collect()
     }
 
     fn check_all<T: LwcInt>(values: &[T], view: &StreamView<'_, T>) {
@@ -320,8 +324,9 @@ mod tests {
         let values = d4(1 << 16);
         let size = |cascade: &str| encoded(&values, cascade).len();
         let (pfor, r#for, bitpack) = (size("pfor"), size("for"), size("bitpack"));
-        assert!(pfor * 2 < r#for, "pfor {pfor} bytes, for {}", r#for);
-        assert!(pfor * 2 < bitpack, "pfor {pfor} bytes, bitpack {bitpack}");
+        // About 0.28, 0.81 and 0.81 of plain.
+        assert!(pfor * 5 < r#for * 2, "pfor {pfor} bytes, for {}", r#for);
+        assert!(pfor * 5 < bitpack * 2, "pfor {pfor} bytes, bitpack {bitpack}");
         let bytes = encoded(&values, "pfor");
         let view = open::<u32>(&bytes, values.len());
         check_all(&values, &view);
@@ -367,6 +372,14 @@ mod tests {
         let flat: Vec<u16> = vec![7; 100];
         check_all(&flat, &open::<u16>(&encoded(&flat, "pfor"), flat.len()));
         check_all(&[i8::MIN], &open::<i8>(&encoded(&[i8::MIN], "pfor"), 1));
+    }
+
+    #[test]
+    fn views_with_word_children_stay_send_and_sync() {
+        // Segments are read from many threads; `WordStream`'s trait object must not take that away.
+        fn check<S: Send + Sync>() {}
+        check::<StreamView<'static, i16>>();
+        check::<crate::Segment<'static, u64>>();
     }
 
     #[test]
