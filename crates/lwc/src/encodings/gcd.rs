@@ -252,6 +252,13 @@ mod tests {
     }
 
     #[test]
+    fn auto_picks_gcd_for_multiples_of_100() {
+        let values: Vec<i64> = (0..5000).map(|i| 100 * (i * 7919 % 3000) - 50_000).collect();
+        let stats = Stats::compute(&values);
+        assert_eq!(crate::encodings::choose(&values, &stats, &Params::default()), EncodingId::Gcd);
+    }
+
+    #[test]
     fn applies_only_above_1() {
         let not = |r: Result<AlignedBytes>| matches!(r, Err(Error::NotApplicable { .. }));
         assert!(not(encoded(&[5u32, 6, 8], "gcd")));

@@ -341,6 +341,15 @@ mod tests {
     }
 
     #[test]
+    fn auto_picks_pfor_for_rare_outliers_among_many_values() {
+        // Too many distinct values for a dictionary, one outlier in a hundred widening `for` to 32 bits.
+        let values: Vec<u32> =
+            (0..1u32 << 14).map(|i| if i % 100 == 7 { u32::MAX - i } else { i * 37 % 1024 }).collect();
+        let stats = Stats::compute(&values);
+        assert_eq!(crate::encodings::choose(&values, &stats, &Params::default()), EncodingId::Pfor);
+    }
+
+    #[test]
     fn width_balances_packed_bits_against_exceptions() {
         let stats = |v: &[u64]| Stats::compute(v);
         // One outlier in 1,000: the small width wins.
