@@ -2,6 +2,10 @@
 //! the `bitpacking` crate's BitPacker8x, all in the same run: full decode, get and take of 1,000 and
 //! 1,000,000 random positions (sorted and unsorted), and the filter `x > c`.
 //!
+//! Then one group for each encoding made for a kind of data (`pfor`, `varint`, `gcd`), on that data next
+//! to `for` and `bitpack`: decode, get and take of 1,000 random positions, take of 1,000 sorted ones,
+//! and `x > c`.
+//!
 //! Run: `cargo bench -p lwc --bench segments`. Ratios between lines of one group are what to quote.
 
 use std::time::Duration;
@@ -133,5 +137,58 @@ fn filter(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, decode, take, filter);
+/// Seed 002's D4: 90 % normal(2^5, σ 20), 10 % normal(2^25, σ 20), rounded and clamped at 0.
+fn d4() -> Vec<u32> {
+    let mut rng = StdRng::seed_from_u64(4);
+    let mut normal = move |mean: f64| {
+        let (u, v): (f64, f64) = (rng.gen(), rng.gen());
+        let z = (-2.0 * (1.0 - u).ln()).sqrt() * (std::f64::consts::TAU * v).cos();
+        (mean + 20.0 * z).round().max(0.0) as u32
+    };
+    let mut pick = StdRng::seed_from_u64(5);
+    (0..N).map(|_| normal(if pick.gen_bool(0.9) { 32.0 } else { (1u32 << 25) as f64 })).collect()
+}
+
+/// Decode, get, take and `x > median` of `values` in each encoding, as group `name`.
+fn on_data(c: &mut Criterion, name: &str, values: &[u32], encodings: &[Encoding]) {
+    let mut g = configure(c, name);
+    let (unsorted, sorted) = (positions(1_000, false), positions(1_000, true));
+    let mut median = values.to_vec();
+    let median = *median.select_nth_unstable(N / 2).1;
+    let mut out = vec![0u32; N];
+    for &enc in encodings {
+        let bytes = encode_segment(values, None, enc).unwrap();
+        let seg = Segment::<u32>::open(&bytes).unwrap();
+        let id =
+            |op: &str| BenchmarkId::new(op, format!("{enc} ({:.3} of plain)", bytes.len() as f64 / (4 * N) as f64));
+        g.throughput(Throughput::Elements(N as u64));
+        g.bench_function(id("decode"), |b| b.iter(|| seg.decode_into(0, black_box(&mut out)).unwrap()));
+        g.bench_function(id("filter_gt_median"), |b| b.iter(|| black_box(seg.filter(&Predicate::Gt(median)))));
+        g.throughput(Throughput::Elements(1_000));
+        for (order, pos) in [("unsorted", &unsorted), ("sorted", &sorted)] {
+            g.bench_function(id(&format!("take_1000_{order}")), |b| {
+                b.iter(|| seg.take_into(black_box(pos), &mut out[..1_000]).unwrap())
+            });
+        }
+        g.bench_function(id("get_loop_1000"), |b| {
+            b.iter(|| {
+                for (o, &p) in out.iter_mut().zip(black_box(&unsorted)) {
+                    *o = seg.get(p as usize).unwrap().unwrap();
+                }
+            })
+        });
+    }
+    g.finish();
+}
+
+fn made_for_their_data(c: &mut Criterion) {
+    let d4 = d4();
+    on_data(c, "pfor_d4", &d4, &[Encoding::Pfor, Encoding::For, Encoding::Bitpack]);
+    on_data(c, "varint_d4", &d4, &[Encoding::Varint]);
+    let mut rng = StdRng::seed_from_u64(100);
+    let cents: Vec<u32> = (0..N).map(|_| 100 * rng.gen_range(1..=5_000)).collect();
+    on_data(c, "gcd_x100", &cents, &[Encoding::Gcd, Encoding::For, Encoding::Bitpack]);
+}
+
+criterion_group!(benches, decode, take, filter, made_for_their_data);
 criterion_main!(benches);

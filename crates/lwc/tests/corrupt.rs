@@ -32,11 +32,15 @@ fn encodings() -> Vec<Cascade> {
         "for_n:16",
         "for_n",
         "dict",
+        "pfor",
+        "varint",
+        "gcd",
         "lz4",
         "zstd",
         "auto",
         "dict(for_n:16)",
         "dict(lz4)",
+        "gcd(pfor(plain, varint))",
     ]
     .iter()
     .map(|c| c.parse().unwrap())
@@ -54,12 +58,17 @@ fn offset<T: LwcInt>(base: T, by: u64) -> T {
     T::add_offset(base, T::Unsigned::from_u64(by))
 }
 
-/// `n` values the encoding applies to: constant for `constant`, otherwise a small range with an outlier,
-/// so bit widths and dictionaries are neither trivial nor full.
+/// `n` values the encoding applies to: constant for `constant`, multiples of 6 for `gcd`, otherwise a
+/// small range with an outlier, so bit widths and dictionaries are neither trivial nor full (and `pfor`
+/// has an exception).
 fn values<T: LwcInt>(cascade: &Cascade, n: usize, rng: &mut StdRng) -> Vec<T> {
     let base = offset(T::MIN, rng.gen_range(0..1 << 20));
     if cascade.encoding() == Encoding::Constant {
         return vec![base; n];
+    }
+    if cascade.encoding() == Encoding::Gcd {
+        let top = T::MAX.offset_from(T::MIN).to_u64() / 6 * 6;
+        return (0..n).map(|i| offset(T::MIN, if i == n / 3 { top } else { 6 * rng.gen_range(0..40) })).collect();
     }
     (0..n).map(|i| if i == n / 3 { T::MAX } else { offset(base, rng.gen_range(0..40)) }).collect()
 }
@@ -293,7 +302,7 @@ fn random_streams_never_panic() {
     for k in 0..3000 {
         let rows = [0, 1, 7, 64, 100, 1025][k % 6];
         let mut b = u32_header(rows, rng.gen_range(0..1 << 20));
-        b.push((k / 6 % 8) as u8);
+        b.push(lwc::EncodingId::ALL[k / 6 % lwc::EncodingId::ALL.len()] as u8);
         let len = rng.gen_range(0..600);
         b.extend((0..len).map(|_| if rng.gen_bool(0.5) { 0 } else { rng.gen::<u8>() % 8 }));
         outcome.run(&format!("random stream {k}"), &b, open_segment::<u32>);

@@ -53,9 +53,11 @@ impl Cascade {
         &self.children
     }
 
-    /// Streams stacked, this one included.
+    /// Streams stacked, this one included. Children left out still take a level: their defaults are
+    /// streams too (so `dict(dict(dict))` is 4 deep).
     pub fn depth(&self) -> usize {
-        1 + self.children.iter().map(Cascade::depth).max().unwrap_or(0)
+        let implied = usize::from(!Cascade::child_names(self.encoding).is_empty());
+        1 + self.children.iter().map(Cascade::depth).max().unwrap_or(0).max(implied)
     }
 
     /// What the children of an encoding hold, in order (empty for encodings without children).
@@ -194,6 +196,7 @@ mod tests {
         let spaced: Cascade = " dict ( for ) ".parse().unwrap();
         assert_eq!(spaced, Cascade::with_children(Encoding::Dict, [Encoding::For]).unwrap());
         assert_eq!(spaced.depth(), 2);
+        assert_eq!(Cascade::new(Encoding::Dict).depth(), 2);
     }
 
     #[test]
@@ -205,6 +208,7 @@ mod tests {
         assert!(message("dict(for))").contains("unexpected text"));
         assert!(message("dict(bitpack, for)").contains("dict takes 1 child stream(s) (codes)"));
         assert!(message("dict(dict(dict(for)))").contains("4 streams deep"));
+        assert!(message("dict(dict(dict))").contains("4 streams deep"), "the innermost codes sit 4 deep");
         assert!(message("").contains("unknown encoding ''"));
     }
 }

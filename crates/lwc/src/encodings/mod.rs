@@ -17,8 +17,11 @@ pub(crate) mod constant;
 pub(crate) mod dict;
 pub(crate) mod for_n;
 pub(crate) mod frame_of_reference;
+pub(crate) mod gcd;
 pub(crate) mod lz4;
+pub(crate) mod pfor;
 pub(crate) mod plain;
+pub(crate) mod varint;
 pub(crate) mod zstd;
 
 use crate::bitmap::Bitmap;
@@ -54,11 +57,17 @@ pub enum EncodingId {
     Lz4 = 14,
     /// Blocks of 1,024 values compressed by Zstandard.
     Zstd = 15,
+    /// Patched frame of reference: residuals bit-packed at a width most fit, the rest as exceptions.
+    Pfor = 7,
+    /// Byte-aligned variable-length residuals (LEB128), a byte offset every 128 values.
+    Varint = 12,
+    /// Residuals divided by their greatest common divisor, the quotients as a child stream.
+    Gcd = 13,
 }
 
 impl EncodingId {
     /// Every encoding, in id order.
-    pub const ALL: [EncodingId; 9] = [
+    pub const ALL: [EncodingId; 12] = [
         EncodingId::Plain,
         EncodingId::Constant,
         EncodingId::Bitpack,
@@ -66,6 +75,9 @@ impl EncodingId {
         EncodingId::For,
         EncodingId::ForN,
         EncodingId::Dict,
+        EncodingId::Pfor,
+        EncodingId::Varint,
+        EncodingId::Gcd,
         EncodingId::Lz4,
         EncodingId::Zstd,
     ];
@@ -82,6 +94,9 @@ impl EncodingId {
             EncodingId::Dict => "dict",
             EncodingId::Lz4 => "lz4",
             EncodingId::Zstd => "zstd",
+            EncodingId::Pfor => "pfor",
+            EncodingId::Varint => "varint",
+            EncodingId::Gcd => "gcd",
         }
     }
 
@@ -94,6 +109,8 @@ impl EncodingId {
     pub fn child_names(self) -> &'static [&'static str] {
         match self {
             EncodingId::Dict => &["codes"],
+            EncodingId::Pfor => &["exception positions", "exception values"],
+            EncodingId::Gcd => &["quotients"],
             _ => &[],
         }
     }
@@ -131,6 +148,15 @@ pub enum Encoding {
     Lz4,
     /// Blocks of 1,024 values compressed by Zstandard (level 3): a heavyweight baseline.
     Zstd,
+    /// Patched frame of reference (seed 002's PFOR): `value - min` bit-packed at the width that minimizes
+    /// the total size, the values that do not fit kept as exceptions in two child streams.
+    Pfor,
+    /// `value - min` in LEB128 bytes (byte-aligned null suppression per value), a byte offset every 128
+    /// values for `get`.
+    Varint,
+    /// `(value - min) / d` for the greatest common divisor `d > 1` of those differences, the quotients as a
+    /// child stream; fails on data whose differences have no common divisor.
+    Gcd,
     /// The smallest estimated encoding for each segment. (The sampling selector with objectives is a
     /// later layer; this picks by exact size estimates from one pass over the values.)
     #[default]
@@ -161,6 +187,9 @@ impl Encoding {
             "dict" => Encoding::Dict,
             "lz4" => Encoding::Lz4,
             "zstd" => Encoding::Zstd,
+            "pfor" => Encoding::Pfor,
+            "varint" => Encoding::Varint,
+            "gcd" => Encoding::Gcd,
             "auto" => Encoding::Auto,
             _ => return None,
         })
@@ -178,6 +207,9 @@ impl Encoding {
             Encoding::Dict => EncodingId::Dict,
             Encoding::Lz4 => EncodingId::Lz4,
             Encoding::Zstd => EncodingId::Zstd,
+            Encoding::Pfor => EncodingId::Pfor,
+            Encoding::Varint => EncodingId::Varint,
+            Encoding::Gcd => EncodingId::Gcd,
             Encoding::Auto => return None,
         })
     }
@@ -208,6 +240,9 @@ impl From<EncodingId> for Encoding {
             EncodingId::Dict => Encoding::Dict,
             EncodingId::Lz4 => Encoding::Lz4,
             EncodingId::Zstd => Encoding::Zstd,
+            EncodingId::Pfor => Encoding::Pfor,
+            EncodingId::Varint => Encoding::Varint,
+            EncodingId::Gcd => Encoding::Gcd,
         }
     }
 }
@@ -462,6 +497,9 @@ pub(crate) enum StreamView<'a, T: LwcInt> {
     Dict(Box<dict::DictView<'a, T>>),
     Lz4(compressed::CompressedView<'a, T, lz4::Lz4>),
     Zstd(compressed::CompressedView<'a, T, zstd::Zstd>),
+    Pfor(Box<pfor::PforView<'a, T>>),
+    Varint(varint::VarintView<'a, T>),
+    Gcd(Box<gcd::GcdView<'a, T>>),
 }
 
 macro_rules! dispatch {
@@ -476,6 +514,9 @@ macro_rules! dispatch {
             StreamView::Dict($v) => $body,
             StreamView::Lz4($v) => $body,
             StreamView::Zstd($v) => $body,
+            StreamView::Pfor($v) => $body,
+            StreamView::Varint($v) => $body,
+            StreamView::Gcd($v) => $body,
         }
     };
 }
@@ -504,6 +545,9 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
             EncodingId::Dict => StreamView::Dict(Box::new(dict::DictView::open(r, n, depth)?)),
             EncodingId::Lz4 => StreamView::Lz4(compressed::CompressedView::open(r, n)?),
             EncodingId::Zstd => StreamView::Zstd(compressed::CompressedView::open(r, n)?),
+            EncodingId::Pfor => StreamView::Pfor(Box::new(pfor::PforView::open(r, n, depth)?)),
+            EncodingId::Varint => StreamView::Varint(varint::VarintView::open(r, n)?),
+            EncodingId::Gcd => StreamView::Gcd(Box::new(gcd::GcdView::open(r, n, depth)?)),
         })
     }
 
@@ -518,6 +562,9 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
             StreamView::Dict(_) => EncodingId::Dict,
             StreamView::Lz4(_) => EncodingId::Lz4,
             StreamView::Zstd(_) => EncodingId::Zstd,
+            StreamView::Pfor(_) => EncodingId::Pfor,
+            StreamView::Varint(_) => EncodingId::Varint,
+            StreamView::Gcd(_) => EncodingId::Gcd,
         }
     }
 
@@ -529,6 +576,8 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
         };
         let children = match self {
             StreamView::Dict(v) => vec![v.codes().cascade()],
+            StreamView::Pfor(v) => vec![v.positions().cascade(), v.exceptions().cascade()],
+            StreamView::Gcd(v) => vec![v.quotients().cascade()],
             _ => Vec::new(),
         };
         Cascade::read(encoding, children)
@@ -566,6 +615,104 @@ impl<T: LwcInt> StreamOps<T> for StreamView<'_, T> {
     }
 }
 
+/// A child stream of unsigned words (`T::Unsigned`: exception bits, quotients), behind a trait object.
+///
+/// A view cannot hold a `StreamView<'a, T::Unsigned>` field: the compiler's implied-bounds inference
+/// follows `T::Unsigned::Unsigned...` through the recursive `StreamView` without seeing that the
+/// projection is idempotent, and stops with "overflow computing implied lifetime bounds". A trait
+/// object ends that walk; calling through it costs the same indirect jump as `StreamView`'s match.
+pub(crate) struct WordStream<'a, U: LwcInt>(Box<dyn DynStream<U> + Send + Sync + 'a>);
+
+impl<'a, U: LwcInt> WordStream<'a, U> {
+    /// Opens a child stream of `n` values that sits `depth` streams deep.
+    pub fn open_nested(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
+        Ok(WordStream(Box::new(StreamView::<U>::open_nested(r, n, depth)?)))
+    }
+
+    /// The cascade the stream was written with.
+    pub fn cascade(&self) -> Cascade {
+        self.0.cascade()
+    }
+}
+
+/// [`StreamOps`] without its generic method, so it can sit behind `dyn`, and the cascade.
+trait DynStream<U: LwcInt> {
+    fn len(&self) -> usize;
+    fn decode_into(&self, start: usize, out: &mut [U]);
+    fn get(&self, i: usize) -> U;
+    fn take_into(&self, positions: &[u32], out: &mut [U]);
+    fn take_sorted_into(&self, positions: &[u32], out: &mut [U]);
+    fn filter_range(&self, lo: U, hi: U, out: &mut Bitmap);
+    fn filter_in(&self, set: &[U], out: &mut Bitmap);
+    fn sum(&self) -> i128;
+    fn aggregate(&self, selection: &Selection) -> Partial<U>;
+    fn cascade(&self) -> Cascade;
+}
+
+impl<U: LwcInt> DynStream<U> for StreamView<'_, U> {
+    fn len(&self) -> usize {
+        StreamOps::len(self)
+    }
+    fn decode_into(&self, start: usize, out: &mut [U]) {
+        StreamOps::decode_into(self, start, out)
+    }
+    fn get(&self, i: usize) -> U {
+        StreamOps::get(self, i)
+    }
+    fn take_into(&self, positions: &[u32], out: &mut [U]) {
+        StreamOps::take_into(self, positions, out)
+    }
+    fn take_sorted_into(&self, positions: &[u32], out: &mut [U]) {
+        StreamOps::take_sorted_into(self, positions, out)
+    }
+    fn filter_range(&self, lo: U, hi: U, out: &mut Bitmap) {
+        StreamOps::filter_range(self, lo, hi, out)
+    }
+    fn filter_in(&self, set: &[U], out: &mut Bitmap) {
+        StreamOps::filter_in(self, set, out)
+    }
+    fn sum(&self) -> i128 {
+        StreamOps::sum(self)
+    }
+    fn aggregate(&self, selection: &Selection) -> Partial<U> {
+        StreamOps::aggregate(self, selection)
+    }
+    fn cascade(&self) -> Cascade {
+        StreamView::cascade(self)
+    }
+}
+
+impl<U: LwcInt> StreamOps<U> for WordStream<'_, U> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn decode_into(&self, start: usize, out: &mut [U]) {
+        self.0.decode_into(start, out)
+    }
+    #[inline(always)]
+    fn get(&self, i: usize) -> U {
+        self.0.get(i)
+    }
+    fn take_into(&self, positions: &[u32], out: &mut [U]) {
+        self.0.take_into(positions, out)
+    }
+    fn take_sorted_into(&self, positions: &[u32], out: &mut [U]) {
+        self.0.take_sorted_into(positions, out)
+    }
+    fn filter_range(&self, lo: U, hi: U, out: &mut Bitmap) {
+        self.0.filter_range(lo, hi, out)
+    }
+    fn filter_in(&self, set: &[U], out: &mut Bitmap) {
+        self.0.filter_in(set, out)
+    }
+    fn sum(&self) -> i128 {
+        self.0.sum()
+    }
+    fn aggregate(&self, selection: &Selection) -> Partial<U> {
+        self.0.aggregate(selection)
+    }
+}
+
 fn encode_with<C: Codec, T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
     out.u8(C::ID as u8);
     C::encode(values, stats, params, out)
@@ -582,6 +729,9 @@ fn estimate_of<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params
         EncodingId::Dict => dict::Dict::estimate(values, stats, params),
         EncodingId::Lz4 => compressed::Compressed::<lz4::Lz4>::estimate(values, stats, params),
         EncodingId::Zstd => compressed::Compressed::<zstd::Zstd>::estimate(values, stats, params),
+        EncodingId::Pfor => pfor::Pfor::estimate(values, stats, params),
+        EncodingId::Varint => varint::Varint::estimate(values, stats, params),
+        EncodingId::Gcd => gcd::Gcd::estimate(values, stats, params),
     }
 }
 
@@ -590,13 +740,16 @@ fn estimate_of<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params
 /// Encodings with children are left out where their children would stack deeper than
 /// [`MAX_CASCADE_DEPTH`]. (Choosing cascades by sampling belongs to the selector.)
 pub(crate) fn choose<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> EncodingId {
-    const PREFERENCE: [EncodingId; 7] = [
+    const PREFERENCE: [EncodingId; 10] = [
         EncodingId::Constant,
         EncodingId::Bitpack,
         EncodingId::For,
         EncodingId::Bytepack,
         EncodingId::ForN,
         EncodingId::Dict,
+        EncodingId::Gcd,
+        EncodingId::Pfor,
+        EncodingId::Varint,
         EncodingId::Plain,
     ];
     let room_for_children = params.depth + 1 < MAX_CASCADE_DEPTH;
@@ -632,6 +785,9 @@ fn encode_stream_at<T: LwcInt>(values: &[T], cascade: &Cascade, depth: usize, ou
         EncodingId::Dict => encode_with::<dict::Dict, T>(values, &stats, &params, out),
         EncodingId::Lz4 => encode_with::<compressed::Compressed<lz4::Lz4>, T>(values, &stats, &params, out),
         EncodingId::Zstd => encode_with::<compressed::Compressed<zstd::Zstd>, T>(values, &stats, &params, out),
+        EncodingId::Pfor => encode_with::<pfor::Pfor, T>(values, &stats, &params, out),
+        EncodingId::Varint => encode_with::<varint::Varint, T>(values, &stats, &params, out),
+        EncodingId::Gcd => encode_with::<gcd::Gcd, T>(values, &stats, &params, out),
     }?;
     Ok(id)
 }

@@ -4,3 +4,4 @@
 pub mod bitpack;
 pub mod positions;
 pub mod scan;
+pub mod varint;

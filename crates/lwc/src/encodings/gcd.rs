@@ -1,0 +1,281 @@
+//! `gcd`: residuals `value - min` divided by their greatest common divisor `d`, as ClickHouse's GCD codec
+//! and pcodec's int-mult mode do. Prices stored in cents that are whole dollars, TPC-H's `l_quantity`
+//! (×100), timestamps in whole seconds stored as milliseconds: the quotients are `log2(d)` bits
+//! narrower, and keep the data's shape (sorted, runs, outliers) for the encoding below.
+//!
+//! Bytes: the reference (8, zero-extended bits), the divisor (8, zero-extended bits of `T::Unsigned`),
+//! then the quotients as a child stream of `T::Unsigned`. Applies when `d > 1`; constant data (every
+//! residual 0) has no divisor and is `constant`'s.
+//!
+//! Every operation maps through the child: `value = reference + d * quotient`. A value range becomes
+//! the quotient range `ceil((lo - ref) / d) ..= floor((hi - ref) / d)`; a value set keeps the members
+//! that are `ref` plus a multiple of `d`; the sum is `n * ref + d * sum of quotients`, and min and max of a
+//! selection are those of its quotients, mapped.
+
+use super::{read_value, value_bits, Codec, Encoding, EncodingId, Params, Partial, Stats, StreamOps, WordStream};
+use crate::bitmap::Bitmap;
+use crate::bytes::{Reader, Writer};
+use crate::error::{Error, Result};
+use crate::selection::Selection;
+use crate::types::{LwcInt, Word};
+
+pub(crate) struct Gcd;
+
+/// The quotients' encoding unless a cascade says otherwise: they keep the data's shape, whatever it is,
+/// so the smallest estimate picks.
+const QUOTIENTS: Encoding = Encoding::Auto;
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// The greatest common divisor of all residuals (0 when they are all 0); stops early at 1.
+fn divisor<T: LwcInt>(values: &[T], min: T) -> u64 {
+    let mut d = 0;
+    for v in values {
+        let residual = v.offset_from(min).to_u64();
+        // One division per value while `d` divides them all, which is the case worth being fast.
+        if d == 0 || residual % d != 0 {
+            d = gcd(residual, d);
+            if d == 1 {
+                break;
+            }
+        }
+    }
+    d
+}
+
+fn quotients<T: LwcInt>(values: &[T], min: T, d: u64) -> Vec<T::Unsigned> {
+    values.iter().map(|v| T::Unsigned::from_u64(v.offset_from(min).to_u64() / d)).collect()
+}
+
+impl Codec for Gcd {
+    const ID: EncodingId = EncodingId::Gcd;
+
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> Option<usize> {
+        let d = divisor(values, stats.min);
+        if d <= 1 {
+            return None;
+        }
+        Some(16 + params.estimate_child(0, &quotients(values, stats.min, d), QUOTIENTS)?)
+    }
+
+    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
+        let d = divisor(values, stats.min);
+        if d <= 1 {
+            let reason = match d {
+                0 => format!("the {} values are all equal", values.len()),
+                _ => "the differences between values have no common divisor above 1".to_string(),
+            };
+            return Err(Error::NotApplicable { encoding: "gcd", reason });
+        }
+        out.u64(value_bits(stats.min));
+        out.u64(d);
+        params.encode_child(0, &quotients(values, stats.min, d), QUOTIENTS, out)
+    }
+}
+
+pub(crate) struct GcdView<'a, T: LwcInt> {
+    reference: T,
+    /// Above 1 and within `T::Unsigned`.
+    divisor: u64,
+    quotients: WordStream<'a, T::Unsigned>,
+}
+
+impl<'a, T: LwcInt> GcdView<'a, T> {
+    pub fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
+        let reference = read_value(r, "gcd reference")?;
+        let divisor = read_value::<T::Unsigned>(r, "gcd divisor")?.to_u64();
+        if divisor <= 1 {
+            return Err(Error::Corrupt(format!("gcd: divisor {divisor}")));
+        }
+        let quotients = WordStream::open_nested(r, n, depth + 1)?;
+        Ok(GcdView { reference, divisor, quotients })
+    }
+
+    /// The quotients stream.
+    pub fn quotients(&self) -> &WordStream<'a, T::Unsigned> {
+        &self.quotients
+    }
+
+    /// `reference + d * quotient`, wrapping in the type (exact for the quotients a writer stores).
+    #[inline(always)]
+    fn value(&self, quotient: T::Unsigned) -> T {
+        T::add_offset(self.reference, T::Unsigned::from_u64(quotient.to_u64().wrapping_mul(self.divisor)))
+    }
+
+    /// `n * reference + d * (sum of quotients)`; wrapping, so corrupt quotients cannot overflow.
+    fn total(&self, n: usize, quotient_sum: i128) -> i128 {
+        (self.reference.to_i128() * n as i128).wrapping_add(quotient_sum.wrapping_mul(self.divisor as i128))
+    }
+}
+
+impl<T: LwcInt> StreamOps<T> for GcdView<'_, T> {
+    fn len(&self) -> usize {
+        self.quotients.len()
+    }
+
+    fn decode_into(&self, start: usize, out: &mut [T]) {
+        let quotients: &mut [T::Unsigned] = bytemuck::cast_slice_mut(out);
+        self.quotients.decode_into(start, quotients);
+        for v in out.iter_mut() {
+            *v = self.value(v.to_bits());
+        }
+    }
+
+    fn get(&self, i: usize) -> T {
+        self.value(self.quotients.get(i))
+    }
+
+    fn take_into(&self, positions: &[u32], out: &mut [T]) {
+        self.quotients.take_into(positions, bytemuck::cast_slice_mut(out));
+        for v in out.iter_mut() {
+            *v = self.value(v.to_bits());
+        }
+    }
+
+    fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
+        self.quotients.take_sorted_into(positions, bytemuck::cast_slice_mut(out));
+        for v in out.iter_mut() {
+            *v = self.value(v.to_bits());
+        }
+    }
+
+    fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {
+        let lo = lo.max(self.reference);
+        if lo > hi {
+            return;
+        }
+        let (lo, hi) = (lo.offset_from(self.reference).to_u64(), hi.offset_from(self.reference).to_u64());
+        let first = lo / self.divisor + (lo % self.divisor != 0) as u64;
+        let last = hi / self.divisor;
+        if first <= last {
+            self.quotients.filter_range(T::Unsigned::from_u64(first), T::Unsigned::from_u64(last), out);
+        }
+    }
+
+    fn filter_in(&self, set: &[T], out: &mut Bitmap) {
+        // Values at or above the reference map to quotients in the same order, so the set stays sorted.
+        let quotients: Vec<T::Unsigned> = set
+            .iter()
+            .filter(|&&v| v >= self.reference)
+            .map(|v| v.offset_from(self.reference).to_u64())
+            .filter(|r| r % self.divisor == 0)
+            .map(|r| T::Unsigned::from_u64(r / self.divisor))
+            .collect();
+        if !quotients.is_empty() {
+            self.quotients.filter_in(&quotients, out);
+        }
+    }
+
+    fn sum(&self) -> i128 {
+        self.total(self.len(), self.quotients.sum())
+    }
+
+    fn aggregate(&self, selection: &Selection) -> Partial<T> {
+        let quotients = self.quotients.aggregate(selection);
+        Partial {
+            sum: self.total(selection.count(), quotients.sum),
+            min: quotients.min.map(|q| self.value(q)),
+            max: quotients.max.map(|q| self.value(q)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bytes::AlignedBytes;
+    use crate::encodings::{encode_stream, Cascade, StreamView};
+
+    fn encoded<T: LwcInt>(values: &[T], cascade: &str) -> Result<AlignedBytes> {
+        let mut w = Writer::new();
+        encode_stream(values, &cascade.parse::<Cascade>().unwrap(), &mut w)?;
+        Ok(w.into_aligned())
+    }
+
+    fn check<T: LwcInt>(values: &[T], cascade: &str) {
+        let bytes = encoded(values, cascade).unwrap();
+        let view = StreamView::<T>::open(&mut Reader::new(&bytes), values.len()).unwrap();
+        let mut out = vec![T::default(); values.len()];
+        view.decode_into(0, &mut out);
+        assert_eq!(out, values, "{cascade}");
+        assert!(values.iter().enumerate().all(|(i, &v)| view.get(i) == v));
+        assert_eq!(view.sum(), values.iter().map(|v| v.to_i128()).sum::<i128>());
+        let all = Selection::Positions((0..values.len() as u32).collect());
+        let partial = view.aggregate(&all);
+        assert_eq!((partial.min, partial.max), (values.iter().min().copied(), values.iter().max().copied()));
+        for &c in values.iter().step_by(values.len() / 5 + 1) {
+            for (lo, hi) in [(c, c), (T::MIN, c), (c, T::MAX)] {
+                let mut bits = Bitmap::new_clear(values.len());
+                view.filter_range(lo, hi, &mut bits);
+                let want: Vec<u32> =
+                    (0..values.len() as u32).filter(|&i| (lo..=hi).contains(&values[i as usize])).collect();
+                assert_eq!(bits.to_positions(), want, "{cascade} {lo:?}..={hi:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn multiples_of_100_take_7_bits_less() {
+        let values: Vec<u32> = (0..10_000u32).map(|i| 100 * (i * 7919 % 5000)).collect();
+        let (gcd, r#for) = (encoded(&values, "gcd").unwrap().len(), encoded(&values, "for").unwrap().len());
+        // 13 bits a value against 19.
+        assert!(gcd * 10 < r#for * 7, "gcd {gcd} bytes, for {}", r#for);
+        check(&values, "gcd");
+        check(&values, "gcd(pfor)");
+    }
+
+    #[test]
+    fn extremes_and_wrapping() {
+        // i64::MIN to i64::MAX is 2^64 - 1 = 3 * 5 * 17 * 257 * 641 * 65537 * 6700417.
+        check(&[i64::MIN, i64::MAX, i64::MIN + 3 * 5 * 17, i64::MIN], "gcd");
+        check(&[u64::MAX - 4, u64::MAX, u64::MAX - 2], "gcd(bitpack)");
+        check(&[-128i8, 126, 0, -2], "gcd(for)");
+        // The divisor alone: all quotients 0 or 1.
+        check(&[u16::MAX, 1, u16::MAX, 1], "gcd(auto)");
+    }
+
+    #[test]
+    fn sets_map_to_quotients() {
+        let values: Vec<i32> = (0..500).map(|i| -7 + 6 * (i % 37)).collect();
+        let bytes = encoded(&values, "gcd").unwrap();
+        let view = StreamView::<i32>::open(&mut Reader::new(&bytes), values.len()).unwrap();
+        let set = [-13, -7, -6, 5, 11, 200];
+        let mut bits = Bitmap::new_clear(values.len());
+        view.filter_in(&set, &mut bits);
+        let want: Vec<u32> = (0..values.len() as u32).filter(|&i| set.contains(&values[i as usize])).collect();
+        assert_eq!(bits.to_positions(), want);
+    }
+
+    #[test]
+    fn auto_picks_gcd_for_multiples_of_100() {
+        let values: Vec<i64> = (0..5000).map(|i| 100 * (i * 7919 % 3000) - 50_000).collect();
+        let stats = Stats::compute(&values);
+        assert_eq!(crate::encodings::choose(&values, &stats, &Params::default()), EncodingId::Gcd);
+    }
+
+    #[test]
+    fn applies_only_above_1() {
+        let not = |r: Result<AlignedBytes>| matches!(r, Err(Error::NotApplicable { .. }));
+        assert!(not(encoded(&[5u32, 6, 8], "gcd")));
+        assert!(not(encoded(&[5u32, 5], "gcd")));
+        assert!(not(encoded::<u32>(&[], "gcd")));
+        assert!(Gcd::estimate(&[3u8, 4], &Stats::compute(&[3u8, 4]), &Params::default()).is_none());
+        assert_eq!(divisor(&[10u32, 30, 110, 70], 10), 20);
+    }
+
+    #[test]
+    fn corrupt_divisors_are_rejected() {
+        let bytes = encoded(&[0u32, 4, 8], "gcd").unwrap();
+        for bad in [0u64, 1, 1 << 32] {
+            let mut b = bytes.to_vec();
+            b[9..17].copy_from_slice(&bad.to_le_bytes());
+            let b = AlignedBytes::copy_from(&b);
+            assert!(matches!(StreamView::<u32>::open(&mut Reader::new(&b), 3), Err(Error::Corrupt(_))), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,410 @@
+//! `pfor`: patched frame of reference (PFOR, seed 002's SIMD-FastPFOR). Residuals `value - min` are
+//! bit-packed at a width `w` that most of them fit; the few that do not (exceptions) are kept whole in
+//! child streams, and their packed slot holds the marker `2^w - 1`. One outlier no longer widens every
+//! value: on seed 002's D4 (90 % near 2^5, 10 % near 2^25) `for` packs 26 bits a value, `pfor` 7 bits
+//! plus a few bytes per exception.
+//!
+//! Bytes: the reference (8, zero-extended bits), the width byte and the packed slots (as `for`), the
+//! exception index (u32 each, 8-aligned: for each block of [`BLOCK`] rows, the index of its first
+//! exception, then the number of exceptions), and two child streams of one value per exception:
+//! - `exception positions` (u32): the row's offset within its block (below 1,024), ascending within the
+//!   block; the block comes from the index. Offsets need 10 bits where row numbers need 16.
+//! - `exception values` (`T::Unsigned`): the whole residual.
+//!
+//! Finding a row's exception: only a row whose slot holds the marker can have one (a value equal to the
+//! marker is stored as it is and merely pays the search). The block's two index entries bound its
+//! exceptions, and a binary search over their offsets finds the row's. So `get` of an ordinary row costs
+//! `for`'s plus one compare. Measured on D4 (`cargo bench -p lwc --bench segments -- pfor_d4`), 1,000
+//! random gets took 58 µs when every row searched its block (about 100 exceptions a block), 10 µs with
+//! the marker (`for`: 4 µs); take of 1,000 62 µs, then 4.5 µs (`for`: 1.6 µs). The marker costs the
+//! exceptions their low bits, so the child keeps whole residuals: 8 bits each on D4 instead of 1 for
+//! high bits alone, about 2 % of plain. A bitmap of exceptions would find them in O(1) too, but costs a
+//! bit a row whatever their number (14 % on top of D4's 7-bit residuals); the index costs 32 bits per
+//! 1,024 rows.
+//!
+//! Width: one pass counts the residuals of each bit width; the width then minimizes packed bits plus
+//! exception bits (offset and residual), as FastPFOR does. Decoding unpacks a block and overwrites its
+//! exceptions; filters compare the packed slots where the constant range starts below `2^w`, then
+//! recompute the exceptions' rows; the sum is `n * reference + sum of slots + sum over exceptions of
+//! (residual - marker)`.
+
+use super::bitpack::Packed;
+use super::{read_value, value_bits, Codec, Encoding, EncodingId, Params, Stats, StreamOps, StreamView, WordStream};
+use crate::bitmap::Bitmap;
+use crate::bytes::{Reader, Writer};
+use crate::error::{Error, Result};
+use crate::kernels::bitpack::{self as kernel, BLOCK};
+use crate::types::{LwcInt, Word};
+
+pub(crate) struct Pfor;
+
+/// Offsets are below [`BLOCK`] and ascend within a block: bit packing stores them at 10 bits or fewer and
+/// reads each with one load, which the binary search wants.
+const POSITIONS: Encoding = Encoding::Bitpack;
+
+/// Outliers usually cluster around their own magnitude (2^25 on D4), which `for` takes away, but one
+/// stray value just past `2^w` on the low side widens `for` to every bit (seen on D4: 8 bits a residual
+/// became 26, 0.280 of plain became 0.333). The smallest estimate picks (a dictionary, there).
+const EXCEPTIONS: Encoding = Encoding::Auto;
+
+/// The width minimizing packed bits plus exception bits, from a histogram of residual widths.
+fn best_width<T: LwcInt>(values: &[T], stats: &Stats<T>) -> u32 {
+    let mut counts = [0usize; 65];
+    for v in values {
+        counts[v.offset_from(stats.min).bits_used() as usize] += 1;
+    }
+    let widest = stats.range_bits();
+    // An exception: its offset, and its residual at the widest width (a bound: the child stream takes
+    // less where outliers cluster).
+    let exception_bits = (values.len().clamp(1, BLOCK) as u32 - 1).bits_used() + widest;
+    let (mut best, mut best_cost, mut above) = (widest, values.len() * widest as usize, 0);
+    for w in (0..widest).rev() {
+        above += counts[w as usize + 1];
+        let cost = values.len() * w as usize + above * exception_bits as usize;
+        // Ties keep the wider width: fewer exceptions to patch.
+        if cost < best_cost {
+            (best, best_cost) = (w, cost);
+        }
+    }
+    best
+}
+
+/// The packed slots, the exception index and the two child streams' values at width `w`.
+struct Split<U> {
+    slots: Vec<U>,
+    index: Vec<u32>,
+    offsets: Vec<u32>,
+    residuals: Vec<U>,
+}
+
+fn split<T: LwcInt>(values: &[T], min: T, w: u32) -> Split<T::Unsigned> {
+    let marker = T::Unsigned::low_mask(w);
+    let index = Vec::with_capacity(values.len() / BLOCK + 2);
+    let mut s = Split { slots: Vec::with_capacity(values.len()), index, offsets: vec![], residuals: vec![] };
+    for block in values.chunks(BLOCK) {
+        s.index.push(s.offsets.len() as u32);
+        for (k, v) in block.iter().enumerate() {
+            let residual = v.offset_from(min);
+            if residual > marker {
+                s.offsets.push(k as u32);
+                s.residuals.push(residual);
+            }
+            s.slots.push(residual.min(marker));
+        }
+    }
+    s.index.push(s.offsets.len() as u32);
+    s
+}
+
+impl Codec for Pfor {
+    const ID: EncodingId = EncodingId::Pfor;
+
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> Option<usize> {
+        let w = best_width(values, stats);
+        let s = split(values, stats.min, w);
+        let children =
+            params.estimate_child(0, &s.offsets, POSITIONS)? + params.estimate_child(1, &s.residuals, EXCEPTIONS)?;
+        // Reference, width, packed bits, padding before the index, the index, the children.
+        Some(9 + kernel::packed_len(values.len(), w) + 4 + 4 * s.index.len() + children)
+    }
+
+    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
+        let w = best_width(values, stats);
+        let s = split(values, stats.min, w);
+        out.u64(value_bits(stats.min));
+        out.u8(w as u8);
+        out.packed(|buf| kernel::pack(&s.slots, w, buf));
+        out.array(&s.index);
+        params.encode_child(0, &s.offsets, POSITIONS, out)?;
+        params.encode_child(1, &s.residuals, EXCEPTIONS, out)
+    }
+}
+
+pub(crate) struct PforView<'a, T: LwcInt> {
+    reference: T,
+    /// A residual, or the marker where a row may be an exception.
+    slots: Packed<'a, T::Unsigned>,
+    /// `2^w - 1`.
+    marker: T::Unsigned,
+    /// `index[b]..index[b + 1]`: the exceptions of block `b`, at most its rows.
+    index: &'a [u32],
+    positions: StreamView<'a, u32>,
+    residuals: WordStream<'a, T::Unsigned>,
+}
+
+impl<'a, T: LwcInt> PforView<'a, T> {
+    pub fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
+        let reference = read_value(r, "pfor reference")?;
+        let slots = Packed::open::<T>(r, n)?;
+        let index: &[u32] = r.array("pfor exception index", n.div_ceil(BLOCK) + 1)?;
+        if index[0] != 0 {
+            return Err(Error::Corrupt(format!("pfor: the first block's exceptions start at {}", index[0])));
+        }
+        for (b, pair) in index.windows(2).enumerate() {
+            if pair[1] < pair[0] || (pair[1] - pair[0]) as usize > (n - b * BLOCK).min(BLOCK) {
+                return Err(Error::Corrupt(format!("pfor: block {b} claims exceptions {}..{}", pair[0], pair[1])));
+            }
+        }
+        let count = index[index.len() - 1] as usize;
+        let positions = StreamView::open_nested(r, count, depth + 1)?;
+        let residuals = WordStream::open_nested(r, count, depth + 1)?;
+        let marker = T::Unsigned::low_mask(slots.width());
+        Ok(PforView { reference, slots, marker, index, positions, residuals })
+    }
+
+    /// The exception positions stream (offsets within blocks).
+    pub fn positions(&self) -> &StreamView<'a, u32> {
+        &self.positions
+    }
+
+    /// The exception values stream (whole residuals).
+    pub fn exceptions(&self) -> &WordStream<'a, T::Unsigned> {
+        &self.residuals
+    }
+
+    fn has_exceptions(&self) -> bool {
+        self.index[self.index.len() - 1] != 0
+    }
+
+    /// The index of row `i`'s exception, if it has one: a binary search over its block's offsets.
+    #[inline]
+    fn exception_at(&self, i: usize) -> Option<usize> {
+        let b = i / BLOCK;
+        let (mut first, mut len) = (self.index[b] as usize, (self.index[b + 1] - self.index[b]) as usize);
+        let target = (i % BLOCK) as u32;
+        // Branch-free: halve the range towards the last offset <= target.
+        while len > 1 {
+            let half = len / 2;
+            first += half * usize::from(self.positions.get(first + half) <= target);
+            len -= half;
+        }
+        (len == 1 && self.positions.get(first) == target).then_some(first)
+    }
+
+    /// `value` (row `i`'s slot plus the reference), or row `i`'s exception where it has one.
+    #[inline(always)]
+    fn patched(&self, i: usize, value: T::Unsigned) -> T::Unsigned {
+        if value != self.reference.to_bits().wrapping_add(self.marker) || !self.has_exceptions() {
+            return value;
+        }
+        match self.exception_at(i) {
+            Some(k) => self.reference.to_bits().wrapping_add(self.residuals.get(k)),
+            None => value,
+        }
+    }
+
+    /// Calls `f(row, residual)` for every exception of the blocks that hold rows `start..end`.
+    fn for_each_exception(&self, start: usize, end: usize, mut f: impl FnMut(usize, T::Unsigned)) {
+        if start >= end || !self.has_exceptions() {
+            return;
+        }
+        let (mut offsets, mut residuals) = ([0u32; BLOCK], [T::Unsigned::ZERO; BLOCK]);
+        for b in start / BLOCK..=(end - 1) / BLOCK {
+            let (first, last) = (self.index[b] as usize, self.index[b + 1] as usize);
+            let (offsets, residuals) = (&mut offsets[..last - first], &mut residuals[..last - first]);
+            if offsets.is_empty() {
+                continue;
+            }
+            self.positions.decode_into(first, offsets);
+            self.residuals.decode_into(first, residuals);
+            for (&offset, &residual) in offsets.iter().zip(residuals.iter()) {
+                // A corrupt offset still lands on a row of this block, or the last row.
+                f((b * BLOCK + offset as usize % BLOCK).min(self.len() - 1), residual);
+            }
+        }
+    }
+}
+
+impl<T: LwcInt> StreamOps<T> for PforView<'_, T> {
+    fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    fn decode_into(&self, start: usize, out: &mut [T]) {
+        let out: &mut [T::Unsigned] = bytemuck::cast_slice_mut(out);
+        self.slots.decode_into(start, self.reference.to_bits(), out);
+        let end = start + out.len();
+        self.for_each_exception(start, end, |row, residual| {
+            if (start..end).contains(&row) {
+                out[row - start] = self.reference.to_bits().wrapping_add(residual);
+            }
+        });
+    }
+
+    fn get(&self, i: usize) -> T {
+        T::from_bits(self.patched(i, self.reference.to_bits().wrapping_add(self.slots.get(i))))
+    }
+
+    fn take_into(&self, positions: &[u32], out: &mut [T]) {
+        let out: &mut [T::Unsigned] = bytemuck::cast_slice_mut(out);
+        self.slots.take_into(positions, self.reference.to_bits(), out);
+        if self.has_exceptions() {
+            for (o, &p) in out.iter_mut().zip(positions) {
+                *o = self.patched(p as usize, *o);
+            }
+        }
+    }
+
+    fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {
+        let lo = lo.max(self.reference);
+        if lo > hi {
+            return;
+        }
+        let (lo, span) = (lo.offset_from(self.reference), hi.offset_from(lo));
+        // Ordinary rows have residuals up to the marker: they can match only a range starting there.
+        if lo <= self.marker {
+            self.slots.filter(lo, span, out);
+        }
+        // Exception rows were compared on their marker: compare their residuals.
+        let words = out.words_mut();
+        self.for_each_exception(0, self.len(), |row, residual| {
+            let hit = residual.wrapping_sub(lo) <= span;
+            words[row / 64] = words[row / 64] & !(1 << (row % 64)) | (hit as u64) << (row % 64);
+        });
+    }
+
+    fn sum(&self) -> i128 {
+        // Each exception's slot counted the marker; its residual replaces it.
+        let (mut residuals, mut count) = (0u128, 0u128);
+        self.residuals.for_each_block(|_, block| {
+            residuals += crate::kernels::scan::sum_words(block);
+            count += block.len() as u128;
+        });
+        let slots = self.slots.sum() as i128 - (count * self.marker.to_u64() as u128) as i128;
+        self.reference.to_i128() * self.len() as i128 + slots + residuals as i128
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bytes::AlignedBytes;
+    use crate::encodings::{encode_stream, Cascade};
+
+    fn encoded<T: LwcInt>(values: &[T], cascade: &str) -> AlignedBytes {
+        let mut w = Writer::new();
+        encode_stream(values, &cascade.parse::<Cascade>().unwrap(), &mut w).unwrap();
+        w.into_aligned()
+    }
+
+    fn open<T: LwcInt>(bytes: &[u8], n: usize) -> StreamView<'_, T> {
+        StreamView::open(&mut Reader::new(bytes), n).unwrap()
+    }
+
+    /// Seed 002's D4 as the segment bench makes it: 90 % normal(2^5, σ 20), 10 % normal(2^25, σ 20),
+    /// rounded and clamped at 0. (Its one small value past 127 made `for` under the exceptions 26 bits.)
+    fn d4(n: usize) -> Vec<u32> {
+        use rand::{rngs::StdRng, Rng, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(4);
+        let mut normal = move |mean: f64| {
+            let (u, v): (f64, f64) = (rng.gen(), rng.gen());
+            let z = (-2.0 * (1.0 - u).ln()).sqrt() * (std::f64::consts::TAU * v).cos();
+            (mean + 20.0 * z).round().max(0.0) as u32
+        };
+        let mut pick = StdRng::seed_from_u64(5);
+        (0..n).map(|_| normal(if pick.gen_bool(0.9) { 32.0 } else { (1u32 << 25) as f64 })).collect()
+    }
+
+    fn check_all<T: LwcInt>(values: &[T], view: &StreamView<'_, T>) {
+        let mut out = vec![T::default(); values.len()];
+        view.decode_into(0, &mut out);
+        assert_eq!(out, values);
+        for (i, &v) in values.iter().enumerate() {
+            assert_eq!(view.get(i), v, "get {i}");
+        }
+        let positions: Vec<u32> = (0..values.len() as u32).rev().step_by(3).collect();
+        let mut taken = vec![T::default(); positions.len()];
+        view.take_into(&positions, &mut taken);
+        assert!(positions.iter().zip(&taken).all(|(&p, &t)| values[p as usize] == t));
+        assert_eq!(view.sum(), values.iter().map(|v| v.to_i128()).sum::<i128>());
+    }
+
+    #[test]
+    fn d4_is_much_smaller_than_for_and_bitpack() {
+        let values = d4(1 << 16);
+        let size = |cascade: &str| encoded(&values, cascade).len();
+        let (pfor, r#for, bitpack) = (size("pfor"), size("for"), size("bitpack"));
+        // About 0.28, 0.81 and 0.81 of plain.
+        assert!(pfor * 5 < r#for * 2, "pfor {pfor} bytes, for {}", r#for);
+        assert!(pfor * 5 < bitpack * 2, "pfor {pfor} bytes, bitpack {bitpack}");
+        let bytes = encoded(&values, "pfor");
+        let view = open::<u32>(&bytes, values.len());
+        check_all(&values, &view);
+        // Filters on both sides of 2^w: small values, outliers, and a range across both.
+        for (lo, hi) in [(0, 40), (1 << 24, u32::MAX), (30, 1 << 25), (1 << 25, 1 << 25)] {
+            let mut bits = Bitmap::new_clear(values.len());
+            view.filter_range(lo, hi, &mut bits);
+            let want: Vec<u32> =
+                (0..values.len() as u32).filter(|&i| (lo..=hi).contains(&values[i as usize])).collect();
+            assert_eq!(bits.to_positions(), want, "{lo}..={hi}");
+        }
+    }
+
+    #[test]
+    fn auto_picks_pfor_for_rare_outliers_among_many_values() {
+        // Too many distinct values for a dictionary, one outlier in a hundred widening `for` to 32 bits.
+        let values: Vec<u32> =
+            (0..1u32 << 14).map(|i| if i % 100 == 7 { u32::MAX - i } else { i * 37 % 1024 }).collect();
+        let stats = Stats::compute(&values);
+        assert_eq!(crate::encodings::choose(&values, &stats, &Params::default()), EncodingId::Pfor);
+    }
+
+    #[test]
+    fn width_balances_packed_bits_against_exceptions() {
+        let stats = |v: &[u64]| Stats::compute(v);
+        // One outlier in 1,000: the small width wins.
+        let one: Vec<u64> = (0..1000).map(|i| if i == 500 { u64::MAX } else { i % 16 }).collect();
+        assert_eq!(best_width(&one, &stats(&one)), 4);
+        // Half the values 40 bits wide, half the minimum: half exceptions at width 0 beat 40 bits each.
+        let half: Vec<u64> = (0..1000).map(|i| if i % 2 == 0 { 1 << 40 } else { 3 }).collect();
+        assert_eq!(best_width(&half, &stats(&half)), 0);
+        // Nine in ten wide: exceptions would cost more than they save.
+        let most: Vec<u64> = (0..1000).map(|i| if i % 10 == 0 { 3 } else { 1 << 40 }).collect();
+        assert_eq!(best_width(&most, &stats(&most)), 40);
+        assert_eq!(best_width::<u8>(&[], &Stats::compute(&[])), 0);
+    }
+
+    #[test]
+    fn extremes_and_every_width_round_trip() {
+        let mut values: Vec<i64> = (0..3000).map(|i| i % 7 - 3).collect();
+        values[0] = i64::MIN;
+        values[1023] = i64::MAX;
+        values[1024] = i64::MAX - 1;
+        values[2999] = i64::MAX;
+        for cascade in ["pfor", "pfor(for, bitpack)", "pfor(plain, pfor)", "pfor(auto, auto)"] {
+            let bytes = encoded(&values, cascade);
+            check_all(&values, &open::<i64>(&bytes, values.len()));
+        }
+        // Exceptions only at block edges; none at all; a stream of one row.
+        let edges: Vec<u8> = (0..2049).map(|i| if i % 1024 == 0 || i % 1024 == 1023 { 255 } else { 1 }).collect();
+        check_all(&edges, &open::<u8>(&encoded(&edges, "pfor"), edges.len()));
+        let flat: Vec<u16> = vec![7; 100];
+        check_all(&flat, &open::<u16>(&encoded(&flat, "pfor"), flat.len()));
+        check_all(&[i8::MIN], &open::<i8>(&encoded(&[i8::MIN], "pfor"), 1));
+    }
+
+    #[test]
+    fn views_with_word_children_stay_send_and_sync() {
+        // Segments are read from many threads; `WordStream`'s trait object must not take that away.
+        fn check<S: Send + Sync>() {}
+        check::<StreamView<'static, i16>>();
+        check::<crate::Segment<'static, u64>>();
+    }
+
+    #[test]
+    fn corrupt_indexes_are_rejected() {
+        let values: Vec<u32> = (0..2000).map(|i| if i % 100 == 0 { 1 << 30 } else { i % 8 }).collect();
+        let bytes = encoded(&values, "pfor");
+        // id, reference (8), width (1), packed low bits, padding, then the index of three entries.
+        let at = (10 + kernel::packed_len(values.len(), 3)).next_multiple_of(8);
+        let index: Vec<u32> =
+            (0..3).map(|k| u32::from_le_bytes(bytes[at + 4 * k..at + 4 * k + 4].try_into().unwrap())).collect();
+        assert_eq!(index, [0, 11, 20]);
+        for (entry, value) in [(0, 1), (1, 1025), (1, 21), (2, 10)] {
+            let mut bad = bytes.to_vec();
+            bad[at + 4 * entry..at + 4 * entry + 4].copy_from_slice(&(value as u32).to_le_bytes());
+            let bad = AlignedBytes::copy_from(&bad);
+            assert!(StreamView::<u32>::open(&mut Reader::new(&bad), values.len()).is_err(), "entry {entry} = {value}");
+        }
+    }
+}
