@@ -13,6 +13,7 @@ pub(crate) mod bitpack;
 pub(crate) mod bytepack;
 mod cascade;
 pub(crate) mod constant;
+pub(crate) mod delta;
 pub(crate) mod dict;
 pub(crate) mod for_n;
 pub(crate) mod frame_of_reference;
@@ -47,11 +48,13 @@ pub enum EncodingId {
     ForN = 5,
     /// Sorted distinct values and bit-packed codes.
     Dict = 6,
+    /// Differences between neighbours, with a full value every `stride` rows.
+    Delta = 8,
 }
 
 impl EncodingId {
     /// Every encoding, in id order.
-    pub const ALL: [EncodingId; 7] = [
+    pub const ALL: [EncodingId; 8] = [
         EncodingId::Plain,
         EncodingId::Constant,
         EncodingId::Bitpack,
@@ -59,6 +62,7 @@ impl EncodingId {
         EncodingId::For,
         EncodingId::ForN,
         EncodingId::Dict,
+        EncodingId::Delta,
     ];
 
     /// The stable name (`"plain"`, `"for_n"`, ...).
@@ -71,6 +75,7 @@ impl EncodingId {
             EncodingId::For => "for",
             EncodingId::ForN => "for_n",
             EncodingId::Dict => "dict",
+            EncodingId::Delta => "delta",
         }
     }
 
@@ -83,6 +88,7 @@ impl EncodingId {
     pub fn child_names(self) -> &'static [&'static str] {
         match self {
             EncodingId::Dict => &["codes"],
+            EncodingId::Delta => &["deltas", "data points"],
             _ => &[],
         }
     }
@@ -116,6 +122,12 @@ pub enum Encoding {
     },
     /// Sorted distinct values, and codes bit-packed as a child stream.
     Dict,
+    /// Differences between neighbours (zigzagged unless the values never decrease) and the full value
+    /// every `stride` rows (a power of two in 16 ..= 65,536; seed 001's data points), both child streams.
+    Delta {
+        /// Rows per data point.
+        stride: u32,
+    },
     /// The smallest estimated encoding for each segment. (The sampling selector with objectives is a
     /// later layer; this picks by exact size estimates from one pass over the values.)
     #[default]
@@ -126,6 +138,9 @@ impl Encoding {
     /// FOR64 of seed 001.
     pub const FOR64: Encoding = Encoding::ForN { block: 64 };
 
+    /// Delta with a data point every 1,024 rows.
+    pub const DELTA: Encoding = Encoding::Delta { stride: delta::DEFAULT_STRIDE };
+
     /// Parses a stable name (`"for_n"` takes the default block of 64, `"for_n:128"` another; `"auto"` is
     /// [`Encoding::Auto`]).
     pub fn from_name(name: &str) -> Option<Encoding> {
@@ -133,6 +148,7 @@ impl Encoding {
             let parameter: u32 = parameter.parse().ok()?;
             return match name {
                 "for_n" => Some(Encoding::ForN { block: parameter }),
+                "delta" => Some(Encoding::Delta { stride: parameter }),
                 _ => None,
             };
         }
@@ -144,6 +160,7 @@ impl Encoding {
             "for" => Encoding::For,
             "for_n" => Encoding::FOR64,
             "dict" => Encoding::Dict,
+            "delta" => Encoding::DELTA,
             "auto" => Encoding::Auto,
             _ => return None,
         })
@@ -159,6 +176,7 @@ impl Encoding {
             Encoding::For => EncodingId::For,
             Encoding::ForN { .. } => EncodingId::ForN,
             Encoding::Dict => EncodingId::Dict,
+            Encoding::Delta { .. } => EncodingId::Delta,
             Encoding::Auto => return None,
         })
     }
@@ -170,6 +188,7 @@ impl std::fmt::Display for Encoding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match (self, self.id()) {
             (Encoding::ForN { block }, _) if *self != Encoding::FOR64 => write!(f, "for_n:{block}"),
+            (Encoding::Delta { stride }, _) if *self != Encoding::DELTA => write!(f, "delta:{stride}"),
             (_, Some(id)) => f.write_str(id.name()),
             (_, None) => f.write_str("auto"),
         }
@@ -187,6 +206,7 @@ impl From<EncodingId> for Encoding {
             EncodingId::For => Encoding::For,
             EncodingId::ForN => Encoding::FOR64,
             EncodingId::Dict => Encoding::Dict,
+            EncodingId::Delta => Encoding::DELTA,
         }
     }
 }
@@ -261,6 +281,7 @@ pub(crate) trait Codec {
 #[derive(Debug, Clone)]
 pub(crate) struct Params {
     pub for_n_block: u32,
+    pub delta_stride: u32,
     /// The cascade being written; its children say how child streams are encoded.
     pub cascade: Cascade,
     /// Streams above this one (0 at the top).
@@ -274,7 +295,11 @@ impl Params {
             Encoding::ForN { block } => block,
             _ => 64,
         };
-        Params { for_n_block, cascade: cascade.clone(), depth }
+        let delta_stride = match cascade.encoding() {
+            Encoding::Delta { stride } => stride,
+            _ => delta::DEFAULT_STRIDE,
+        };
+        Params { for_n_block, delta_stride, cascade: cascade.clone(), depth }
     }
 
     /// Encodes child stream `k` (id byte and body): as the cascade says, else with `default`.
@@ -439,6 +464,7 @@ pub(crate) enum StreamView<'a, T: LwcInt> {
     For(frame_of_reference::ForView<'a, T>),
     ForN(for_n::ForNView<'a, T>),
     Dict(Box<dict::DictView<'a, T>>),
+    Delta(Box<delta::DeltaView<'a, T>>),
 }
 
 macro_rules! dispatch {
@@ -451,6 +477,7 @@ macro_rules! dispatch {
             StreamView::For($v) => $body,
             StreamView::ForN($v) => $body,
             StreamView::Dict($v) => $body,
+            StreamView::Delta($v) => $body,
         }
     };
 }
@@ -477,6 +504,7 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
             EncodingId::For => StreamView::For(frame_of_reference::ForView::open(r, n)?),
             EncodingId::ForN => StreamView::ForN(for_n::ForNView::open(r, n)?),
             EncodingId::Dict => StreamView::Dict(Box::new(dict::DictView::open(r, n, depth)?)),
+            EncodingId::Delta => StreamView::Delta(Box::new(delta::DeltaView::open(r, n, depth)?)),
         })
     }
 
@@ -489,6 +517,7 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
             StreamView::For(_) => EncodingId::For,
             StreamView::ForN(_) => EncodingId::ForN,
             StreamView::Dict(_) => EncodingId::Dict,
+            StreamView::Delta(_) => EncodingId::Delta,
         }
     }
 
@@ -496,10 +525,12 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
     pub fn cascade(&self) -> Cascade {
         let encoding = match self {
             StreamView::ForN(v) => Encoding::ForN { block: v.block() },
+            StreamView::Delta(v) => Encoding::Delta { stride: v.stride() },
             _ => self.encoding().into(),
         };
         let children = match self {
             StreamView::Dict(v) => vec![v.codes().cascade()],
+            StreamView::Delta(v) => vec![v.deltas_cascade(), v.data_points().cascade()],
             _ => Vec::new(),
         };
         Cascade::read(encoding, children)
@@ -535,6 +566,9 @@ impl<T: LwcInt> StreamOps<T> for StreamView<'_, T> {
     fn aggregate(&self, selection: &Selection) -> Partial<T> {
         dispatch!(self, |v| v.aggregate(selection))
     }
+    fn for_each_block(&self, f: impl FnMut(usize, &[T])) {
+        dispatch!(self, |v| v.for_each_block(f))
+    }
 }
 
 fn encode_with<C: Codec, T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
@@ -551,6 +585,7 @@ fn estimate_of<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params
         EncodingId::For => frame_of_reference::For::estimate(values, stats, params),
         EncodingId::ForN => for_n::ForN::estimate(values, stats, params),
         EncodingId::Dict => dict::Dict::estimate(values, stats, params),
+        EncodingId::Delta => delta::Delta::estimate(values, stats, params),
     }
 }
 
@@ -558,13 +593,14 @@ fn estimate_of<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params
 /// Encodings with children are left out where their children would stack deeper than
 /// [`MAX_CASCADE_DEPTH`]. (Choosing cascades by sampling belongs to the selector.)
 pub(crate) fn choose<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> EncodingId {
-    const PREFERENCE: [EncodingId; 7] = [
+    const PREFERENCE: [EncodingId; 8] = [
         EncodingId::Constant,
         EncodingId::Bitpack,
         EncodingId::For,
         EncodingId::Bytepack,
         EncodingId::ForN,
         EncodingId::Dict,
+        EncodingId::Delta,
         EncodingId::Plain,
     ];
     let room_for_children = params.depth + 1 < MAX_CASCADE_DEPTH;
@@ -598,6 +634,7 @@ fn encode_stream_at<T: LwcInt>(values: &[T], cascade: &Cascade, depth: usize, ou
         EncodingId::For => encode_with::<frame_of_reference::For, T>(values, &stats, &params, out),
         EncodingId::ForN => encode_with::<for_n::ForN, T>(values, &stats, &params, out),
         EncodingId::Dict => encode_with::<dict::Dict, T>(values, &stats, &params, out),
+        EncodingId::Delta => encode_with::<delta::Delta, T>(values, &stats, &params, out),
     }?;
     Ok(id)
 }

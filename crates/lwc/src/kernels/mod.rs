@@ -3,4 +3,5 @@
 
 pub mod bitpack;
 pub mod positions;
+pub mod prefix;
 pub mod scan;
