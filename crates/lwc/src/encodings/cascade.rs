@@ -53,9 +53,10 @@ impl Cascade {
         &self.children
     }
 
-    /// Streams stacked, this one included.
+    /// Streams stacked, this one included; a child left out (a leaf by default) counts one.
     pub fn depth(&self) -> usize {
-        1 + self.children.iter().map(Cascade::depth).max().unwrap_or(0)
+        let children = Cascade::child_names(self.encoding).len().max(self.children.len());
+        1 + (0..children).map(|k| self.children.get(k).map_or(1, Cascade::depth)).max().unwrap_or(0)
     }
 
     /// What the children of an encoding hold, in order (empty for encodings without children).
@@ -205,6 +206,9 @@ mod tests {
         assert!(message("dict(for))").contains("unexpected text"));
         assert!(message("dict(bitpack, for)").contains("dict takes 1 child stream(s) (codes)"));
         assert!(message("dict(dict(dict(for)))").contains("4 streams deep"));
+        // The innermost dictionary's codes would be a fourth stream, which readers reject.
+        assert!(message("dict(dict(dict))").contains("4 streams deep"));
+        assert_eq!("dict".parse::<Cascade>().unwrap().depth(), 2);
         assert!(message("").contains("unknown encoding ''"));
     }
 }
