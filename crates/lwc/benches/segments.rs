@@ -1,6 +1,8 @@
 //! Segment-level operations on 65,536 `u32` of bit widths 3, 11 and 20, next to a plain `Vec<u32>` and
 //! the `bitpacking` crate's BitPacker8x, all in the same run: full decode, get and take of 1,000 and
-//! 1,000,000 random positions (sorted and unsorted), and the filter `x > c`.
+//! 1,000,000 random positions (sorted and unsorted), and the filter `x > c`. Then `delta` at strides 16,
+//! 1,024 and 65,536 on sorted keys (l_orderkey-like), next to `for_n` on the same keys: decode, get and
+//! take of 1,000 positions, a filter and the sum.
 //!
 //! Run: `cargo bench -p lwc --bench segments`. Ratios between lines of one group are what to quote.
 
@@ -8,7 +10,7 @@ use std::time::Duration;
 
 use bitpacking::{BitPacker, BitPacker8x};
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use lwc::{encode_segment, Encoding, Predicate, Segment};
+use lwc::{encode_segment, Cascade, Encoding, Predicate, Segment};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
 const N: usize = 1 << 16;
@@ -133,5 +135,46 @@ fn filter(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, decode, take, filter);
+/// l_orderkey of TPC-H: keys 8 of every 32, each repeated 1-7 times.
+fn sorted_keys() -> Vec<u32> {
+    let mut rng = StdRng::seed_from_u64(1);
+    let keys = (0u32..).map(|i| (i / 8) * 32 + i % 8 + 1);
+    keys.flat_map(|k| std::iter::repeat_n(k, rng.gen_range(1..=7))).take(N).collect()
+}
+
+fn delta(c: &mut Criterion) {
+    let mut g = configure(c, "segment_delta");
+    let values = sorted_keys();
+    let (unsorted, sorted) = (positions(1_000, false), positions(1_000, true));
+    let c = values[N / 2];
+    let mut out = vec![0u32; N];
+    for cascade in ["delta:16", "delta", "delta(bitpack)", "delta:65536", "for_n"] {
+        let bytes = encode_segment(&values, None, cascade.parse::<Cascade>().unwrap()).unwrap();
+        let seg = Segment::<u32>::open(&bytes).unwrap();
+        g.throughput(Throughput::Elements(N as u64));
+        g.bench_function(BenchmarkId::new("decode", cascade), |b| {
+            b.iter(|| seg.decode_into(0, black_box(&mut out)).unwrap())
+        });
+        g.bench_function(BenchmarkId::new("filter_gt", cascade), |b| {
+            b.iter(|| black_box(seg.filter(&Predicate::Gt(c))))
+        });
+        g.bench_function(BenchmarkId::new("sum", cascade), |b| b.iter(|| black_box(seg.aggregate(None).unwrap())));
+        g.throughput(Throughput::Elements(1_000));
+        g.bench_function(BenchmarkId::new("get_loop/1000", cascade), |b| {
+            b.iter(|| {
+                for (o, &p) in out.iter_mut().zip(black_box(&unsorted)) {
+                    *o = seg.get(p as usize).unwrap().unwrap();
+                }
+            })
+        });
+        for (order, pos) in [("unsorted", &unsorted), ("sorted", &sorted)] {
+            g.bench_function(BenchmarkId::new(format!("take/1000/{order}"), cascade), |b| {
+                b.iter(|| seg.take_into(black_box(pos), &mut out[..1_000]).unwrap())
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, decode, take, filter, delta);
 criterion_main!(benches);

@@ -22,20 +22,23 @@
 //! a full-width value every stride would widen the packed deltas or join the dictionary. Reload saves
 //! one delta a stride (at stride 1,024 and 5-bit deltas, 40 bytes of a 65,536-row segment) but needs
 //! an index shift and a reload at every stride boundary, whereas with every delta kept a range decodes
-//! as one prefix sum from its nearest data point, across strides, and row `i`'s delta is child value `i`.
+//! as one prefix sum from its nearest data point, across strides, row `i`'s delta is child value `i`,
+//! and a monotone sum needs only the first value and the deltas.
+//!
 //! Measured on 65,536 l_orderkey-like `u32` values (keys repeated 1-7 times) with the deltas already
-//! decoded, so only the loops differ (`cargo run --release -p lwc --example delta_layouts`, 2-core
-//! Xeon shared with other jobs, best of 7):
+//! decoded, so that only the loops differ (`cargo run --release -p lwc --example delta -- layouts`, a
+//! 2-core Xeon shared with other jobs, best of 7 rounds; header / reload / inline):
 //!
-//! | stride | full decode, ns/value (header / reload / inline) | 64 ranges of 1,000 rows, ns/value | 1% matches, µs |
-//! |---|---|---|---|
-//! | 16 | 0.278 / 0.333 / 0.287 | 0.286 / 0.351 / 0.379 | 2.0 / 2.1 / 2.1 |
-//! | 64 | 0.278 / 0.238 / 0.233 | 0.288 / 0.259 / 0.246 | 3.2 / 3.3 / 3.1 |
-//! | 1,024 | 0.278 / 0.281 / 0.283 | 0.317 / 0.320 / 0.321 | 6.0 / 5.6 / 5.1 |
-//! | 65,536 | 0.282 / 0.279 / 0.279 | (the walk to the first row dominates) | 6.6 / 6.3 / 5.7 |
+//! | stride | full decode, ns/value | 64 ranges of 1,000 rows, ns/value | 1% matches, µs | 50% matches, µs |
+//! |---|---|---|---|---|
+//! | 16 | 0.279 / 0.334 / 0.314 | 0.285 / 0.378 / 0.311 | 2.1 / 2.5 / 2.1 | 541 / 609 / 457 |
+//! | 64 | 0.279 / 0.238 / 0.246 | 0.287 / 0.261 / 0.251 | 3.3 / 3.3 / 3.1 | 530 / 604 / 512 |
+//! | 1,024 | 0.279 / 0.281 / 0.297 | 0.318 / 0.321 / 0.321 | 6.4 / 5.6 / 5.7 | 523 / 564 / 480 |
+//! | 65,536 | 0.279 / 0.279 / 0.299 | 3.82 / 3.23 / 5.10 | 6.7 / 5.9 / 5.9 | 450 / 567 / 511 |
 //!
-//! No layout wins throughout (the differences are within ±15%, as in the seed's Figure 3 for selective
-//! scans), so the simplest one, which also keeps every row's delta in the child stream, is the one kept.
+//! No layout wins throughout: the differences are within ±20% and change sign with the stride (the
+//! seed's Figure 3 also found them negligible for selective scans). So the layout kept is the one that
+//! keeps the deltas a plain child stream: every row's delta, at its own row.
 //!
 //! **Reads.** A range decodes from the nearest data point at or before its start: the deltas up to the
 //! start are summed (a vectorized wrapping sum), the rest are decoded straight into the output and
@@ -44,7 +47,7 @@
 //! later stride, so only the strides holding positions are decoded, and only up to their last position;
 //! positions close together are served from one prefix-summed span. Monotone data filters by binary
 //! search over the data points and a scan of one stride at each end of the range, and sums in closed
-//! form per stride: `len · data point + Σ delta · (rows it reaches)`.
+//! form: `n · first value + Σ delta · (rows it reaches)`.
 
 use super::{Cascade, Codec, Encoding, EncodingId, Params, Partial, Stats, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
@@ -52,6 +55,7 @@ use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::BLOCK;
 use crate::kernels::prefix::{self, zigzag};
+use crate::kernels::scan;
 use crate::selection::Selection;
 use crate::types::{LwcInt, Word};
 
@@ -352,33 +356,43 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
         if lo == 0 {
             return 0;
         }
+        // The stride's first value satisfies `pred`. Whole blocks of deltas are summed and passed over
+        // while the value at their end still does; the block where it stops is prefix-summed and searched.
         let (start, end) = ((lo - 1) << self.shift, (lo << self.shift).min(self.len()));
-        let (mut cursor, mut buf, mut scratch) = (None, [T::default(); BLOCK], [T::Unsigned::ZERO; SHORT_SEEK]);
-        for from in (start..end).step_by(BLOCK) {
-            let block = &mut buf[..(end - from).min(BLOCK)];
-            self.fill(&mut cursor, from, block, &mut scratch);
-            let k = block.partition_point(&pred);
-            if k < block.len() {
-                return from + k;
+        let (mut value, mut buf) = (self.data_points.get(lo - 1), [T::Unsigned::ZERO; BLOCK]);
+        for from in (start + 1..end).step_by(BLOCK) {
+            let deltas = &mut buf[..(end - from).min(BLOCK)];
+            self.deltas.decode(from, deltas);
+            let next = T::add_offset(value, prefix::delta_sum(deltas, self.zigzag));
+            if pred(&next) {
+                value = next;
+                continue;
             }
+            prefix::prefix_sum(value.to_bits(), deltas, self.zigzag);
+            return from + deltas.partition_point(|d| pred(&T::from_bits(*d)));
         }
         end
     }
 
-    /// Sum of monotone values in closed form, stride by stride.
+    /// Sum of monotone values in closed form: row 0 holds data point 0 and the delta of row `j` adds to
+    /// every row from `j` on (the header layout keeps every delta), so the sum is
+    /// `n · v0 + Σ deltas[j] · (n - j)`, exact since monotone values never wrap.
     fn sum_monotone(&self) -> i128 {
         let n = self.len();
+        if n == 0 {
+            return 0;
+        }
+        let mut total = n as i128 * self.data_points.get(0).to_i128();
         let mut buf = [T::Unsigned::ZERO; BLOCK];
-        let mut total = 0i128;
-        for s in 0..self.data_points.len() {
-            let (start, end) = (s << self.shift, ((s + 1) << self.shift).min(n));
-            total = total.wrapping_add((end - start) as i128 * self.data_points.get(s).to_i128());
-            // The delta of row `r` adds to every row from `r` to the end of the stride.
-            for from in (start + 1..end).step_by(BLOCK) {
-                let deltas = &mut buf[..(end - from).min(BLOCK)];
-                self.deltas.decode(from, deltas);
-                total = total.wrapping_add(prefix::weighted_sum(deltas, (end - from) as u64) as i128);
-            }
+        for from in (1..n).step_by(BLOCK) {
+            let end = (from + BLOCK).min(n);
+            let deltas = &mut buf[..end - from];
+            self.deltas.decode(from, deltas);
+            // Weights `n - j` split as `(n - end) + (end - j)`: the block's sum, and a weighted sum with
+            // weights up to a block.
+            let beyond = ((n - end) as u128).wrapping_mul(scan::sum_words(deltas));
+            let within = prefix::weighted_sum(deltas, (end - from) as u64);
+            total = total.wrapping_add(beyond.wrapping_add(within) as i128);
         }
         total
     }

@@ -5,15 +5,14 @@
 //! stay small. Both are computed with wrapping arithmetic in the unsigned domain, so every sequence of
 //! the type, `MIN` next to `MAX` included, round-trips exactly.
 //!
-//! The running sum is a chain of dependent adds. [`prefix_sum`] breaks it into groups of [`LANES`]: the
-//! scans inside groups are independent of each other and overlap, and only one add a group carries the
-//! running value forward.
+//! The running sum is a chain of dependent adds, one cycle a value in a scalar loop. With AVX2, 32- and
+//! 64-bit words are scanned a vector at a time instead: shifted adds sum each vector's lanes in place
+//! (independent from one vector to the next), and only one add and one broadcast a vector carry the
+//! running value forward. (The compiler's own vectorization of a grouped scalar loop ran at 1 ns a value,
+//! a third of the scalar loop's speed: it assembled each group lane by lane.)
 
 use super::bitpack::dispatch_simd;
 use crate::types::Word;
-
-/// Values scanned together by [`prefix_sum`].
-const LANES: usize = 8;
 
 /// The zigzag form of a wrapping difference: `d` as a signed number `s`, then `2s` for `s >= 0` and
 /// `-2s - 1` for `s < 0`.
@@ -28,46 +27,20 @@ pub fn unzigzag<U: Word>(z: U) -> U {
     (z >> 1) ^ U::ZERO.wrapping_sub(z & U::from_u64(1))
 }
 
-/// The difference a stored delta stands for.
-#[inline(always)]
-fn step<U: Word, const ZIGZAG: bool>(d: U) -> U {
-    if ZIGZAG {
-        unzigzag(d)
-    } else {
-        d
-    }
-}
-
-#[inline(always)]
-fn prefix_sum_generic<U: Word, const ZIGZAG: bool>(carry: U, words: &mut [U]) -> U {
+fn prefix_sum_scalar<U: Word>(carry: U, words: &mut [U], zigzag: bool) -> U {
     let mut carry = carry;
-    let mut groups = words.chunks_exact_mut(LANES);
-    for group in &mut groups {
-        let mut local = [U::ZERO; LANES];
-        let mut run = U::ZERO;
-        for (l, &d) in local.iter_mut().zip(group.iter()) {
-            run = run.wrapping_add(step::<U, ZIGZAG>(d));
-            *l = run;
+    if zigzag {
+        for w in words {
+            carry = carry.wrapping_add(unzigzag(*w));
+            *w = carry;
         }
-        for (w, l) in group.iter_mut().zip(local) {
-            *w = carry.wrapping_add(l);
+    } else {
+        for w in words {
+            carry = carry.wrapping_add(*w);
+            *w = carry;
         }
-        carry = group[LANES - 1];
-    }
-    for w in groups.into_remainder() {
-        carry = carry.wrapping_add(step::<U, ZIGZAG>(*w));
-        *w = carry;
     }
     carry
-}
-
-#[inline(always)]
-fn prefix_sum_any<U: Word>(carry: U, words: &mut [U], zigzag: bool) -> U {
-    if zigzag {
-        prefix_sum_generic::<U, true>(carry, words)
-    } else {
-        prefix_sum_generic::<U, false>(carry, words)
-    }
 }
 
 #[inline(always)]
@@ -82,10 +55,11 @@ fn delta_sum_any<U: Word>(words: &[U], zigzag: bool) -> U {
 #[inline(always)]
 fn weighted_sum_any<U: Word>(words: &[U], first_weight: u64) -> u128 {
     if U::BITS <= 32 {
-        // A delta below 2^32 times a weight up to 2^16 is below 2^48: a block of them sums in a `u64`.
-        let (mut sum, mut weight) = (0u64, first_weight);
+        // A delta below 2^32 times a weight up to 2^16 is below 2^48, and 2^16 of them sum in a `u64`.
+        // Both factors as zero-extended `u32` make one 32 x 32 -> 64-bit multiply a lane.
+        let (mut sum, mut weight) = (0u64, first_weight as u32);
         for &d in words {
-            sum = sum.wrapping_add(d.to_u64().wrapping_mul(weight));
+            sum = sum.wrapping_add((d.to_u64() as u32 as u64) * weight as u64);
             weight = weight.wrapping_sub(1);
         }
         sum as u128
@@ -97,12 +71,6 @@ fn weighted_sum_any<U: Word>(words: &[U], first_weight: u64) -> u128 {
         }
         sum
     }
-}
-
-mod prefix_dispatch {
-    use super::*;
-    dispatch_simd!(prefix_sum_any, prefix_sum_avx2, <U>(carry: U, words: &mut [U], zigzag: bool) -> U);
-    pub(super) use dispatch as prefix_sum;
 }
 
 mod delta_dispatch {
@@ -121,7 +89,11 @@ mod weighted_dispatch {
 /// `d` are the differences the deltas stand for (`zigzag`: stored zigzagged). Returns the last running
 /// value, `carry` when `words` is empty.
 pub fn prefix_sum<U: Word>(carry: U, words: &mut [U], zigzag: bool) -> U {
-    prefix_dispatch::prefix_sum(carry, words, zigzag)
+    #[cfg(target_arch = "x86_64")]
+    if let Some(last) = simd::prefix_sum(carry, words, zigzag) {
+        return last;
+    }
+    prefix_sum_scalar(carry, words, zigzag)
 }
 
 /// The wrapping sum of the differences the deltas stand for: how far a running value moves over them.
@@ -134,6 +106,93 @@ pub fn delta_sum<U: Word>(words: &[U], zigzag: bool) -> U {
 /// `words.len() <= first_weight <= 2^16`; wraps, without panicking, beyond.
 pub fn weighted_sum<U: Word>(words: &[U], first_weight: u64) -> u128 {
     weighted_dispatch::weighted_sum(words, first_weight)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    //! AVX2 scans. Within each 128-bit half, adding the vector shifted up by one lane, then by two
+    //! (32-bit words), leaves each lane the sum of its half up to it; adding the low half's last lane to
+    //! the high half finishes the vector's own scan, and its last lane, broadcast, is what it adds to the
+    //! carry. Only that one add depends on the vector before.
+    use std::arch::x86_64::*;
+
+    use super::prefix_sum_scalar;
+    use crate::types::Word;
+
+    /// The scan of [`super::prefix_sum`] for 32- and 64-bit words when the CPU has AVX2; `None`,
+    /// touching nothing, otherwise.
+    pub fn prefix_sum<U: Word>(carry: U, words: &mut [U], zigzag: bool) -> Option<U> {
+        if !(U::BITS == 32 || U::BITS == 64) || !std::arch::is_x86_feature_detected!("avx2") {
+            return None;
+        }
+        let lanes = 256 / U::BITS as usize;
+        let body = words.len() / lanes * lanes;
+        let (head, tail) = words.split_at_mut(body);
+        // SAFETY: AVX2 is present (checked above); each kernel reads and writes whole vectors of `head`,
+        // whose length is a multiple of the vector's lanes.
+        let carry = unsafe {
+            match (U::BITS, zigzag) {
+                (32, false) => {
+                    U::from_u64(scan_u32::<false>(carry.to_u64() as u32, bytemuck::cast_slice_mut(head)) as u64)
+                }
+                (32, true) => {
+                    U::from_u64(scan_u32::<true>(carry.to_u64() as u32, bytemuck::cast_slice_mut(head)) as u64)
+                }
+                (_, false) => U::from_u64(scan_u64::<false>(carry.to_u64(), bytemuck::cast_slice_mut(head))),
+                (_, true) => U::from_u64(scan_u64::<true>(carry.to_u64(), bytemuck::cast_slice_mut(head))),
+            }
+        };
+        Some(prefix_sum_scalar(carry, tail, zigzag))
+    }
+
+    /// # Safety
+    /// AVX2; `words.len()` is a multiple of 8.
+    #[target_feature(enable = "avx2")]
+    unsafe fn scan_u32<const ZIGZAG: bool>(carry: u32, words: &mut [u32]) -> u32 {
+        let mut carry = _mm256_set1_epi32(carry as i32);
+        let (one, last) = (_mm256_set1_epi32(1), _mm256_set1_epi32(7));
+        for chunk in words.chunks_exact_mut(8) {
+            let p = chunk.as_mut_ptr().cast::<__m256i>();
+            // SAFETY: `chunk` holds 8 `u32`, one vector.
+            let mut x = unsafe { _mm256_loadu_si256(p) };
+            if ZIGZAG {
+                let sign = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(x, one));
+                x = _mm256_xor_si256(_mm256_srli_epi32::<1>(x), sign);
+            }
+            x = _mm256_add_epi32(x, _mm256_slli_si256::<4>(x));
+            x = _mm256_add_epi32(x, _mm256_slli_si256::<8>(x));
+            let low_total = _mm256_shuffle_epi32::<0xFF>(_mm256_permute2x128_si256::<0x08>(x, x));
+            x = _mm256_add_epi32(x, low_total);
+            // SAFETY: as the load.
+            unsafe { _mm256_storeu_si256(p, _mm256_add_epi32(x, carry)) };
+            carry = _mm256_add_epi32(carry, _mm256_permutevar8x32_epi32(x, last));
+        }
+        _mm256_cvtsi256_si32(carry) as u32
+    }
+
+    /// # Safety
+    /// AVX2; `words.len()` is a multiple of 4.
+    #[target_feature(enable = "avx2")]
+    unsafe fn scan_u64<const ZIGZAG: bool>(carry: u64, words: &mut [u64]) -> u64 {
+        let mut carry = _mm256_set1_epi64x(carry as i64);
+        let one = _mm256_set1_epi64x(1);
+        for chunk in words.chunks_exact_mut(4) {
+            let p = chunk.as_mut_ptr().cast::<__m256i>();
+            // SAFETY: `chunk` holds 4 `u64`, one vector.
+            let mut x = unsafe { _mm256_loadu_si256(p) };
+            if ZIGZAG {
+                let sign = _mm256_sub_epi64(_mm256_setzero_si256(), _mm256_and_si256(x, one));
+                x = _mm256_xor_si256(_mm256_srli_epi64::<1>(x), sign);
+            }
+            x = _mm256_add_epi64(x, _mm256_slli_si256::<8>(x));
+            let low_total = _mm256_shuffle_epi32::<0xEE>(_mm256_permute2x128_si256::<0x08>(x, x));
+            x = _mm256_add_epi64(x, low_total);
+            // SAFETY: as the load.
+            unsafe { _mm256_storeu_si256(p, _mm256_add_epi64(x, carry)) };
+            carry = _mm256_add_epi64(carry, _mm256_permute4x64_epi64::<0xFF>(x));
+        }
+        _mm256_extract_epi64::<0>(carry) as u64
+    }
 }
 
 #[cfg(test)]
