@@ -20,13 +20,14 @@ pub fn all() -> Vec<Lwc> {
         ("lwc for", Encoding::For),
         ("lwc for_n(64)", Encoding::ForN { block: 64 }),
         ("lwc dict", Encoding::Dict),
+        ("lwc delta", Encoding::DELTA),
         ("lwc auto", Encoding::Auto),
     ];
     forced.into_iter().map(|(name, encoding)| Lwc { name, encoding }).collect()
 }
 
 /// Encodings of the catalog issue that do not exist yet: tables list them as missing.
-pub const MISSING: &[&str] = &["pfor", "delta", "delta2", "sequence", "rle", "varint", "gcd", "lz4", "zstd"];
+pub const MISSING: &[&str] = &["pfor", "delta2", "sequence", "rle", "varint", "gcd", "lz4", "zstd"];
 
 self_cell::self_cell!(
     /// The encoded bytes and the column opened over them (validated once, read in place).
