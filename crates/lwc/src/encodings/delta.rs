@@ -55,7 +55,6 @@ use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::BLOCK;
 use crate::kernels::prefix::{self, zigzag};
-use crate::kernels::scan;
 use crate::selection::Selection;
 use crate::types::{LwcInt, Word};
 
@@ -390,8 +389,8 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
             self.deltas.decode(from, deltas);
             // Weights `n - j` split as `(n - end) + (end - j)`: the block's sum, and a weighted sum with
             // weights up to a block.
-            let beyond = ((n - end) as u128).wrapping_mul(scan::sum_words(deltas));
-            let within = prefix::weighted_sum(deltas, (end - from) as u64);
+            let (sum, within) = prefix::weighted_sums(deltas, (end - from) as u64);
+            let beyond = ((n - end) as u128).wrapping_mul(sum);
             total = total.wrapping_add(beyond.wrapping_add(within) as i128);
         }
         total

@@ -53,23 +53,27 @@ fn delta_sum_any<U: Word>(words: &[U], zigzag: bool) -> U {
 }
 
 #[inline(always)]
-fn weighted_sum_any<U: Word>(words: &[U], first_weight: u64) -> u128 {
+fn weighted_sums_any<U: Word>(words: &[U], first_weight: u64) -> (u128, u128) {
     if U::BITS <= 32 {
         // A delta below 2^32 times a weight up to 2^16 is below 2^48, and 2^16 of them sum in a `u64`.
         // Both factors as zero-extended `u32` make one 32 x 32 -> 64-bit multiply a lane.
-        let (mut sum, mut weight) = (0u64, first_weight as u32);
+        let (mut sum, mut weighted, mut weight) = (0u64, 0u64, first_weight as u32);
         for &d in words {
-            sum = sum.wrapping_add((d.to_u64() as u32 as u64) * weight as u64);
+            let d = d.to_u64() as u32 as u64;
+            sum = sum.wrapping_add(d);
+            weighted = weighted.wrapping_add(d * weight as u64);
             weight = weight.wrapping_sub(1);
         }
-        sum as u128
+        (sum as u128, weighted as u128)
     } else {
-        let (mut sum, mut weight) = (0u128, first_weight as u128);
+        let (mut sum, mut weighted, mut weight) = (0u128, 0u128, first_weight as u128);
         for &d in words {
-            sum = sum.wrapping_add((d.to_u64() as u128).wrapping_mul(weight));
+            let d = d.to_u64() as u128;
+            sum = sum.wrapping_add(d);
+            weighted = weighted.wrapping_add(d.wrapping_mul(weight));
             weight = weight.wrapping_sub(1);
         }
-        sum
+        (sum, weighted)
     }
 }
 
@@ -81,8 +85,8 @@ mod delta_dispatch {
 
 mod weighted_dispatch {
     use super::*;
-    dispatch_simd!(weighted_sum_any, weighted_sum_avx2, <U>(words: &[U], first_weight: u64) -> u128);
-    pub(super) use dispatch as weighted_sum;
+    dispatch_simd!(weighted_sums_any, weighted_sums_avx2, <U>(words: &[U], first_weight: u64) -> (u128, u128));
+    pub(super) use dispatch as weighted_sums;
 }
 
 /// Turns deltas into running values in place: `words[k] = carry + d[0] + … + d[k]` (wrapping), where
@@ -101,11 +105,11 @@ pub fn delta_sum<U: Word>(words: &[U], zigzag: bool) -> U {
     delta_dispatch::delta_sum(words, zigzag)
 }
 
-/// `Σ words[k] · (first_weight - k)` for plain deltas: the part of a closed-form sum over a run of values
-/// that the deltas contribute (a delta adds to every value from its own on). Exact while
+/// `(Σ words[k], Σ words[k] · (first_weight - k))` for plain deltas, in one pass: what they contribute
+/// to a closed-form sum over a run of values (a delta adds to every value from its own on). Exact while
 /// `words.len() <= first_weight <= 2^16`; wraps, without panicking, beyond.
-pub fn weighted_sum<U: Word>(words: &[U], first_weight: u64) -> u128 {
-    weighted_dispatch::weighted_sum(words, first_weight)
+pub fn weighted_sums<U: Word>(words: &[U], first_weight: u64) -> (u128, u128) {
+    weighted_dispatch::weighted_sums(words, first_weight)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -247,10 +251,11 @@ mod tests {
     fn weighted_sums_are_exact_at_the_bounds() {
         let words = vec![u32::MAX; 1 << 16];
         let expect: u128 = (1..=1u128 << 16).map(|w| w * u32::MAX as u128).sum();
-        assert_eq!(weighted_sum(&words, 1 << 16), expect);
+        assert_eq!(weighted_sums(&words, 1 << 16), ((1 << 16) * u32::MAX as u128, expect));
         let words = vec![u64::MAX; 1000];
         let expect: u128 = (0..1000u128).map(|k| (65_536 - k) * u64::MAX as u128).sum();
-        assert_eq!(weighted_sum(&words, 65_536), expect);
-        assert_eq!(weighted_sum::<u8>(&[], 5), 0);
+        assert_eq!(weighted_sums(&words, 65_536), (1000 * u64::MAX as u128, expect));
+        assert_eq!(weighted_sums::<u8>(&[200, 100], 2), (300, 500));
+        assert_eq!(weighted_sums::<u16>(&[], 5), (0, 0));
     }
 }
