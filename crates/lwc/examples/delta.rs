@@ -2,8 +2,9 @@
 //!
 //! - `layouts`: the loops of seed 001's header, reload and inline layouts over deltas already decoded
 //!   (full decode, ranges, match vectors), for strides 16 to 65,536;
-//! - `sizes`: compression factors (4 · rows / bytes) of o_orderkey and l_orderkey at scale factor 1 in
-//!   65,536-row segments, per stride, with the default children and with cascades;
+//! - `sizes`: compression factors (4 · rows / bytes) of o_orderkey and l_orderkey at scale factor 1, and
+//!   of timestamps about a second apart, in 65,536-row segments, per stride, with the default children
+//!   and with cascades;
 //! - `take`: unsorted take by reading each position against sorting a copy and walking once.
 //!
 //! Run: `cargo run --release -p lwc --example delta -- layouts|sizes|take`.
@@ -222,8 +223,23 @@ fn layouts() {
 // ---------------------------------------------------------------------------------------------------------
 // Sizes.
 
+/// Millisecond timestamps about a second apart: steps of 990 to 1,010.
+fn timestamps(rows: usize) -> Vec<u32> {
+    random(rows, 21, 5)
+        .into_iter()
+        .scan(0u32, |t, jitter| {
+            *t += 990 + jitter;
+            Some(*t)
+        })
+        .collect()
+}
+
 fn sizes() {
-    let columns = [("o_orderkey", o_orderkey(1_500_000)), ("l_orderkey", l_orderkey(6_001_215))];
+    let columns = [
+        ("o_orderkey", o_orderkey(1_500_000)),
+        ("l_orderkey", l_orderkey(6_001_215)),
+        ("timestamps", timestamps(1_500_000)),
+    ];
     let strides = [16u32, 64, 256, 1024, 4096, 65_536];
     let children = ["", "(bitpack)", "(dict)", "(for_n:16)", "(auto)", "(auto, auto)"];
     for (name, values) in &columns {
@@ -232,11 +248,16 @@ fn sizes() {
             let mut line = format!("  stride {stride:>5}:");
             for child in children {
                 let cascade: Cascade = format!("delta:{stride}{child}").parse().unwrap();
-                let bytes = EncodedColumn::encode(values, None, EncodeOptions::with_encoding(cascade.clone()))
-                    .unwrap()
-                    .as_bytes()
-                    .len();
+                let column =
+                    EncodedColumn::encode(values, None, EncodeOptions::with_encoding(cascade.clone())).unwrap();
+                let bytes = column.as_bytes().len();
                 line += &format!(" {cascade} {:.1} ({bytes})", 4.0 * values.len() as f64 / bytes as f64);
+                if child.contains("auto") {
+                    // What `auto` chose, segment by segment.
+                    let written = column.open::<u32>().unwrap().cascades();
+                    let written: Vec<String> = written.iter().map(|(c, k)| format!("{c} x{k}")).collect();
+                    line += &format!(" [{}]", written.join(", "));
+                }
             }
             println!("{line}");
         }

@@ -48,6 +48,18 @@
 //! positions close together are served from one prefix-summed span. Monotone data filters by binary
 //! search over the data points and a scan of one stride at each end of the range, and sums in closed
 //! form: `n · first value + Σ delta · (rows it reaches)`.
+//!
+//! **Sizes** (`cargo run --release -p lwc --example delta -- sizes`; 65,536-row segments; compression
+//! factor 4 · rows / bytes, strides 16 / 1,024 / 65,536): TPC-H o_orderkey at SF1 (1,500,000 sorted
+//! keys, steps 1 and 25) 5.2 / 6.4 / 6.4 with the default children, 14.9 / 30.9 / 31.5 as `delta(dict)`
+//! (194,313 bytes at stride 1,024), where `for_n` reaches 3.8 and `for` 1.8; l_orderkey (6,001,215
+//! rows, each key 1-7 times) 5.3 / 6.4 / 6.4, and 10.5 / 15.7 / 15.9 as `delta(dict)` (`for_n` 4.3).
+//!
+//! **Speed** (`cargo bench -p lwc --bench segments -- segment_delta`, 65,536 l_orderkey-like `u32`,
+//! stride 1,024, on the same loaded machine, so ±30%): decode 16-31 µs (`for_n` 15-24 µs), sum 17 µs
+//! (14), `x > c` 1.3 µs (30: two stride scans instead of a pass), take of 1,000 sorted positions 14 µs
+//! (2.4) and unsorted 23 µs (2.1), `get` 120 ns (6): delta trades random access for size, as seed 001
+//! found.
 
 use super::{Cascade, Codec, Encoding, EncodingId, Params, Partial, Stats, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
@@ -67,9 +79,10 @@ pub(crate) const DEFAULT_STRIDE: u32 = 1024;
 const STRIDES: std::ops::RangeInclusive<u32> = 16..=65_536;
 
 /// The deltas' encoding unless a cascade says otherwise. Frame of reference is never wider than bit
-/// packing (the same kernels, plus a base added for free while unpacking) and is far narrower where
-/// every step is alike: an arithmetic sequence, or sorted distinct keys whose steps all exceed some
-/// minimum, cost no or few bits a row. On o_orderkey-like keys both take 5 bits a row.
+/// packing (the same kernels, plus a base added while unpacking, at no measurable cost in the
+/// `segment_delta` bench) and is far narrower where every step is alike: timestamps about a second
+/// apart compress 6.3x with it and 3.2x with bit packing; on o_orderkey both take 5 bits a row and it
+/// costs its reference, 8 bytes a segment (`sizes` in `examples/delta.rs`).
 const DELTAS: Encoding = Encoding::For;
 
 /// The data points' encoding unless a cascade says otherwise: read one per range, `get` or stride
