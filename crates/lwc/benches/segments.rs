@@ -2,9 +2,10 @@
 //! the `bitpacking` crate's BitPacker8x, all in the same run: full decode, get and take of 1,000 and
 //! 1,000,000 random positions (sorted and unsorted), and the filter `x > c`.
 //!
-//! Then one group for each encoding made for a kind of data (`pfor`, `varint`, `gcd`), on that data next
-//! to `for` and `bitpack`: decode, get and take of 1,000 random positions, take of 1,000 sorted ones,
-//! and `x > c`.
+//! Then one group for each encoding made for a kind of data (`pfor`, `varint`, `gcd`, `delta`), on that
+//! data next to `for`, `for_n` or `bitpack`: decode, get and take of 1,000 random positions, take of 1,000
+//! sorted ones, `x > c` and the sum. `delta` runs at strides 16, 1,024 and 65,536 on sorted keys
+//! (l_orderkey-like).
 //!
 //! Run: `cargo bench -p lwc --bench segments`. Ratios between lines of one group are what to quote.
 
@@ -12,7 +13,7 @@ use std::time::Duration;
 
 use bitpacking::{BitPacker, BitPacker8x};
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use lwc::{encode_segment, Encoding, Predicate, Segment};
+use lwc::{encode_segment, Cascade, Encoding, Predicate, Segment};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
 const N: usize = 1 << 16;
@@ -137,6 +138,13 @@ fn filter(c: &mut Criterion) {
     g.finish();
 }
 
+/// l_orderkey of TPC-H: keys 8 of every 32, each repeated 1-7 times.
+fn sorted_keys() -> Vec<u32> {
+    let mut rng = StdRng::seed_from_u64(1);
+    let keys = (0u32..).map(|i| (i / 8) * 32 + i % 8 + 1);
+    keys.flat_map(|k| std::iter::repeat_n(k, rng.gen_range(1..=7))).take(N).collect()
+}
+
 /// Seed 002's D4: 90 % normal(2^5, σ 20), 10 % normal(2^25, σ 20), rounded and clamped at 0.
 fn d4() -> Vec<u32> {
     let mut rng = StdRng::seed_from_u64(4);
@@ -150,20 +158,21 @@ fn d4() -> Vec<u32> {
 }
 
 /// Decode, get, take and `x > median` of `values` in each encoding, as group `name`.
-fn on_data(c: &mut Criterion, name: &str, values: &[u32], encodings: &[Encoding]) {
+fn on_data(c: &mut Criterion, name: &str, values: &[u32], cascades: &[&str]) {
     let mut g = configure(c, name);
     let (unsorted, sorted) = (positions(1_000, false), positions(1_000, true));
     let mut median = values.to_vec();
     let median = *median.select_nth_unstable(N / 2).1;
     let mut out = vec![0u32; N];
-    for &enc in encodings {
-        let bytes = encode_segment(values, None, enc).unwrap();
+    for &enc in cascades {
+        let bytes = encode_segment(values, None, enc.parse::<Cascade>().unwrap()).unwrap();
         let seg = Segment::<u32>::open(&bytes).unwrap();
         let id =
             |op: &str| BenchmarkId::new(op, format!("{enc} ({:.3} of plain)", bytes.len() as f64 / (4 * N) as f64));
         g.throughput(Throughput::Elements(N as u64));
         g.bench_function(id("decode"), |b| b.iter(|| seg.decode_into(0, black_box(&mut out)).unwrap()));
         g.bench_function(id("filter_gt_median"), |b| b.iter(|| black_box(seg.filter(&Predicate::Gt(median)))));
+        g.bench_function(id("sum"), |b| b.iter(|| black_box(seg.aggregate(None).unwrap())));
         g.throughput(Throughput::Elements(1_000));
         for (order, pos) in [("unsorted", &unsorted), ("sorted", &sorted)] {
             g.bench_function(id(&format!("take_1000_{order}")), |b| {
@@ -183,11 +192,12 @@ fn on_data(c: &mut Criterion, name: &str, values: &[u32], encodings: &[Encoding]
 
 fn made_for_their_data(c: &mut Criterion) {
     let d4 = d4();
-    on_data(c, "pfor_d4", &d4, &[Encoding::Pfor, Encoding::For, Encoding::Bitpack]);
-    on_data(c, "varint_d4", &d4, &[Encoding::Varint]);
+    on_data(c, "pfor_d4", &d4, &["pfor", "for", "bitpack"]);
+    on_data(c, "varint_d4", &d4, &["varint"]);
     let mut rng = StdRng::seed_from_u64(100);
     let cents: Vec<u32> = (0..N).map(|_| 100 * rng.gen_range(1..=5_000)).collect();
-    on_data(c, "gcd_x100", &cents, &[Encoding::Gcd, Encoding::For, Encoding::Bitpack]);
+    on_data(c, "gcd_x100", &cents, &["gcd", "for", "bitpack"]);
+    on_data(c, "delta_keys", &sorted_keys(), &["delta:16", "delta", "delta(bitpack)", "delta:65536", "for_n"]);
 }
 
 criterion_group!(benches, decode, take, filter, made_for_their_data);

@@ -6,7 +6,7 @@
 //! alike. That is how frame of reference handles `i64::MIN..=i64::MAX` without overflow.
 
 use std::fmt::Debug;
-use std::ops::{BitAnd, BitOr, Not, Shl, Shr};
+use std::ops::{BitAnd, BitOr, BitXor, Not, Shl, Shr};
 
 use bytemuck::Pod;
 
@@ -96,6 +96,7 @@ pub trait Word:
     + Shr<u32, Output = Self>
     + BitAnd<Output = Self>
     + BitOr<Output = Self>
+    + BitXor<Output = Self>
     + Not<Output = Self>
     + sealed::SealedWord
 {

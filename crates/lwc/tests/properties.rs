@@ -41,6 +41,8 @@ fn encodings() -> Vec<Cascade> {
         Encoding::FOR64,
         Encoding::Dict,
         Encoding::Pfor,
+        Encoding::Delta { stride: 16 },
+        Encoding::DELTA,
         Encoding::Varint,
         Encoding::Gcd,
         Encoding::Lz4,
@@ -57,6 +59,8 @@ fn encodings() -> Vec<Cascade> {
         "pfor(plain, pfor)",
         "gcd(pfor)",
         "gcd(for_n:16)",
+        "delta:64(dict, plain)",
+        "dict(delta:16)",
     ];
     leaves.into_iter().map(Cascade::from).chain(cascades.iter().map(|c| c.parse().unwrap())).collect()
 }
@@ -66,7 +70,9 @@ fn encodings() -> Vec<Cascade> {
 fn written_as(read: &Cascade, asked: &Cascade) -> bool {
     let same_top = match (read.encoding().id(), asked.encoding().id()) {
         (_, None) => true,
-        (Some(r), Some(a)) => r == a && (r != EncodingId::ForN || read.encoding() == asked.encoding()),
+        (Some(r), Some(a)) => {
+            r == a && (![EncodingId::ForN, EncodingId::Delta].contains(&r) || read.encoding() == asked.encoding())
+        }
         (None, Some(_)) => false,
     };
     same_top && asked.children().iter().zip(read.children()).all(|(a, r)| written_as(r, a))
@@ -855,6 +861,10 @@ fn invalid_arguments_are_errors() {
         let r = encode_segment(&values, None, Encoding::ForN { block });
         assert!(matches!(r, Err(Error::InvalidArgument(_))), "for_n block {block}");
     }
+    for stride in [0, 8, 100, 1 << 17] {
+        let r = EncodedColumn::encode(&values, None, EncodeOptions::with_encoding(Encoding::Delta { stride }));
+        assert!(invalid(r), "delta stride {stride}");
+    }
     assert!(matches!(
         encode_segment(&values, Some(&Bitmap::new_set(4)), Encoding::Plain),
         Err(Error::InvalidArgument(_))
@@ -877,7 +887,10 @@ fn names_parse() {
     assert_eq!(Encoding::from_name("auto"), Some(Encoding::Auto));
     assert_eq!(Encoding::from_name("for_n:256"), Some(Encoding::ForN { block: 256 }));
     assert_eq!(Encoding::ForN { block: 256 }.to_string(), "for_n:256");
-    for bad in ["nope", "for:3", "for_n:x", "for_n:"] {
+    assert_eq!(Encoding::from_name("delta:256"), Some(Encoding::Delta { stride: 256 }));
+    assert_eq!(Encoding::Delta { stride: 256 }.to_string(), "delta:256");
+    assert_eq!(Encoding::from_name("delta"), Some(Encoding::Delta { stride: 1024 }));
+    for bad in ["nope", "for:3", "for_n:x", "for_n:", "delta:"] {
         assert_eq!(Encoding::from_name(bad), None, "{bad}");
     }
     assert_eq!(EncodingId::from_id(200), Err(Error::UnknownEncoding(200)));

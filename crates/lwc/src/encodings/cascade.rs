@@ -208,7 +208,9 @@ mod tests {
         assert!(message("dict(for))").contains("unexpected text"));
         assert!(message("dict(bitpack, for)").contains("dict takes 1 child stream(s) (codes)"));
         assert!(message("dict(dict(dict(for)))").contains("4 streams deep"));
-        assert!(message("dict(dict(dict))").contains("4 streams deep"), "the innermost codes sit 4 deep");
+        // The innermost dictionary's codes would be a fourth stream, which readers reject.
+        assert!(message("dict(dict(dict))").contains("4 streams deep"));
+        assert_eq!("dict".parse::<Cascade>().unwrap().depth(), 2);
         assert!(message("").contains("unknown encoding ''"));
     }
 }

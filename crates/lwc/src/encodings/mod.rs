@@ -14,6 +14,7 @@ pub(crate) mod bytepack;
 mod cascade;
 mod compressed;
 pub(crate) mod constant;
+pub(crate) mod delta;
 pub(crate) mod dict;
 pub(crate) mod for_n;
 pub(crate) mod frame_of_reference;
@@ -53,21 +54,23 @@ pub enum EncodingId {
     ForN = 5,
     /// Sorted distinct values and bit-packed codes.
     Dict = 6,
-    /// Blocks of 1,024 values compressed by LZ4.
-    Lz4 = 14,
-    /// Blocks of 1,024 values compressed by Zstandard.
-    Zstd = 15,
     /// Patched frame of reference: residuals bit-packed at a width most fit, the rest as exceptions.
     Pfor = 7,
+    /// Differences between neighbours, with a full value every `stride` rows.
+    Delta = 8,
     /// Byte-aligned variable-length residuals (LEB128), a byte offset every 128 values.
     Varint = 12,
     /// Residuals divided by their greatest common divisor, the quotients as a child stream.
     Gcd = 13,
+    /// Blocks of 1,024 values compressed by LZ4.
+    Lz4 = 14,
+    /// Blocks of 1,024 values compressed by Zstandard.
+    Zstd = 15,
 }
 
 impl EncodingId {
     /// Every encoding, in id order.
-    pub const ALL: [EncodingId; 12] = [
+    pub const ALL: [EncodingId; 13] = [
         EncodingId::Plain,
         EncodingId::Constant,
         EncodingId::Bitpack,
@@ -76,6 +79,7 @@ impl EncodingId {
         EncodingId::ForN,
         EncodingId::Dict,
         EncodingId::Pfor,
+        EncodingId::Delta,
         EncodingId::Varint,
         EncodingId::Gcd,
         EncodingId::Lz4,
@@ -97,6 +101,7 @@ impl EncodingId {
             EncodingId::Pfor => "pfor",
             EncodingId::Varint => "varint",
             EncodingId::Gcd => "gcd",
+            EncodingId::Delta => "delta",
         }
     }
 
@@ -111,6 +116,7 @@ impl EncodingId {
             EncodingId::Dict => &["codes"],
             EncodingId::Pfor => &["exception positions", "exception values"],
             EncodingId::Gcd => &["quotients"],
+            EncodingId::Delta => &["deltas", "data points"],
             _ => &[],
         }
     }
@@ -157,6 +163,12 @@ pub enum Encoding {
     /// `(value - min) / d` for the greatest common divisor `d > 1` of those differences, the quotients as a
     /// child stream; fails on data whose differences have no common divisor.
     Gcd,
+    /// Differences between neighbours (zigzagged unless the values never decrease) and the full value
+    /// every `stride` rows (a power of two in 16 ..= 65,536; seed 001's data points), both child streams.
+    Delta {
+        /// Rows per data point.
+        stride: u32,
+    },
     /// The smallest estimated encoding for each segment. (The sampling selector with objectives is a
     /// later layer; this picks by exact size estimates from one pass over the values.)
     #[default]
@@ -167,6 +179,9 @@ impl Encoding {
     /// FOR64 of seed 001.
     pub const FOR64: Encoding = Encoding::ForN { block: 64 };
 
+    /// Delta with a data point every 1,024 rows.
+    pub const DELTA: Encoding = Encoding::Delta { stride: delta::DEFAULT_STRIDE };
+
     /// Parses a stable name (`"for_n"` takes the default block of 64, `"for_n:128"` another; `"auto"` is
     /// [`Encoding::Auto`]).
     pub fn from_name(name: &str) -> Option<Encoding> {
@@ -174,6 +189,7 @@ impl Encoding {
             let parameter: u32 = parameter.parse().ok()?;
             return match name {
                 "for_n" => Some(Encoding::ForN { block: parameter }),
+                "delta" => Some(Encoding::Delta { stride: parameter }),
                 _ => None,
             };
         }
@@ -190,6 +206,7 @@ impl Encoding {
             "pfor" => Encoding::Pfor,
             "varint" => Encoding::Varint,
             "gcd" => Encoding::Gcd,
+            "delta" => Encoding::DELTA,
             "auto" => Encoding::Auto,
             _ => return None,
         })
@@ -210,6 +227,7 @@ impl Encoding {
             Encoding::Pfor => EncodingId::Pfor,
             Encoding::Varint => EncodingId::Varint,
             Encoding::Gcd => EncodingId::Gcd,
+            Encoding::Delta { .. } => EncodingId::Delta,
             Encoding::Auto => return None,
         })
     }
@@ -221,6 +239,7 @@ impl std::fmt::Display for Encoding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match (self, self.id()) {
             (Encoding::ForN { block }, _) if *self != Encoding::FOR64 => write!(f, "for_n:{block}"),
+            (Encoding::Delta { stride }, _) if *self != Encoding::DELTA => write!(f, "delta:{stride}"),
             (_, Some(id)) => f.write_str(id.name()),
             (_, None) => f.write_str("auto"),
         }
@@ -243,6 +262,7 @@ impl From<EncodingId> for Encoding {
             EncodingId::Pfor => Encoding::Pfor,
             EncodingId::Varint => Encoding::Varint,
             EncodingId::Gcd => Encoding::Gcd,
+            EncodingId::Delta => Encoding::DELTA,
         }
     }
 }
@@ -317,6 +337,7 @@ pub(crate) trait Codec {
 #[derive(Debug, Clone)]
 pub(crate) struct Params {
     pub for_n_block: u32,
+    pub delta_stride: u32,
     /// The cascade being written; its children say how child streams are encoded.
     pub cascade: Cascade,
     /// Streams above this one (0 at the top).
@@ -330,7 +351,11 @@ impl Params {
             Encoding::ForN { block } => block,
             _ => 64,
         };
-        Params { for_n_block, cascade: cascade.clone(), depth }
+        let delta_stride = match cascade.encoding() {
+            Encoding::Delta { stride } => stride,
+            _ => delta::DEFAULT_STRIDE,
+        };
+        Params { for_n_block, delta_stride, cascade: cascade.clone(), depth }
     }
 
     /// Encodes child stream `k` (id byte and body): as the cascade says, else with `default`.
@@ -500,6 +525,7 @@ pub(crate) enum StreamView<'a, T: LwcInt> {
     Pfor(Box<pfor::PforView<'a, T>>),
     Varint(varint::VarintView<'a, T>),
     Gcd(Box<gcd::GcdView<'a, T>>),
+    Delta(Box<delta::DeltaView<'a, T>>),
 }
 
 macro_rules! dispatch {
@@ -517,6 +543,7 @@ macro_rules! dispatch {
             StreamView::Pfor($v) => $body,
             StreamView::Varint($v) => $body,
             StreamView::Gcd($v) => $body,
+            StreamView::Delta($v) => $body,
         }
     };
 }
@@ -548,6 +575,7 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
             EncodingId::Pfor => StreamView::Pfor(Box::new(pfor::PforView::open(r, n, depth)?)),
             EncodingId::Varint => StreamView::Varint(varint::VarintView::open(r, n)?),
             EncodingId::Gcd => StreamView::Gcd(Box::new(gcd::GcdView::open(r, n, depth)?)),
+            EncodingId::Delta => StreamView::Delta(Box::new(delta::DeltaView::open(r, n, depth)?)),
         })
     }
 
@@ -565,6 +593,7 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
             StreamView::Pfor(_) => EncodingId::Pfor,
             StreamView::Varint(_) => EncodingId::Varint,
             StreamView::Gcd(_) => EncodingId::Gcd,
+            StreamView::Delta(_) => EncodingId::Delta,
         }
     }
 
@@ -572,12 +601,14 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
     pub fn cascade(&self) -> Cascade {
         let encoding = match self {
             StreamView::ForN(v) => Encoding::ForN { block: v.block() },
+            StreamView::Delta(v) => Encoding::Delta { stride: v.stride() },
             _ => self.encoding().into(),
         };
         let children = match self {
             StreamView::Dict(v) => vec![v.codes().cascade()],
             StreamView::Pfor(v) => vec![v.positions().cascade(), v.exceptions().cascade()],
             StreamView::Gcd(v) => vec![v.quotients().cascade()],
+            StreamView::Delta(v) => vec![v.deltas_cascade(), v.data_points().cascade()],
             _ => Vec::new(),
         };
         Cascade::read(encoding, children)
@@ -613,9 +644,12 @@ impl<T: LwcInt> StreamOps<T> for StreamView<'_, T> {
     fn aggregate(&self, selection: &Selection) -> Partial<T> {
         dispatch!(self, |v| v.aggregate(selection))
     }
+    fn for_each_block(&self, f: impl FnMut(usize, &[T])) {
+        dispatch!(self, |v| v.for_each_block(f))
+    }
 }
 
-/// A child stream of unsigned words (`T::Unsigned`: exception bits, quotients), behind a trait object.
+/// A child stream of unsigned words (`T::Unsigned`: deltas, exception bits, quotients), behind a trait object.
 ///
 /// A view cannot hold a `StreamView<'a, T::Unsigned>` field: the compiler's implied-bounds inference
 /// follows `T::Unsigned::Unsigned...` through the recursive `StreamView` without seeing that the
@@ -732,6 +766,7 @@ fn estimate_of<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params
         EncodingId::Pfor => pfor::Pfor::estimate(values, stats, params),
         EncodingId::Varint => varint::Varint::estimate(values, stats, params),
         EncodingId::Gcd => gcd::Gcd::estimate(values, stats, params),
+        EncodingId::Delta => delta::Delta::estimate(values, stats, params),
     }
 }
 
@@ -740,7 +775,7 @@ fn estimate_of<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params
 /// Encodings with children are left out where their children would stack deeper than
 /// [`MAX_CASCADE_DEPTH`]. (Choosing cascades by sampling belongs to the selector.)
 pub(crate) fn choose<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> EncodingId {
-    const PREFERENCE: [EncodingId; 10] = [
+    const PREFERENCE: [EncodingId; 11] = [
         EncodingId::Constant,
         EncodingId::Bitpack,
         EncodingId::For,
@@ -750,6 +785,7 @@ pub(crate) fn choose<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params)
         EncodingId::Gcd,
         EncodingId::Pfor,
         EncodingId::Varint,
+        EncodingId::Delta,
         EncodingId::Plain,
     ];
     let room_for_children = params.depth + 1 < MAX_CASCADE_DEPTH;
@@ -788,6 +824,7 @@ fn encode_stream_at<T: LwcInt>(values: &[T], cascade: &Cascade, depth: usize, ou
         EncodingId::Pfor => encode_with::<pfor::Pfor, T>(values, &stats, &params, out),
         EncodingId::Varint => encode_with::<varint::Varint, T>(values, &stats, &params, out),
         EncodingId::Gcd => encode_with::<gcd::Gcd, T>(values, &stats, &params, out),
+        EncodingId::Delta => encode_with::<delta::Delta, T>(values, &stats, &params, out),
     }?;
     Ok(id)
 }

@@ -3,5 +3,6 @@
 
 pub mod bitpack;
 pub mod positions;
+pub mod prefix;
 pub mod scan;
 pub mod varint;
