@@ -47,6 +47,13 @@ pub fn positions(k: usize, n: usize, sorted: bool, seed: u64) -> Vec<u32> {
     p
 }
 
+/// A match vector: each of the `n` rows picked with probability `selectivity`, ascending, no repeats (what
+/// a scan hands on to the next column).
+pub fn match_vector(n: usize, selectivity: f64, seed: u64) -> Vec<u32> {
+    let mut rng = StdRng::seed_from_u64(seed ^ selectivity.to_bits());
+    (0..n as u32).filter(|_| rng.gen_bool(selectivity)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,6 +68,8 @@ mod tests {
         let d = seed002(1000, 7);
         assert!(d[2].1.windows(2).all(|w| w[0] <= w[1]));
         assert!(d[1].1.iter().all(|&v| v > 1 << 24));
+        let m = match_vector(10_000, 0.1, 1);
+        assert!(m.windows(2).all(|w| w[0] < w[1]) && (900..1100).contains(&m.len()));
         let p = positions(500, 100, true, 1);
         assert!(p.windows(2).all(|w| w[0] <= w[1]) && p.iter().all(|&x| x < 100));
     }

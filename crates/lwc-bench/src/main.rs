@@ -13,6 +13,7 @@ mod experiments;
 mod measure;
 mod peers;
 mod report;
+mod tpch;
 
 use experiments::{Config, ALL};
 use measure::Settings;

@@ -16,23 +16,23 @@ use fastpfor::{AnyLenCodec, FastPForSimd256};
 use stream_vbyte::scalar::Scalar;
 
 /// A codec from another library, measured on the same data as lwc.
-pub trait Peer: Send + Sync {
+pub trait Peer<T = u32>: Send + Sync {
     /// The name printed in tables and JSON (for example `"bitpacking BP128"`).
     fn name(&self) -> &'static str;
     /// Whether `take` reads single values in place (`false`: decode all, then gather).
     fn random_access(&self) -> bool;
     /// Encodes `values`; `None` when the codec cannot hold them (the table shows it as missing).
-    fn encode(&self, values: &[u32]) -> Option<Box<dyn PeerEncoded>>;
+    fn encode(&self, values: &[T]) -> Option<Box<dyn PeerEncoded<T>>>;
 }
 
 /// Values encoded by a [`Peer`].
-pub trait PeerEncoded: Send + Sync {
+pub trait PeerEncoded<T = u32>: Send + Sync {
     /// Encoded size in bytes, everything needed to decode included.
     fn bytes(&self) -> usize;
     /// Decodes every value into `out` (`out.len()` is the number of values encoded).
-    fn decode_into(&self, out: &mut [u32]);
+    fn decode_into(&self, out: &mut [T]);
     /// `out[k] = values[positions[k]]`; `scratch` is reusable space for peers that decode first.
-    fn take_into(&self, positions: &[u32], out: &mut [u32], scratch: &mut Vec<u32>);
+    fn take_into(&self, positions: &[u32], out: &mut [T], scratch: &mut Vec<T>);
 }
 
 /// Every peer this build has, in table order.
@@ -49,27 +49,43 @@ pub fn all() -> Vec<Box<dyn Peer>> {
     ]
 }
 
+/// Whether `e` decodes and gathers back exactly `values` (a codec that does not is left out, loudly).
+pub fn decodes_back<T: Copy + Default + PartialEq>(e: &dyn PeerEncoded<T>, values: &[T]) -> bool {
+    let mut out = vec![T::default(); values.len()];
+    e.decode_into(&mut out);
+    let positions = crate::data::positions(257.min(values.len()), values.len(), false, 99);
+    let mut picked = vec![T::default(); positions.len()];
+    e.take_into(&positions, &mut picked, &mut Vec::new());
+    let ok = out == values && positions.iter().zip(&picked).all(|(&p, &v)| values[p as usize] == v);
+    if !ok {
+        eprintln!("warning: a codec decoded wrong values; it is left out of the tables");
+    }
+    ok
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Shared helpers
 
 /// An encoding cut into blocks of `BLOCK_LEN` values that decode independently, so `take` decodes only the
 /// blocks it reads.
 trait BlockDecoder {
+    /// The decoded values' type.
+    type Value: Copy + Default;
     /// Values per block; the last block may hold fewer.
     const BLOCK_LEN: usize;
     /// Decodes block `index` into `out` (`out.len() == BLOCK_LEN`; slots past the last value are unspecified).
-    fn decode_block(&self, index: usize, out: &mut [u32]);
+    fn decode_block(&self, index: usize, out: &mut [Self::Value]);
 }
 
 /// `decode_into` for a [`BlockDecoder`]: whole blocks straight into `out`, a partial last one through a buffer.
-fn decode_blocks<D: BlockDecoder>(decoder: &D, out: &mut [u32]) {
+fn decode_blocks<D: BlockDecoder>(decoder: &D, out: &mut [D::Value]) {
     let full = out.len() / D::BLOCK_LEN;
     let (head, tail) = out.split_at_mut(full * D::BLOCK_LEN);
     for (index, block) in head.chunks_exact_mut(D::BLOCK_LEN).enumerate() {
         decoder.decode_block(index, block);
     }
     if !tail.is_empty() {
-        let mut block = vec![0; D::BLOCK_LEN];
+        let mut block = vec![D::Value::default(); D::BLOCK_LEN];
         decoder.decode_block(full, &mut block);
         tail.copy_from_slice(&block[..tail.len()]);
     }
@@ -77,9 +93,9 @@ fn decode_blocks<D: BlockDecoder>(decoder: &D, out: &mut [u32]) {
 
 /// `take_into` for a [`BlockDecoder`]: decodes the block holding each position into `block`, and keeps it while
 /// the following positions stay in that block, so sorted positions decode each block at most once.
-fn take_blocks<D: BlockDecoder>(decoder: &D, positions: &[u32], out: &mut [u32], block: &mut Vec<u32>) {
+fn take_blocks<D: BlockDecoder>(decoder: &D, positions: &[u32], out: &mut [D::Value], block: &mut Vec<D::Value>) {
     if block.len() < D::BLOCK_LEN {
-        block.resize(D::BLOCK_LEN, 0);
+        block.resize(D::BLOCK_LEN, D::Value::default());
     }
     let block = &mut block[..D::BLOCK_LEN];
     let mut decoded = None;
@@ -95,20 +111,20 @@ fn take_blocks<D: BlockDecoder>(decoder: &D, positions: &[u32], out: &mut [u32],
 }
 
 /// `take_into` for peers without random access: decodes all `len` values into `scratch`, then gathers.
-fn take_by_decoding(
-    encoded: &impl PeerEncoded,
+fn take_by_decoding<T: Copy + Default>(
+    encoded: &impl PeerEncoded<T>,
     len: usize,
     positions: &[u32],
-    out: &mut [u32],
-    scratch: &mut Vec<u32>,
+    out: &mut [T],
+    scratch: &mut Vec<T>,
 ) {
-    scratch.resize(len, 0);
+    scratch.resize(len, T::default());
     encoded.decode_into(scratch);
     gather(scratch, positions, out);
 }
 
 /// `out[k] = values[positions[k]]`.
-fn gather(values: &[u32], positions: &[u32], out: &mut [u32]) {
+fn gather<T: Copy>(values: &[T], positions: &[u32], out: &mut [T]) {
     for (value, &position) in out.iter_mut().zip(positions) {
         *value = values[position as usize];
     }
@@ -195,6 +211,7 @@ struct BitPacked<P> {
 }
 
 impl<P: BitPacker> BlockDecoder for BitPacked<P> {
+    type Value = u32;
     const BLOCK_LEN: usize = P::BLOCK_LEN;
 
     fn decode_block(&self, index: usize, out: &mut [u32]) {
@@ -275,6 +292,7 @@ impl FastLanesPacked {
 }
 
 impl BlockDecoder for FastLanesPacked {
+    type Value = u32;
     const BLOCK_LEN: usize = FASTLANES_BLOCK;
 
     fn decode_block(&self, index: usize, out: &mut [u32]) {
@@ -424,7 +442,7 @@ impl PeerEncoded for StreamVbyteEncoded {
 /// The `pco` crate's standalone format with its default configuration.
 struct PcoPeer;
 
-impl Peer for PcoPeer {
+impl<T: pco::data_types::Number> Peer<T> for PcoPeer {
     fn name(&self) -> &'static str {
         "pco"
     }
@@ -433,7 +451,7 @@ impl Peer for PcoPeer {
         false
     }
 
-    fn encode(&self, values: &[u32]) -> Option<Box<dyn PeerEncoded>> {
+    fn encode(&self, values: &[T]) -> Option<Box<dyn PeerEncoded<T>>> {
         let bytes = pco::standalone::simple_compress(values, &pco::ChunkConfig::default()).ok()?;
         Some(Box::new(PcoEncoded { bytes, len: values.len() }))
     }
@@ -445,17 +463,17 @@ struct PcoEncoded {
     len: usize,
 }
 
-impl PeerEncoded for PcoEncoded {
+impl<T: pco::data_types::Number> PeerEncoded<T> for PcoEncoded {
     fn bytes(&self) -> usize {
         self.bytes.len()
     }
 
-    fn decode_into(&self, out: &mut [u32]) {
+    fn decode_into(&self, out: &mut [T]) {
         let progress = pco::standalone::simple_decompress_into(&self.bytes, out).expect("pco decodes what it encoded");
         debug_assert_eq!(progress.n_processed, out.len());
     }
 
-    fn take_into(&self, positions: &[u32], out: &mut [u32], scratch: &mut Vec<u32>) {
+    fn take_into(&self, positions: &[u32], out: &mut [T], scratch: &mut Vec<T>) {
         take_by_decoding(self, self.len, positions, out, scratch);
     }
 }
@@ -463,13 +481,13 @@ impl PeerEncoded for PcoEncoded {
 // ---------------------------------------------------------------------------------------------------------------
 // zstd / lz4_flex
 
-/// Values per independently compressed block: 64 KiB of little-endian bytes.
-const RAW_BLOCK_VALUES: usize = 16 * 1024;
+/// Raw bytes per independently compressed block (16K `u32`, 8K `u64`).
+const RAW_BLOCK_BYTES: usize = 64 * 1024;
 
 /// zstd's level (its default).
 const ZSTD_LEVEL: i32 = 3;
 
-/// A general-purpose byte compressor, run over blocks of [`RAW_BLOCK_VALUES`] values so `take` decompresses only
+/// A general-purpose byte compressor, run over blocks of [`RAW_BLOCK_BYTES`] so `take` decompresses only
 /// the blocks it reads.
 trait ByteCompressor: 'static {
     const NAME: &'static str;
@@ -519,10 +537,39 @@ impl ByteCompressor for Lz4 {
     }
 }
 
-/// Values compressed by `C` in independent blocks of [`RAW_BLOCK_VALUES`] values.
+/// An unsigned integer the byte compressors take as little-endian bytes.
+///
+/// # Safety
+/// Every byte pattern of `size_of::<Self>()` bytes must be a valid value (true of the plain integers it is
+/// implemented for), since decompressors write into values through [`as_bytes_mut`].
+unsafe trait LeWord: Copy + Default + Send + Sync + 'static {
+    /// Appends the values' little-endian bytes to `raw`.
+    fn extend_le(raw: &mut Vec<u8>, values: &[Self]);
+    /// The value whose little-endian bytes `raw` holds (nothing to do on little-endian targets).
+    fn from_le(raw: Self) -> Self;
+}
+
+macro_rules! le_word {
+    ($($t:ty),*) => {$(
+        // SAFETY: a plain integer; every bit pattern is a value.
+        unsafe impl LeWord for $t {
+            fn extend_le(raw: &mut Vec<u8>, values: &[Self]) {
+                raw.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+            }
+
+            fn from_le(raw: Self) -> Self {
+                <$t>::from_le(raw)
+            }
+        }
+    )*};
+}
+
+le_word!(u8, u32, u64);
+
+/// Values compressed by `C` in independent blocks of [`RAW_BLOCK_BYTES`].
 struct BlockCompressorPeer<C>(PhantomData<fn() -> C>);
 
-impl<C: ByteCompressor> Peer for BlockCompressorPeer<C> {
+impl<C: ByteCompressor, T: LeWord> Peer<T> for BlockCompressorPeer<C> {
     fn name(&self) -> &'static str {
         C::NAME
     }
@@ -531,56 +578,57 @@ impl<C: ByteCompressor> Peer for BlockCompressorPeer<C> {
         true
     }
 
-    fn encode(&self, values: &[u32]) -> Option<Box<dyn PeerEncoded>> {
+    fn encode(&self, values: &[T]) -> Option<Box<dyn PeerEncoded<T>>> {
         let (mut data, mut bounds) = (Vec::new(), BlockBounds::new());
-        let mut raw = Vec::with_capacity(RAW_BLOCK_VALUES * size_of::<u32>());
-        for chunk in values.chunks(RAW_BLOCK_VALUES) {
+        let mut raw = Vec::with_capacity(RAW_BLOCK_BYTES);
+        for chunk in values.chunks(CompressedBlocks::<C, T>::BLOCK_LEN) {
             raw.clear();
-            raw.extend(chunk.iter().flat_map(|v| v.to_le_bytes()));
+            T::extend_le(&mut raw, chunk);
             data.extend_from_slice(&C::compress(&raw)?);
             bounds.push(data.len())?;
         }
-        Some(Box::new(CompressedBlocks::<C> { data, bounds, compressor: PhantomData }))
+        Some(Box::new(CompressedBlocks::<C, T> { data, bounds, compressor: PhantomData }))
     }
 }
 
 /// The compressed blocks, back to back, and where each one lies.
-struct CompressedBlocks<C> {
+struct CompressedBlocks<C, T> {
     data: Vec<u8>,
     bounds: BlockBounds,
-    compressor: PhantomData<fn() -> C>,
+    compressor: PhantomData<fn() -> (C, T)>,
 }
 
-impl<C: ByteCompressor> BlockDecoder for CompressedBlocks<C> {
-    const BLOCK_LEN: usize = RAW_BLOCK_VALUES;
+impl<C: ByteCompressor, T: LeWord> BlockDecoder for CompressedBlocks<C, T> {
+    type Value = T;
+    const BLOCK_LEN: usize = RAW_BLOCK_BYTES / size_of::<T>();
 
-    fn decode_block(&self, index: usize, out: &mut [u32]) {
+    fn decode_block(&self, index: usize, out: &mut [T]) {
         C::decompress(&self.data[self.bounds.range(index)], as_bytes_mut(out));
         // Compiles to nothing on little-endian targets.
         for value in out.iter_mut() {
-            *value = u32::from_le(*value);
+            *value = T::from_le(*value);
         }
     }
 }
 
-impl<C: ByteCompressor> PeerEncoded for CompressedBlocks<C> {
+impl<C: ByteCompressor, T: LeWord> PeerEncoded<T> for CompressedBlocks<C, T> {
     fn bytes(&self) -> usize {
         self.data.len() + self.bounds.bytes()
     }
 
-    fn decode_into(&self, out: &mut [u32]) {
+    fn decode_into(&self, out: &mut [T]) {
         decode_blocks(self, out);
     }
 
-    fn take_into(&self, positions: &[u32], out: &mut [u32], scratch: &mut Vec<u32>) {
+    fn take_into(&self, positions: &[u32], out: &mut [T], scratch: &mut Vec<T>) {
         take_blocks(self, positions, out, scratch);
     }
 }
 
 /// `values` as bytes, so decompressors write straight into the output instead of through a copy.
-fn as_bytes_mut(values: &mut [u32]) -> &mut [u8] {
+fn as_bytes_mut<T: LeWord>(values: &mut [T]) -> &mut [u8] {
     // SAFETY: the bytes cover exactly the same memory, `u8` has no alignment requirement, and every byte pattern
-    // is a valid `u32`.
+    // is a valid `T` (the contract of `LeWord`).
     unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), size_of_val(values)) }
 }
 
@@ -616,12 +664,12 @@ mod tests {
         ]
     }
 
-    fn check(peer: &dyn Peer, shape: &str, values: &[u32], rng: &mut StdRng) {
+    fn check<T: Copy + Default + PartialEq>(peer: &dyn Peer<T>, shape: &str, values: &[T], rng: &mut StdRng) {
         let what = format!("{} on {} {shape} values", peer.name(), values.len());
         let encoded = peer.encode(values).unwrap_or_else(|| panic!("{what}: not encoded"));
         assert!(values.is_empty() || encoded.bytes() > 0, "{what}: no bytes");
 
-        let mut decoded = vec![0; values.len()];
+        let mut decoded = vec![T::default(); values.len()];
         encoded.decode_into(&mut decoded);
         assert!(decoded == values, "{what}: decode_into differs");
 
@@ -635,9 +683,9 @@ mod tests {
         sorted.sort_unstable();
         let every: Vec<u32> = (0..values.len() as u32).collect();
         for (kind, positions) in [("random", &random), ("sorted", &sorted), ("every", &every), ("empty", &Vec::new())] {
-            let mut out = vec![0; positions.len()];
+            let mut out = vec![T::default(); positions.len()];
             encoded.take_into(positions, &mut out, &mut scratch);
-            let expected: Vec<u32> = positions.iter().map(|&p| values[p as usize]).collect();
+            let expected: Vec<T> = positions.iter().map(|&p| values[p as usize]).collect();
             assert!(out == expected, "{what}: take_into {kind} positions differs");
         }
     }

@@ -5,6 +5,7 @@ use crate::report::Report;
 
 pub mod access;
 pub mod cascades;
+pub mod keys;
 pub mod limits;
 
 /// What every experiment is given.
@@ -41,4 +42,5 @@ pub const ALL: &[Experiment] = &[
         about: "light vs middle vs heavyweight codecs on D1-D4 (seed 002)",
         run: cascades::run,
     },
+    Experiment { name: "keys", about: "FOR per block vs delta on TPC-H keys (seed 001)", run: keys::run },
 ];
