@@ -32,6 +32,13 @@ pub const fn delta(stride: u32) -> Option<Encoding> {
     None
 }
 
+/// What lwc's automatic choice picked, as its explain record for now: each encoding and on how many of the
+/// column's segments (`for_n on 90, bitpack on 2 of 92 segments`).
+pub fn explain<T: lwc::LwcInt>(column: &Column<T>) -> String {
+    let used: Vec<String> = column.encodings().iter().map(|(e, n)| format!("{e} on {n}")).collect();
+    format!("{} of {} segments", used.join(", "), column.segments().len())
+}
+
 /// Encodings of the catalog issue that do not exist yet: tables list them as missing.
 pub const MISSING: &[&str] = &["pfor", "delta", "delta2", "sequence", "rle", "varint", "gcd", "lz4", "zstd"];
 

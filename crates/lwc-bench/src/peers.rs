@@ -5,6 +5,9 @@
 //!
 //! The number of values is not counted in [`PeerEncoded::bytes`]: the interface hands it to every decode
 //! (`out.len()`), as a column's metadata would.
+//!
+//! Most experiments use `u32` (the default type parameter); the peers that take any width (pco and the byte
+//! compressors) also come over `u64` ([`wide`]) and, the byte compressors, over raw bytes ([`bytes`]).
 
 use std::cell::RefCell;
 use std::marker::PhantomData;
@@ -47,6 +50,20 @@ pub fn all() -> Vec<Box<dyn Peer>> {
         Box::new(BlockCompressorPeer::<Zstd>(PhantomData)),
         Box::new(BlockCompressorPeer::<Lz4>(PhantomData)),
     ]
+}
+
+/// The peers that take `u64` values, in table order (the bit packers are 32-bit only).
+pub fn wide() -> Vec<Box<dyn Peer<u64>>> {
+    vec![
+        Box::new(PcoPeer),
+        Box::new(BlockCompressorPeer::<Zstd>(PhantomData)),
+        Box::new(BlockCompressorPeer::<Lz4>(PhantomData)),
+    ]
+}
+
+/// The byte compressors over raw bytes (strings, for instance), in table order.
+pub fn bytes() -> Vec<Box<dyn Peer<u8>>> {
+    vec![Box::new(BlockCompressorPeer::<Zstd>(PhantomData)), Box::new(BlockCompressorPeer::<Lz4>(PhantomData))]
 }
 
 /// Whether `e` decodes and gathers back exactly `values` (a codec that does not is left out, loudly).
@@ -706,6 +723,23 @@ mod tests {
             for (shape, values) in shapes(len, &mut rng) {
                 for peer in all() {
                     check(peer.as_ref(), shape, &values, &mut rng);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn wide_and_byte_peers_round_trip() {
+        let mut rng = StdRng::seed_from_u64(13);
+        for len in LENGTHS {
+            for (shape, values) in shapes(len, &mut rng) {
+                let longs: Vec<u64> = values.iter().map(|&v| (v as u64) << 32 | v as u64).collect();
+                for peer in wide() {
+                    check(peer.as_ref(), shape, &longs, &mut rng);
+                }
+                let raw: Vec<u8> = values.iter().map(|&v| v as u8).collect();
+                for peer in bytes() {
+                    check(peer.as_ref(), shape, &raw, &mut rng);
                 }
             }
         }

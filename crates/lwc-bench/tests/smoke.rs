@@ -28,6 +28,8 @@ fn every_experiment_produces_its_tables() {
         "### cascades: selection scans",
         "### keys: compression factor",
         "### keys: time as a ratio",
+        "### adaptive: sorted integers",
+        "### adaptive: low-cardinality strings",
     ] {
         assert!(stdout.contains(title), "missing {title} in\n{stdout}");
     }

@@ -4,6 +4,7 @@ use crate::measure::Settings;
 use crate::report::Report;
 
 pub mod access;
+pub mod adaptive;
 pub mod cascades;
 pub mod keys;
 pub mod limits;
@@ -43,4 +44,9 @@ pub const ALL: &[Experiment] = &[
         run: cascades::run,
     },
     Experiment { name: "keys", about: "FOR per block vs delta on TPC-H keys (seed 001)", run: keys::run },
+    Experiment {
+        name: "adaptive",
+        about: "let the data choose: sorted u64 and low-cardinality strings (seed 003)",
+        run: adaptive::run,
+    },
 ];
