@@ -30,6 +30,8 @@ fn every_experiment_produces_its_tables() {
         "### keys: time as a ratio",
         "### adaptive: sorted integers",
         "### adaptive: low-cardinality strings",
+        "### database: TPC-H SF",
+        "### database: lwc's automatic choice per integer-like column",
     ] {
         assert!(stdout.contains(title), "missing {title} in\n{stdout}");
     }

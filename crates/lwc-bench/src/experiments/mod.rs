@@ -6,6 +6,7 @@ use crate::report::Report;
 pub mod access;
 pub mod adaptive;
 pub mod cascades;
+pub mod database;
 pub mod keys;
 pub mod limits;
 
@@ -49,4 +50,5 @@ pub const ALL: &[Experiment] = &[
         about: "let the data choose: sorted u64 and low-cardinality strings (seed 003)",
         run: adaptive::run,
     },
+    Experiment { name: "database", about: "whole TPC-H tables: sizes and load cost (seed 004)", run: database::run },
 ];
