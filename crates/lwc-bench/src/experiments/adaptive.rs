@@ -234,15 +234,18 @@ fn strings(cfg: &Config, strings: &Strings, progress: &Progress) -> Vec<Measured
     rows
 }
 
+/// Bytes in MiB, to two decimals or three significant digits below one MiB (pco stores a sequence in bytes).
+fn mib(bytes: usize) -> String {
+    let m = bytes as f64 / (1 << 20) as f64;
+    let decimals = if m >= 1.0 || m == 0.0 { 2 } else { (2 - m.log10().floor() as i32) as usize };
+    format!("{m:.decimals$}")
+}
+
 /// A data set's figures: sizes and times as ratios to plain, then absolute; `rows[0]` is plain.
 fn tables(records: &mut Vec<Record>, data: &str, rows: &[Measured], n: usize) -> [Table; 2] {
-    let mib = |bytes: usize| bytes as f64 / (1 << 20) as f64;
     let plain = rows[0].bytes;
     let mut ratios = Table::new(
-        format!(
-            "adaptive: {data}, {n} rows ({:.2} MiB plain): size, and time as a ratio to plain, same run",
-            mib(plain)
-        ),
+        format!("adaptive: {data}, {n} rows ({} MiB plain): size, and time as a ratio to plain, same run", mib(plain)),
         &["codec", "MiB", "plain / encoded", "encode / plain copy", "decode / plain copy"],
     );
     let mut absolute = Table::new(
@@ -252,7 +255,7 @@ fn tables(records: &mut Vec<Record>, data: &str, rows: &[Measured], n: usize) ->
     for row in rows {
         ratios.row(vec![
             row.name.clone(),
-            format!("{:.2}", mib(row.bytes)),
+            mib(row.bytes),
             format!("{:.1}", plain as f64 / row.bytes as f64),
             ratio(row.encode.ratio),
             ratio(row.decode.ratio),
@@ -280,4 +283,31 @@ fn tables(records: &mut Vec<Record>, data: &str, rows: &[Measured], n: usize) ->
     }
     ratios.note("Plain is a copy of the values (encode: a fresh copy; decode: into a reused buffer). Lower time ratios are faster.");
     [ratios, absolute]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_keep_three_digits() {
+        assert_eq!(mib(3 << 20), "3.00");
+        assert_eq!(mib(988), "0.000942");
+        assert_eq!(mib(0), "0.00");
+    }
+
+    #[test]
+    fn string_forms_decode_back() {
+        let keys = data::low_cardinality_keys(1000, 3);
+        let (dictionary, codes) = dictionary(&keys);
+        assert_eq!(dictionary.len(), 10);
+        assert!(keys.iter().zip(&codes).all(|(k, &c)| dictionary[c as usize] == k));
+        assert_eq!(lines(&keys).len(), 6000);
+        let lwc = StringCodec::Dictionary(Box::new(Lwc { name: "lwc auto", encoding: lwc::Encoding::Auto }));
+        for codec in peers::bytes().into_iter().map(StringCodec::Lines).chain([lwc]) {
+            let form = codec.encode(&keys).expect("encodes");
+            assert!(form.decodes_back(&keys), "{}", codec.name());
+            assert!(form.bytes() < keys.plain_bytes());
+        }
+    }
 }
