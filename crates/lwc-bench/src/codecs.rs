@@ -31,21 +31,30 @@ pub fn all() -> Vec<Lwc> {
     forced.into_iter().map(|(name, encoding)| Lwc { name, encoding }).collect()
 }
 
+/// `delta` with a data point every `stride` values, once the catalog issue brings it: until then `None`, and
+/// tables show its rows as missing. (Then: `Some(Encoding::Delta { stride })`.)
+pub const fn delta(stride: u32) -> Option<Encoding> {
+    let _ = stride;
+    None
+}
+
+/// What lwc's automatic choice picked, as its explain record for now: each encoding and on how many of the
+/// column's segments (`for_n on 90, bitpack on 2 of 92 segments`).
+pub fn explain<T: lwc::LwcInt>(column: &Column<T>) -> String {
+    let used: Vec<String> = column.encodings().iter().map(|(e, n)| format!("{e} on {n}")).collect();
+    format!("{} of {} segments", used.join(", "), column.segments().len())
+}
+
 /// Encodings of the catalog issue that do not exist yet: tables list them as missing.
 pub const MISSING: &[&str] = &["delta2", "sequence", "rle"];
 
-self_cell::self_cell!(
-    /// The encoded bytes and the column opened over them (validated once, read in place).
-    struct OpenColumn {
-        owner: EncodedColumn,
-        #[covariant]
-        dependent: U32Column,
-    }
-);
+/// The value types lwc columns are measured over, each with its opened-column type.
+pub trait LwcValue: lwc::LwcInt {
+    /// Opens `encoded` for reading in place; `None` if it does not open.
+    fn open(encoded: EncodedColumn) -> Option<Box<dyn PeerEncoded<Self>>>;
+}
 
-type U32Column<'a> = Column<'a, u32>;
-
-impl Peer for Lwc {
+impl<T: LwcValue> Peer<T> for Lwc {
     fn name(&self) -> &'static str {
         self.name
     }
@@ -54,30 +63,54 @@ impl Peer for Lwc {
         true
     }
 
-    fn encode(&self, values: &[u32]) -> Option<Box<dyn PeerEncoded>> {
+    fn encode(&self, values: &[T]) -> Option<Box<dyn PeerEncoded<T>>> {
         // An encoding that does not apply (constant on varied data) is reported as missing.
         let encoded = EncodedColumn::encode(values, None, EncodeOptions::with_encoding(self.encoding)).ok()?;
-        let open = OpenColumn::try_new(encoded, |e| e.open::<u32>()).ok()?;
-        Some(Box::new(open))
+        T::open(encoded)
     }
 }
 
-impl PeerEncoded for OpenColumn {
-    fn bytes(&self) -> usize {
-        self.borrow_owner().as_bytes().len()
-    }
+/// An opened-column type for `$t` (`self_cell` takes no generic parameters, hence one type per value type).
+macro_rules! open_column {
+    ($t:ty, $open:ident, $column:ident) => {
+        self_cell::self_cell!(
+            /// The encoded bytes and the column opened over them (validated once, read in place).
+            struct $open {
+                owner: EncodedColumn,
+                #[covariant]
+                dependent: $column,
+            }
+        );
 
-    fn decode_into(&self, out: &mut [u32]) {
-        self.borrow_dependent().decode_into(0, out).expect("rows checked by the caller");
-    }
+        type $column<'a> = Column<'a, $t>;
 
-    fn take_into(&self, positions: &[u32], out: &mut [u32], _: &mut Vec<u32>) {
-        let column = self.borrow_dependent();
-        match column.segments() {
-            // One chunk (seed 000's setting): positions are the segment's own, as a Hyrise PosList is.
-            [segment] => segment.take_into(positions, out),
-            _ => column.take_into(positions, out),
+        impl LwcValue for $t {
+            fn open(encoded: EncodedColumn) -> Option<Box<dyn PeerEncoded<Self>>> {
+                Some(Box::new($open::try_new(encoded, |e| e.open::<$t>()).ok()?))
+            }
         }
-        .expect("positions checked by the caller");
-    }
+
+        impl PeerEncoded<$t> for $open {
+            fn bytes(&self) -> usize {
+                self.borrow_owner().as_bytes().len()
+            }
+
+            fn decode_into(&self, out: &mut [$t]) {
+                self.borrow_dependent().decode_into(0, out).expect("rows checked by the caller");
+            }
+
+            fn take_into(&self, positions: &[u32], out: &mut [$t], _: &mut Vec<$t>) {
+                let column = self.borrow_dependent();
+                match column.segments() {
+                    // One chunk (seed 000's setting): positions are the segment's own, as a Hyrise PosList is.
+                    [segment] => segment.take_into(positions, out),
+                    _ => column.take_into(positions, out),
+                }
+                .expect("positions checked by the caller");
+            }
+        }
+    };
 }
+
+open_column!(u32, OpenU32Column, U32Column);
+open_column!(u64, OpenU64Column, U64Column);

@@ -37,6 +37,46 @@ pub fn seed002(n: usize, seed: u64) -> Vec<(&'static str, Vec<u32>)> {
     vec![("D1 normal(2^5)", d1), ("D2 normal(2^25)", d2), ("D3 sorted uniform", d3), ("D4 90/10 mix", d4)]
 }
 
+/// Strings back to back, and where each ends (Arrow's layout: a string costs its bytes and a 4-byte offset).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Strings {
+    pub bytes: String,
+    pub ends: Vec<u32>,
+}
+
+impl Strings {
+    /// Ends the string written to `bytes` since the last end.
+    pub fn end_string(&mut self) {
+        self.ends.push(u32::try_from(self.bytes.len()).expect("under 4 GiB of text"));
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Bytes in the plain layout.
+    pub fn plain_bytes(&self) -> usize {
+        self.bytes.len() + size_of_val(self.ends.as_slice())
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(start, &end)| &self.bytes[start as usize..end as usize])
+    }
+}
+
+/// Seed 003's low-cardinality strings: `Key_` followed by a uniform random digit, `n` rows.
+pub fn low_cardinality_keys(n: usize, seed: u64) -> Strings {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut s = Strings { bytes: String::with_capacity(5 * n), ends: Vec::with_capacity(n) };
+    for _ in 0..n {
+        s.bytes.push_str("Key_");
+        s.bytes.push(char::from(b'0' + rng.gen_range(0..10u8)));
+        s.end_string();
+    }
+    s
+}
+
 /// `k` positions uniform in `[0, n)`, repeats allowed, ascending if `sorted`.
 pub fn positions(k: usize, n: usize, sorted: bool, seed: u64) -> Vec<u32> {
     let mut rng = StdRng::seed_from_u64(seed ^ k as u64);
@@ -45,6 +85,13 @@ pub fn positions(k: usize, n: usize, sorted: bool, seed: u64) -> Vec<u32> {
         p.sort_unstable();
     }
     p
+}
+
+/// A match vector: each of the `n` rows picked with probability `selectivity`, ascending, no repeats (what
+/// a scan hands on to the next column).
+pub fn match_vector(n: usize, selectivity: f64, seed: u64) -> Vec<u32> {
+    let mut rng = StdRng::seed_from_u64(seed ^ selectivity.to_bits());
+    (0..n as u32).filter(|_| rng.gen_bool(selectivity)).collect()
 }
 
 #[cfg(test)]
@@ -61,6 +108,13 @@ mod tests {
         let d = seed002(1000, 7);
         assert!(d[2].1.windows(2).all(|w| w[0] <= w[1]));
         assert!(d[1].1.iter().all(|&v| v > 1 << 24));
+        let keys = low_cardinality_keys(1000, 7);
+        assert_eq!(keys.len(), 1000);
+        assert_eq!(keys.plain_bytes(), 1000 * (5 + 4));
+        assert!(keys.iter().all(|k| k.len() == 5 && k.starts_with("Key_")));
+        assert!(keys.iter().collect::<std::collections::BTreeSet<_>>().len() == 10);
+        let m = match_vector(10_000, 0.1, 1);
+        assert!(m.windows(2).all(|w| w[0] < w[1]) && (900..1100).contains(&m.len()));
         let p = positions(500, 100, true, 1);
         assert!(p.windows(2).all(|w| w[0] <= w[1]) && p.iter().all(|&x| x < 100));
     }

@@ -13,13 +13,15 @@ mod experiments;
 mod measure;
 mod peers;
 mod report;
+mod tpch;
 
 use experiments::{Config, ALL};
 use measure::Settings;
 
 /// Reproduces the experiments of the source documents: lwc's encodings against plain arrays and peer
-/// libraries (bitpacking, fastlanes, fastpfor, stream-vbyte, pco, zstd, lz4_flex), measured in the same
-/// run on the same seeded data. Tables go to stdout as markdown, ratios to plain first.
+/// libraries (bitpacking, fastlanes, fastpfor, stream-vbyte, pco, zstd, lz4_flex; vortex with the `vortex`
+/// feature), measured in the same run on the same seeded data. Tables go to stdout as markdown, ratios to
+/// plain first.
 #[derive(Parser, Debug)]
 #[command(version, after_help = experiments_help())]
 struct Cli {

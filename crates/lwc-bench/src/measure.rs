@@ -8,6 +8,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use crate::peers::PeerEncoded;
+
 /// How long and how often to measure.
 #[derive(Clone, Copy, Debug)]
 pub struct Settings {
@@ -69,6 +71,38 @@ pub fn race(settings: Settings, candidates: &mut [Candidate<'_>]) -> Vec<Timing>
             }
         })
         .collect()
+}
+
+/// Times a plain array against every encoded codec in rotation, decoding everything (`positions` is `None`)
+/// or taking `positions`; the plain candidate copies or gathers. `None` for codecs that did not encode.
+pub fn race_codecs<T: Copy + Default>(
+    settings: Settings,
+    values: &[T],
+    positions: Option<&[u32]>,
+    encoded: &[Option<Box<dyn PeerEncoded<T>>>],
+) -> Vec<Option<Timing>> {
+    let out_len = positions.map_or(values.len(), <[u32]>::len);
+    let present: Vec<&dyn PeerEncoded<T>> = encoded.iter().flatten().map(|e| e.as_ref()).collect();
+    let mut buffers: Vec<(Vec<T>, Vec<T>)> =
+        (0..=present.len()).map(|_| (vec![T::default(); out_len], Vec::new())).collect();
+    let (plain_buf, codec_bufs) = buffers.split_first_mut().expect("one buffer per candidate");
+    let mut candidates = vec![Candidate::new(move || match positions {
+        None => plain_buf.0.copy_from_slice(black_box(values)),
+        Some(positions) => {
+            for (o, &p) in plain_buf.0.iter_mut().zip(black_box(positions)) {
+                *o = values[p as usize];
+            }
+        }
+    })];
+    for (e, (out, scratch)) in present.iter().zip(codec_bufs.iter_mut()) {
+        candidates.push(Candidate::new(move || match positions {
+            None => e.decode_into(black_box(out)),
+            Some(positions) => e.take_into(black_box(positions), out, scratch),
+        }));
+    }
+    let mut timings = race(settings, &mut candidates).into_iter();
+    let plain = timings.next();
+    std::iter::once(plain).chain(encoded.iter().map(|e| e.as_ref().and_then(|_| timings.next()))).collect()
 }
 
 /// Times one operation alone (for costs with nothing to race against, such as an encode).

@@ -5,6 +5,9 @@
 //!
 //! The number of values is not counted in [`PeerEncoded::bytes`]: the interface hands it to every decode
 //! (`out.len()`), as a column's metadata would.
+//!
+//! Most experiments use `u32` (the default type parameter); the peers that take any width (pco and the byte
+//! compressors) also come over `u64` ([`wide`]) and, the byte compressors, over raw bytes ([`bytes`]).
 
 use std::cell::RefCell;
 use std::marker::PhantomData;
@@ -16,28 +19,28 @@ use fastpfor::{AnyLenCodec, FastPForSimd256};
 use stream_vbyte::scalar::Scalar;
 
 /// A codec from another library, measured on the same data as lwc.
-pub trait Peer: Send + Sync {
+pub trait Peer<T = u32>: Send + Sync {
     /// The name printed in tables and JSON (for example `"bitpacking BP128"`).
     fn name(&self) -> &'static str;
     /// Whether `take` reads single values in place (`false`: decode all, then gather).
     fn random_access(&self) -> bool;
     /// Encodes `values`; `None` when the codec cannot hold them (the table shows it as missing).
-    fn encode(&self, values: &[u32]) -> Option<Box<dyn PeerEncoded>>;
+    fn encode(&self, values: &[T]) -> Option<Box<dyn PeerEncoded<T>>>;
 }
 
 /// Values encoded by a [`Peer`].
-pub trait PeerEncoded: Send + Sync {
+pub trait PeerEncoded<T = u32>: Send + Sync {
     /// Encoded size in bytes, everything needed to decode included.
     fn bytes(&self) -> usize;
     /// Decodes every value into `out` (`out.len()` is the number of values encoded).
-    fn decode_into(&self, out: &mut [u32]);
+    fn decode_into(&self, out: &mut [T]);
     /// `out[k] = values[positions[k]]`; `scratch` is reusable space for peers that decode first.
-    fn take_into(&self, positions: &[u32], out: &mut [u32], scratch: &mut Vec<u32>);
+    fn take_into(&self, positions: &[u32], out: &mut [T], scratch: &mut Vec<T>);
 }
 
-/// Every peer this build has, in table order.
+/// Every peer this build has, in table order (`vortex` last, with the `vortex` feature).
 pub fn all() -> Vec<Box<dyn Peer>> {
-    vec![
+    let peers: Vec<Box<dyn Peer>> = vec![
         Box::new(BitPackingPeer::<BitPacker4x>::new("bitpacking BP128")),
         Box::new(BitPackingPeer::<BitPacker8x>::new("bitpacking BP8x")),
         Box::new(FastLanesPeer),
@@ -46,7 +49,42 @@ pub fn all() -> Vec<Box<dyn Peer>> {
         Box::new(PcoPeer),
         Box::new(BlockCompressorPeer::<Zstd>(PhantomData)),
         Box::new(BlockCompressorPeer::<Lz4>(PhantomData)),
+    ];
+    #[cfg(feature = "vortex")]
+    let peers = {
+        let mut peers = peers;
+        peers.push(Box::new(vortex_peer::VortexPeer::default()));
+        peers
+    };
+    peers
+}
+
+/// The peers that take `u64` values, in table order (the bit packers are 32-bit only).
+pub fn wide() -> Vec<Box<dyn Peer<u64>>> {
+    vec![
+        Box::new(PcoPeer),
+        Box::new(BlockCompressorPeer::<Zstd>(PhantomData)),
+        Box::new(BlockCompressorPeer::<Lz4>(PhantomData)),
     ]
+}
+
+/// The byte compressors over raw bytes (strings, for instance), in table order.
+pub fn bytes() -> Vec<Box<dyn Peer<u8>>> {
+    vec![Box::new(BlockCompressorPeer::<Zstd>(PhantomData)), Box::new(BlockCompressorPeer::<Lz4>(PhantomData))]
+}
+
+/// Whether `e` decodes and gathers back exactly `values` (a codec that does not is left out, loudly).
+pub fn decodes_back<T: Copy + Default + PartialEq>(e: &dyn PeerEncoded<T>, values: &[T]) -> bool {
+    let mut out = vec![T::default(); values.len()];
+    e.decode_into(&mut out);
+    let positions = crate::data::positions(257.min(values.len()), values.len(), false, 99);
+    let mut picked = vec![T::default(); positions.len()];
+    e.take_into(&positions, &mut picked, &mut Vec::new());
+    let ok = out == values && positions.iter().zip(&picked).all(|(&p, &v)| values[p as usize] == v);
+    if !ok {
+        eprintln!("warning: a codec decoded wrong values; it is left out of the tables");
+    }
+    ok
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -55,21 +93,23 @@ pub fn all() -> Vec<Box<dyn Peer>> {
 /// An encoding cut into blocks of `BLOCK_LEN` values that decode independently, so `take` decodes only the
 /// blocks it reads.
 trait BlockDecoder {
+    /// The decoded values' type.
+    type Value: Copy + Default;
     /// Values per block; the last block may hold fewer.
     const BLOCK_LEN: usize;
     /// Decodes block `index` into `out` (`out.len() == BLOCK_LEN`; slots past the last value are unspecified).
-    fn decode_block(&self, index: usize, out: &mut [u32]);
+    fn decode_block(&self, index: usize, out: &mut [Self::Value]);
 }
 
 /// `decode_into` for a [`BlockDecoder`]: whole blocks straight into `out`, a partial last one through a buffer.
-fn decode_blocks<D: BlockDecoder>(decoder: &D, out: &mut [u32]) {
+fn decode_blocks<D: BlockDecoder>(decoder: &D, out: &mut [D::Value]) {
     let full = out.len() / D::BLOCK_LEN;
     let (head, tail) = out.split_at_mut(full * D::BLOCK_LEN);
     for (index, block) in head.chunks_exact_mut(D::BLOCK_LEN).enumerate() {
         decoder.decode_block(index, block);
     }
     if !tail.is_empty() {
-        let mut block = vec![0; D::BLOCK_LEN];
+        let mut block = vec![D::Value::default(); D::BLOCK_LEN];
         decoder.decode_block(full, &mut block);
         tail.copy_from_slice(&block[..tail.len()]);
     }
@@ -77,9 +117,9 @@ fn decode_blocks<D: BlockDecoder>(decoder: &D, out: &mut [u32]) {
 
 /// `take_into` for a [`BlockDecoder`]: decodes the block holding each position into `block`, and keeps it while
 /// the following positions stay in that block, so sorted positions decode each block at most once.
-fn take_blocks<D: BlockDecoder>(decoder: &D, positions: &[u32], out: &mut [u32], block: &mut Vec<u32>) {
+fn take_blocks<D: BlockDecoder>(decoder: &D, positions: &[u32], out: &mut [D::Value], block: &mut Vec<D::Value>) {
     if block.len() < D::BLOCK_LEN {
-        block.resize(D::BLOCK_LEN, 0);
+        block.resize(D::BLOCK_LEN, D::Value::default());
     }
     let block = &mut block[..D::BLOCK_LEN];
     let mut decoded = None;
@@ -95,20 +135,20 @@ fn take_blocks<D: BlockDecoder>(decoder: &D, positions: &[u32], out: &mut [u32],
 }
 
 /// `take_into` for peers without random access: decodes all `len` values into `scratch`, then gathers.
-fn take_by_decoding(
-    encoded: &impl PeerEncoded,
+fn take_by_decoding<T: Copy + Default>(
+    encoded: &impl PeerEncoded<T>,
     len: usize,
     positions: &[u32],
-    out: &mut [u32],
-    scratch: &mut Vec<u32>,
+    out: &mut [T],
+    scratch: &mut Vec<T>,
 ) {
-    scratch.resize(len, 0);
+    scratch.resize(len, T::default());
     encoded.decode_into(scratch);
     gather(scratch, positions, out);
 }
 
 /// `out[k] = values[positions[k]]`.
-fn gather(values: &[u32], positions: &[u32], out: &mut [u32]) {
+fn gather<T: Copy>(values: &[T], positions: &[u32], out: &mut [T]) {
     for (value, &position) in out.iter_mut().zip(positions) {
         *value = values[position as usize];
     }
@@ -195,6 +235,7 @@ struct BitPacked<P> {
 }
 
 impl<P: BitPacker> BlockDecoder for BitPacked<P> {
+    type Value = u32;
     const BLOCK_LEN: usize = P::BLOCK_LEN;
 
     fn decode_block(&self, index: usize, out: &mut [u32]) {
@@ -275,6 +316,7 @@ impl FastLanesPacked {
 }
 
 impl BlockDecoder for FastLanesPacked {
+    type Value = u32;
     const BLOCK_LEN: usize = FASTLANES_BLOCK;
 
     fn decode_block(&self, index: usize, out: &mut [u32]) {
@@ -424,7 +466,7 @@ impl PeerEncoded for StreamVbyteEncoded {
 /// The `pco` crate's standalone format with its default configuration.
 struct PcoPeer;
 
-impl Peer for PcoPeer {
+impl<T: pco::data_types::Number> Peer<T> for PcoPeer {
     fn name(&self) -> &'static str {
         "pco"
     }
@@ -433,7 +475,7 @@ impl Peer for PcoPeer {
         false
     }
 
-    fn encode(&self, values: &[u32]) -> Option<Box<dyn PeerEncoded>> {
+    fn encode(&self, values: &[T]) -> Option<Box<dyn PeerEncoded<T>>> {
         let bytes = pco::standalone::simple_compress(values, &pco::ChunkConfig::default()).ok()?;
         Some(Box::new(PcoEncoded { bytes, len: values.len() }))
     }
@@ -445,17 +487,17 @@ struct PcoEncoded {
     len: usize,
 }
 
-impl PeerEncoded for PcoEncoded {
+impl<T: pco::data_types::Number> PeerEncoded<T> for PcoEncoded {
     fn bytes(&self) -> usize {
         self.bytes.len()
     }
 
-    fn decode_into(&self, out: &mut [u32]) {
+    fn decode_into(&self, out: &mut [T]) {
         let progress = pco::standalone::simple_decompress_into(&self.bytes, out).expect("pco decodes what it encoded");
         debug_assert_eq!(progress.n_processed, out.len());
     }
 
-    fn take_into(&self, positions: &[u32], out: &mut [u32], scratch: &mut Vec<u32>) {
+    fn take_into(&self, positions: &[u32], out: &mut [T], scratch: &mut Vec<T>) {
         take_by_decoding(self, self.len, positions, out, scratch);
     }
 }
@@ -463,13 +505,13 @@ impl PeerEncoded for PcoEncoded {
 // ---------------------------------------------------------------------------------------------------------------
 // zstd / lz4_flex
 
-/// Values per independently compressed block: 64 KiB of little-endian bytes.
-const RAW_BLOCK_VALUES: usize = 16 * 1024;
+/// Raw bytes per independently compressed block (16K `u32`, 8K `u64`).
+const RAW_BLOCK_BYTES: usize = 64 * 1024;
 
 /// zstd's level (its default).
 const ZSTD_LEVEL: i32 = 3;
 
-/// A general-purpose byte compressor, run over blocks of [`RAW_BLOCK_VALUES`] values so `take` decompresses only
+/// A general-purpose byte compressor, run over blocks of [`RAW_BLOCK_BYTES`] so `take` decompresses only
 /// the blocks it reads.
 trait ByteCompressor: 'static {
     const NAME: &'static str;
@@ -519,10 +561,39 @@ impl ByteCompressor for Lz4 {
     }
 }
 
-/// Values compressed by `C` in independent blocks of [`RAW_BLOCK_VALUES`] values.
+/// An unsigned integer the byte compressors take as little-endian bytes.
+///
+/// # Safety
+/// Every byte pattern of `size_of::<Self>()` bytes must be a valid value (true of the plain integers it is
+/// implemented for), since decompressors write into values through [`as_bytes_mut`].
+unsafe trait LeWord: Copy + Default + Send + Sync + 'static {
+    /// Appends the values' little-endian bytes to `raw`.
+    fn extend_le(raw: &mut Vec<u8>, values: &[Self]);
+    /// The value whose little-endian bytes `raw` holds (nothing to do on little-endian targets).
+    fn from_le(raw: Self) -> Self;
+}
+
+macro_rules! le_word {
+    ($($t:ty),*) => {$(
+        // SAFETY: a plain integer; every bit pattern is a value.
+        unsafe impl LeWord for $t {
+            fn extend_le(raw: &mut Vec<u8>, values: &[Self]) {
+                raw.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+            }
+
+            fn from_le(raw: Self) -> Self {
+                <$t>::from_le(raw)
+            }
+        }
+    )*};
+}
+
+le_word!(u8, u32, u64);
+
+/// Values compressed by `C` in independent blocks of [`RAW_BLOCK_BYTES`].
 struct BlockCompressorPeer<C>(PhantomData<fn() -> C>);
 
-impl<C: ByteCompressor> Peer for BlockCompressorPeer<C> {
+impl<C: ByteCompressor, T: LeWord> Peer<T> for BlockCompressorPeer<C> {
     fn name(&self) -> &'static str {
         C::NAME
     }
@@ -531,57 +602,164 @@ impl<C: ByteCompressor> Peer for BlockCompressorPeer<C> {
         true
     }
 
-    fn encode(&self, values: &[u32]) -> Option<Box<dyn PeerEncoded>> {
+    fn encode(&self, values: &[T]) -> Option<Box<dyn PeerEncoded<T>>> {
         let (mut data, mut bounds) = (Vec::new(), BlockBounds::new());
-        let mut raw = Vec::with_capacity(RAW_BLOCK_VALUES * size_of::<u32>());
-        for chunk in values.chunks(RAW_BLOCK_VALUES) {
+        let mut raw = Vec::with_capacity(RAW_BLOCK_BYTES);
+        for chunk in values.chunks(CompressedBlocks::<C, T>::BLOCK_LEN) {
             raw.clear();
-            raw.extend(chunk.iter().flat_map(|v| v.to_le_bytes()));
+            T::extend_le(&mut raw, chunk);
             data.extend_from_slice(&C::compress(&raw)?);
             bounds.push(data.len())?;
         }
-        Some(Box::new(CompressedBlocks::<C> { data, bounds, compressor: PhantomData }))
+        Some(Box::new(CompressedBlocks::<C, T> { data, bounds, compressor: PhantomData }))
     }
 }
 
 /// The compressed blocks, back to back, and where each one lies.
-struct CompressedBlocks<C> {
+struct CompressedBlocks<C, T> {
     data: Vec<u8>,
     bounds: BlockBounds,
-    compressor: PhantomData<fn() -> C>,
+    compressor: PhantomData<fn() -> (C, T)>,
 }
 
-impl<C: ByteCompressor> BlockDecoder for CompressedBlocks<C> {
-    const BLOCK_LEN: usize = RAW_BLOCK_VALUES;
+impl<C: ByteCompressor, T: LeWord> BlockDecoder for CompressedBlocks<C, T> {
+    type Value = T;
+    const BLOCK_LEN: usize = RAW_BLOCK_BYTES / size_of::<T>();
 
-    fn decode_block(&self, index: usize, out: &mut [u32]) {
+    fn decode_block(&self, index: usize, out: &mut [T]) {
         C::decompress(&self.data[self.bounds.range(index)], as_bytes_mut(out));
         // Compiles to nothing on little-endian targets.
         for value in out.iter_mut() {
-            *value = u32::from_le(*value);
+            *value = T::from_le(*value);
         }
     }
 }
 
-impl<C: ByteCompressor> PeerEncoded for CompressedBlocks<C> {
+impl<C: ByteCompressor, T: LeWord> PeerEncoded<T> for CompressedBlocks<C, T> {
     fn bytes(&self) -> usize {
         self.data.len() + self.bounds.bytes()
     }
 
-    fn decode_into(&self, out: &mut [u32]) {
+    fn decode_into(&self, out: &mut [T]) {
         decode_blocks(self, out);
     }
 
-    fn take_into(&self, positions: &[u32], out: &mut [u32], scratch: &mut Vec<u32>) {
+    fn take_into(&self, positions: &[u32], out: &mut [T], scratch: &mut Vec<T>) {
         take_blocks(self, positions, out, scratch);
     }
 }
 
 /// `values` as bytes, so decompressors write straight into the output instead of through a copy.
-fn as_bytes_mut(values: &mut [u32]) -> &mut [u8] {
+fn as_bytes_mut<T: LeWord>(values: &mut [T]) -> &mut [u8] {
     // SAFETY: the bytes cover exactly the same memory, `u8` has no alignment requirement, and every byte pattern
-    // is a valid `u32`.
+    // is a valid `T` (the contract of `LeWord`).
     unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), size_of_val(values)) }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// vortex (feature `vortex`)
+
+#[cfg(feature = "vortex")]
+mod vortex_peer {
+    use vortex::array::arrays::PrimitiveArray;
+    use vortex::array::serde::SerializeOptions;
+    use vortex::array::session::ArraySessionExt;
+    use vortex::array::validity::Validity;
+    use vortex::array::{ArrayContext, ArrayRef, IntoArray, VortexSessionExecute};
+    use vortex::buffer::Buffer;
+    use vortex::compressor::BtrBlocksCompressor;
+    use vortex::encodings::{
+        alp, bytebool, datetime_parts, decimal_byte_parts, fastlanes, fsst, pco, runend, sequence, sparse, zigzag,
+    };
+    use vortex::session::VortexSession;
+    use vortex::VortexSessionDefault;
+
+    use super::{Peer, PeerEncoded};
+
+    /// The `vortex` crate's default compressor (BtrBlocks-style cascades, chosen by sampling) on one array of all
+    /// the values. Decode and take execute to a fresh `PrimitiveArray` and copy it out; take pushes the positions
+    /// down to the encodings' own take kernels.
+    pub struct VortexPeer {
+        session: VortexSession,
+    }
+
+    impl Default for VortexPeer {
+        /// The default session plus the encodings a default Vortex file session registers (its `files` feature,
+        /// a larger build, would add them; zstd and onpair, for strings, aside). The compressor keeps only the
+        /// schemes whose encodings the session knows: without these it leaves integers uncompressed.
+        fn default() -> Self {
+            let session = VortexSession::default();
+            for initialize in [
+                alp::initialize,
+                bytebool::initialize,
+                datetime_parts::initialize,
+                decimal_byte_parts::initialize,
+                fastlanes::initialize,
+                fsst::initialize,
+                runend::initialize,
+                sequence::initialize,
+                sparse::initialize,
+                zigzag::initialize,
+            ] {
+                initialize(&session);
+            }
+            session.arrays().register(pco::Pco);
+            VortexPeer { session }
+        }
+    }
+
+    impl Peer for VortexPeer {
+        fn name(&self) -> &'static str {
+            "vortex"
+        }
+
+        fn random_access(&self) -> bool {
+            true
+        }
+
+        fn encode(&self, values: &[u32]) -> Option<Box<dyn PeerEncoded>> {
+            let array = PrimitiveArray::new(Buffer::copy_from(values), Validity::NonNullable).into_array();
+            let mut ctx = self.session.create_execution_ctx();
+            let array = BtrBlocksCompressor::from_session(&self.session).compress(&array, &mut ctx).ok()?;
+            // The serialized size: buffers, and the encoding tree's metadata (all a sequence or a run of
+            // sequences needs, which own no buffer).
+            let serialized =
+                array.serialize(&ArrayContext::empty(), &self.session, &SerializeOptions::default()).ok()?;
+            let bytes = serialized.iter().map(|buffer| buffer.len()).sum();
+            Some(Box::new(VortexEncoded { array, bytes, session: self.session.clone() }))
+        }
+    }
+
+    /// A compressed vortex array.
+    struct VortexEncoded {
+        array: ArrayRef,
+        bytes: usize,
+        session: VortexSession,
+    }
+
+    impl VortexEncoded {
+        /// Executes `array` (this one, or a take of it) into `out`.
+        fn execute_into(&self, array: ArrayRef, out: &mut [u32]) {
+            let mut ctx = self.session.create_execution_ctx();
+            let decoded: PrimitiveArray = array.execute(&mut ctx).expect("vortex decodes what it encoded");
+            out.copy_from_slice(decoded.as_slice::<u32>());
+        }
+    }
+
+    impl PeerEncoded for VortexEncoded {
+        fn bytes(&self) -> usize {
+            self.bytes
+        }
+
+        fn decode_into(&self, out: &mut [u32]) {
+            self.execute_into(self.array.clone(), out);
+        }
+
+        fn take_into(&self, positions: &[u32], out: &mut [u32], _: &mut Vec<u32>) {
+            let indices = PrimitiveArray::new(Buffer::copy_from(positions), Validity::NonNullable).into_array();
+            self.execute_into(self.array.take(indices).expect("positions in range"), out);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -616,12 +794,12 @@ mod tests {
         ]
     }
 
-    fn check(peer: &dyn Peer, shape: &str, values: &[u32], rng: &mut StdRng) {
+    fn check<T: Copy + Default + PartialEq>(peer: &dyn Peer<T>, shape: &str, values: &[T], rng: &mut StdRng) {
         let what = format!("{} on {} {shape} values", peer.name(), values.len());
         let encoded = peer.encode(values).unwrap_or_else(|| panic!("{what}: not encoded"));
         assert!(values.is_empty() || encoded.bytes() > 0, "{what}: no bytes");
 
-        let mut decoded = vec![0; values.len()];
+        let mut decoded = vec![T::default(); values.len()];
         encoded.decode_into(&mut decoded);
         assert!(decoded == values, "{what}: decode_into differs");
 
@@ -635,9 +813,9 @@ mod tests {
         sorted.sort_unstable();
         let every: Vec<u32> = (0..values.len() as u32).collect();
         for (kind, positions) in [("random", &random), ("sorted", &sorted), ("every", &every), ("empty", &Vec::new())] {
-            let mut out = vec![0; positions.len()];
+            let mut out = vec![T::default(); positions.len()];
             encoded.take_into(positions, &mut out, &mut scratch);
-            let expected: Vec<u32> = positions.iter().map(|&p| values[p as usize]).collect();
+            let expected: Vec<T> = positions.iter().map(|&p| values[p as usize]).collect();
             assert!(out == expected, "{what}: take_into {kind} positions differs");
         }
     }
@@ -645,10 +823,20 @@ mod tests {
     #[test]
     fn peers_in_table_order() {
         let names: Vec<_> = all().iter().map(|peer| peer.name()).collect();
-        assert_eq!(
-            names,
-            ["bitpacking BP128", "bitpacking BP8x", "fastlanes", "fastpfor", "stream-vbyte", "pco", "zstd", "lz4_flex"]
-        );
+        let mut expected = vec![
+            "bitpacking BP128",
+            "bitpacking BP8x",
+            "fastlanes",
+            "fastpfor",
+            "stream-vbyte",
+            "pco",
+            "zstd",
+            "lz4_flex",
+        ];
+        if cfg!(feature = "vortex") {
+            expected.push("vortex");
+        }
+        assert_eq!(names, expected);
     }
 
     #[test]
@@ -658,6 +846,31 @@ mod tests {
             for (shape, values) in shapes(len, &mut rng) {
                 for peer in all() {
                     check(peer.as_ref(), shape, &values, &mut rng);
+                }
+            }
+        }
+    }
+
+    #[cfg(feature = "vortex")]
+    #[test]
+    fn vortex_compresses_small_integers() {
+        let values: Vec<u32> = (0..65_536).map(|i| i % 16).collect();
+        let encoded = vortex_peer::VortexPeer::default().encode(&values).expect("encodes");
+        assert!(encoded.bytes() < values.len(), "{} bytes", encoded.bytes());
+    }
+
+    #[test]
+    fn wide_and_byte_peers_round_trip() {
+        let mut rng = StdRng::seed_from_u64(13);
+        for len in LENGTHS {
+            for (shape, values) in shapes(len, &mut rng) {
+                let longs: Vec<u64> = values.iter().map(|&v| (v as u64) << 32 | v as u64).collect();
+                for peer in wide() {
+                    check(peer.as_ref(), shape, &longs, &mut rng);
+                }
+                let raw: Vec<u8> = values.iter().map(|&v| v as u8).collect();
+                for peer in bytes() {
+                    check(peer.as_ref(), shape, &raw, &mut rng);
                 }
             }
         }
@@ -675,6 +888,10 @@ mod tests {
     #[test]
     fn random_access_peers_are_the_block_codecs() {
         let random: Vec<_> = all().iter().filter(|peer| peer.random_access()).map(|peer| peer.name()).collect();
-        assert_eq!(random, ["bitpacking BP128", "bitpacking BP8x", "fastlanes", "zstd", "lz4_flex"]);
+        let mut expected = vec!["bitpacking BP128", "bitpacking BP8x", "fastlanes", "zstd", "lz4_flex"];
+        if cfg!(feature = "vortex") {
+            expected.push("vortex");
+        }
+        assert_eq!(random, expected);
     }
 }

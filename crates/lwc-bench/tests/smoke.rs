@@ -21,9 +21,18 @@ fn every_experiment_produces_its_tables() {
         .expect("runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "failed: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
-    for title in
-        ["### limits", "### access: time as a ratio", "### cascades: compression rate", "### cascades: selection scans"]
-    {
+    for title in [
+        "### limits",
+        "### access: time as a ratio",
+        "### cascades: compression rate",
+        "### cascades: selection scans",
+        "### keys: compression factor",
+        "### keys: time as a ratio",
+        "### adaptive: sorted integers",
+        "### adaptive: low-cardinality strings",
+        "### database: TPC-H SF",
+        "### database: lwc's automatic choice per integer-like column",
+    ] {
         assert!(stdout.contains(title), "missing {title} in\n{stdout}");
     }
     assert!(stdout.contains("| lwc for |"), "lwc rows missing:\n{stdout}");

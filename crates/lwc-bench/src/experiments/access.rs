@@ -7,7 +7,7 @@
 use super::Config;
 use crate::codecs;
 use crate::data;
-use crate::measure::{geomean, race, Candidate};
+use crate::measure::{geomean, race_codecs};
 use crate::peers::{self, Peer, PeerEncoded};
 use crate::report::{ratio, Figure, Progress, Record, Report, Table};
 
@@ -76,7 +76,7 @@ pub fn run(cfg: &Config) -> Report {
     for (d, (dist, values)) in distributions.iter().enumerate() {
         progress.say(format!("{dist}: encoding"));
         let encoded: Vec<Option<Box<dyn PeerEncoded>>> =
-            codecs.iter().map(|c| c.encode(values).filter(|e| decodes_back(e.as_ref(), values))).collect();
+            codecs.iter().map(|c| c.encode(values).filter(|e| peers::decodes_back(e.as_ref(), values))).collect();
         rows[0].rate.push(1.0);
         for (row, e) in rows[1..].iter_mut().zip(&encoded) {
             row.rate.push(e.as_ref().map_or(f64::NAN, |e| e.bytes() as f64 / (4 * n) as f64));
@@ -128,20 +128,6 @@ pub fn run(cfg: &Config) -> Report {
     report
 }
 
-/// Whether `e` decodes and gathers back exactly `values` (a codec that does not is left out, loudly).
-fn decodes_back(e: &dyn PeerEncoded, values: &[u32]) -> bool {
-    let mut out = vec![0u32; values.len()];
-    e.decode_into(&mut out);
-    let positions = data::positions(257.min(values.len()), values.len(), false, 99);
-    let mut picked = vec![0u32; positions.len()];
-    e.take_into(&positions, &mut picked, &mut Vec::new());
-    let ok = out == values && positions.iter().zip(&picked).all(|(&p, &v)| values[p as usize] == v);
-    if !ok {
-        eprintln!("warning: a codec decoded wrong values; it is left out of the tables");
-    }
-    ok
-}
-
 /// Times `op` for plain and every encoded codec in rotation; `None` for codecs that did not encode.
 fn time_op(
     cfg: &Config,
@@ -151,32 +137,10 @@ fn time_op(
     seed: u64,
 ) -> Vec<Option<crate::measure::Timing>> {
     let positions = match op {
-        Op::Decode => Vec::new(),
-        Op::Take { k, sorted } => data::positions(k, values.len(), sorted, cfg.seed ^ seed),
+        Op::Decode => None,
+        Op::Take { k, sorted } => Some(data::positions(k, values.len(), sorted, cfg.seed ^ seed)),
     };
-    let out_len = if matches!(op, Op::Decode) { values.len() } else { positions.len() };
-    let present: Vec<&dyn PeerEncoded> = encoded.iter().flatten().map(|e| e.as_ref()).collect();
-    let mut buffers: Vec<(Vec<u32>, Vec<u32>)> =
-        (0..=present.len()).map(|_| (vec![0u32; out_len], Vec::new())).collect();
-    let (plain_buf, codec_bufs) = buffers.split_first_mut().expect("one buffer per candidate");
-    let positions = &positions;
-    let mut candidates = vec![Candidate::new(move || match op {
-        Op::Decode => plain_buf.0.copy_from_slice(std::hint::black_box(values)),
-        Op::Take { .. } => {
-            for (o, &p) in plain_buf.0.iter_mut().zip(std::hint::black_box(positions)) {
-                *o = values[p as usize];
-            }
-        }
-    })];
-    for (e, (out, scratch)) in present.iter().zip(codec_bufs.iter_mut()) {
-        candidates.push(Candidate::new(move || match op {
-            Op::Decode => e.decode_into(std::hint::black_box(out)),
-            Op::Take { .. } => e.take_into(std::hint::black_box(positions), out, scratch),
-        }));
-    }
-    let mut timings = race(cfg.settings, &mut candidates).into_iter();
-    let plain = timings.next();
-    std::iter::once(plain).chain(encoded.iter().map(|e| e.as_ref().and_then(|_| timings.next()))).collect()
+    race_codecs(cfg.settings, values, positions.as_deref(), encoded)
 }
 
 fn tables(report: &mut Report, rows: &[Row], ops: &[Op], distributions: &[&str], n: usize) {

@@ -4,7 +4,10 @@ use crate::measure::Settings;
 use crate::report::Report;
 
 pub mod access;
+pub mod adaptive;
 pub mod cascades;
+pub mod database;
+pub mod keys;
 pub mod limits;
 
 /// What every experiment is given.
@@ -41,4 +44,11 @@ pub const ALL: &[Experiment] = &[
         about: "light vs middle vs heavyweight codecs on D1-D4 (seed 002)",
         run: cascades::run,
     },
+    Experiment { name: "keys", about: "FOR per block vs delta on TPC-H keys (seed 001)", run: keys::run },
+    Experiment {
+        name: "adaptive",
+        about: "let the data choose: sorted u64 and low-cardinality strings (seed 003)",
+        run: adaptive::run,
+    },
+    Experiment { name: "database", about: "whole TPC-H tables: sizes and load cost (seed 004)", run: database::run },
 ];
