@@ -31,17 +31,15 @@ pub fn all() -> Vec<Lwc> {
     forced.into_iter().map(|(name, encoding)| Lwc { name, encoding }).collect()
 }
 
-/// `delta` with a data point every `stride` values, once the catalog issue brings it: until then `None`, and
-/// tables show its rows as missing. (Then: `Some(Encoding::Delta { stride })`.)
+/// `delta` with a data point every `stride` values.
 pub const fn delta(stride: u32) -> Option<Encoding> {
-    let _ = stride;
-    None
+    Some(Encoding::Delta { stride })
 }
 
-/// What lwc's automatic choice picked, as its explain record for now: each encoding and on how many of the
-/// column's segments (`for_n on 90, bitpack on 2 of 92 segments`).
+/// What lwc's automatic choice picked, as its explain record for now: each cascade and on how many of the
+/// column's segments (`delta(for, for) on 90, bitpack on 2 of 92 segments`).
 pub fn explain<T: lwc::LwcInt>(column: &Column<T>) -> String {
-    let used: Vec<String> = column.encodings().iter().map(|(e, n)| format!("{e} on {n}")).collect();
+    let used: Vec<String> = column.cascades().iter().map(|(c, n)| format!("{c} on {n}")).collect();
     format!("{} of {} segments", used.join(", "), column.segments().len())
 }
 

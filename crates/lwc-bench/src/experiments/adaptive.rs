@@ -65,7 +65,8 @@ pub fn run(cfg: &Config) -> Report {
 /// What lwc's automatic choice picks for `values`.
 fn explain<T: LwcInt>(values: &[T]) -> String {
     let encoded = EncodedColumn::encode(values, None, EncodeOptions::default()).expect("auto encodes anything");
-    codecs::explain(&encoded.open::<T>().expect("opens what it encoded"))
+    let column = encoded.open::<T>().expect("opens what it encoded");
+    codecs::explain(&column)
 }
 
 /// The sorted integers through every lwc encoding and the `u64` peers; also the codecs that did not apply.

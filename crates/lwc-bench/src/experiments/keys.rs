@@ -233,9 +233,8 @@ fn tables(report: &mut Report, rows: &[Row], ops: &[Op], columns: &[&str], sf: f
         }
     }
     factors.note("Published (seed 001, Table 1, raw / encoded: no delta / delta / xz): o_orderkey 1.00 / 3.70 / 14.3, l_orderkey 1.61 / 3.70 / 25.0, ps_partkey 2.00 / 3.70 / 50.0; delta and FOR64 about 4x, 2x better than FOR.");
-    factors.note(
-        "lwc delta(stride): a data point every `stride` values; it comes with the catalog issue (`-` until then).",
-    );
+    factors
+        .note("lwc delta(stride): a data point every `stride` values (deltas and data points `for`, their defaults).");
     ratios.note("Lower is faster; 1.00x is a plain Vec<u32>: summing it, copying it, or gathering the match vector from it. A match vector holds each row with the given probability, ascending. Sum is lwc's Column::aggregate, which sums without decoding where the encoding allows; peers have no sum.");
     ratios.note("Published (seed 001): FOR64 full decode 23 % faster than FOR; FOR64 match-vector decode 12-47 % faster than uncompressed and 3-7 % faster than FOR and dictionary; delta 2.3-4.2x slower than FOR64 in selective scans.");
     report.tables.extend([factors, ratios, absolute]);
