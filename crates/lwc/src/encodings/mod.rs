@@ -13,10 +13,13 @@ pub(crate) mod bitpack;
 pub(crate) mod bytepack;
 mod cascade;
 pub(crate) mod constant;
+pub(crate) mod delta2;
 pub(crate) mod dict;
 pub(crate) mod for_n;
 pub(crate) mod frame_of_reference;
 pub(crate) mod plain;
+pub(crate) mod rle;
+pub(crate) mod sequence;
 
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
@@ -47,11 +50,17 @@ pub enum EncodingId {
     ForN = 5,
     /// Sorted distinct values and bit-packed codes.
     Dict = 6,
+    /// Double delta: bit-packed second differences, a data point every `stride` values.
+    Delta2 = 9,
+    /// `base + i * step`.
+    Sequence = 10,
+    /// Run-end encoding: run values and run ends as child streams.
+    Rle = 11,
 }
 
 impl EncodingId {
     /// Every encoding, in id order.
-    pub const ALL: [EncodingId; 7] = [
+    pub const ALL: [EncodingId; 10] = [
         EncodingId::Plain,
         EncodingId::Constant,
         EncodingId::Bitpack,
@@ -59,6 +68,9 @@ impl EncodingId {
         EncodingId::For,
         EncodingId::ForN,
         EncodingId::Dict,
+        EncodingId::Delta2,
+        EncodingId::Sequence,
+        EncodingId::Rle,
     ];
 
     /// The stable name (`"plain"`, `"for_n"`, ...).
@@ -71,6 +83,9 @@ impl EncodingId {
             EncodingId::For => "for",
             EncodingId::ForN => "for_n",
             EncodingId::Dict => "dict",
+            EncodingId::Delta2 => "delta2",
+            EncodingId::Sequence => "sequence",
+            EncodingId::Rle => "rle",
         }
     }
 
@@ -83,6 +98,7 @@ impl EncodingId {
     pub fn child_names(self) -> &'static [&'static str] {
         match self {
             EncodingId::Dict => &["codes"],
+            EncodingId::Rle => &["values", "ends"],
             _ => &[],
         }
     }
@@ -116,6 +132,17 @@ pub enum Encoding {
     },
     /// Sorted distinct values, and codes bit-packed as a child stream.
     Dict,
+    /// Double delta: zigzag second differences bit-packed, the value and first delta stored every
+    /// `stride` values (a power of two), so a read walks at most `stride` differences.
+    Delta2 {
+        /// Values per data point.
+        stride: u32,
+    },
+    /// `base + i * step` (Umbra's Increment); fails on data that is not exactly such a sequence, ascending,
+    /// descending or constant, without wrapping.
+    Sequence,
+    /// Run-end encoding: one value and one exclusive end row per run, as child streams.
+    Rle,
     /// The smallest estimated encoding for each segment. (The sampling selector with objectives is a
     /// later layer; this picks by exact size estimates from one pass over the values.)
     #[default]
@@ -126,6 +153,9 @@ impl Encoding {
     /// FOR64 of seed 001.
     pub const FOR64: Encoding = Encoding::ForN { block: 64 };
 
+    /// `delta2` at its default stride of 1,024 values.
+    pub const DELTA2: Encoding = Encoding::Delta2 { stride: 1024 };
+
     /// Parses a stable name (`"for_n"` takes the default block of 64, `"for_n:128"` another; `"auto"` is
     /// [`Encoding::Auto`]).
     pub fn from_name(name: &str) -> Option<Encoding> {
@@ -133,6 +163,7 @@ impl Encoding {
             let parameter: u32 = parameter.parse().ok()?;
             return match name {
                 "for_n" => Some(Encoding::ForN { block: parameter }),
+                "delta2" => Some(Encoding::Delta2 { stride: parameter }),
                 _ => None,
             };
         }
@@ -144,6 +175,9 @@ impl Encoding {
             "for" => Encoding::For,
             "for_n" => Encoding::FOR64,
             "dict" => Encoding::Dict,
+            "delta2" => Encoding::DELTA2,
+            "sequence" => Encoding::Sequence,
+            "rle" => Encoding::Rle,
             "auto" => Encoding::Auto,
             _ => return None,
         })
@@ -159,6 +193,9 @@ impl Encoding {
             Encoding::For => EncodingId::For,
             Encoding::ForN { .. } => EncodingId::ForN,
             Encoding::Dict => EncodingId::Dict,
+            Encoding::Delta2 { .. } => EncodingId::Delta2,
+            Encoding::Sequence => EncodingId::Sequence,
+            Encoding::Rle => EncodingId::Rle,
             Encoding::Auto => return None,
         })
     }
@@ -170,6 +207,7 @@ impl std::fmt::Display for Encoding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match (self, self.id()) {
             (Encoding::ForN { block }, _) if *self != Encoding::FOR64 => write!(f, "for_n:{block}"),
+            (Encoding::Delta2 { stride }, _) if *self != Encoding::DELTA2 => write!(f, "delta2:{stride}"),
             (_, Some(id)) => f.write_str(id.name()),
             (_, None) => f.write_str("auto"),
         }
@@ -187,6 +225,9 @@ impl From<EncodingId> for Encoding {
             EncodingId::For => Encoding::For,
             EncodingId::ForN => Encoding::FOR64,
             EncodingId::Dict => Encoding::Dict,
+            EncodingId::Delta2 => Encoding::DELTA2,
+            EncodingId::Sequence => Encoding::Sequence,
+            EncodingId::Rle => Encoding::Rle,
         }
     }
 }
@@ -261,6 +302,7 @@ pub(crate) trait Codec {
 #[derive(Debug, Clone)]
 pub(crate) struct Params {
     pub for_n_block: u32,
+    pub delta2_stride: u32,
     /// The cascade being written; its children say how child streams are encoded.
     pub cascade: Cascade,
     /// Streams above this one (0 at the top).
@@ -274,7 +316,11 @@ impl Params {
             Encoding::ForN { block } => block,
             _ => 64,
         };
-        Params { for_n_block, cascade: cascade.clone(), depth }
+        let delta2_stride = match cascade.encoding() {
+            Encoding::Delta2 { stride } => stride,
+            _ => 1024,
+        };
+        Params { for_n_block, delta2_stride, cascade: cascade.clone(), depth }
     }
 
     /// Encodes child stream `k` (id byte and body): as the cascade says, else with `default`.
@@ -439,6 +485,9 @@ pub(crate) enum StreamView<'a, T: LwcInt> {
     For(frame_of_reference::ForView<'a, T>),
     ForN(for_n::ForNView<'a, T>),
     Dict(Box<dict::DictView<'a, T>>),
+    Delta2(delta2::Delta2View<'a, T>),
+    Sequence(sequence::SequenceView<T>),
+    Rle(Box<rle::RleView<'a, T>>),
 }
 
 macro_rules! dispatch {
@@ -451,6 +500,9 @@ macro_rules! dispatch {
             StreamView::For($v) => $body,
             StreamView::ForN($v) => $body,
             StreamView::Dict($v) => $body,
+            StreamView::Delta2($v) => $body,
+            StreamView::Sequence($v) => $body,
+            StreamView::Rle($v) => $body,
         }
     };
 }
@@ -477,6 +529,9 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
             EncodingId::For => StreamView::For(frame_of_reference::ForView::open(r, n)?),
             EncodingId::ForN => StreamView::ForN(for_n::ForNView::open(r, n)?),
             EncodingId::Dict => StreamView::Dict(Box::new(dict::DictView::open(r, n, depth)?)),
+            EncodingId::Delta2 => StreamView::Delta2(delta2::Delta2View::open(r, n)?),
+            EncodingId::Sequence => StreamView::Sequence(sequence::SequenceView::open(r, n)?),
+            EncodingId::Rle => StreamView::Rle(Box::new(rle::RleView::open(r, n, depth)?)),
         })
     }
 
@@ -489,6 +544,9 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
             StreamView::For(_) => EncodingId::For,
             StreamView::ForN(_) => EncodingId::ForN,
             StreamView::Dict(_) => EncodingId::Dict,
+            StreamView::Delta2(_) => EncodingId::Delta2,
+            StreamView::Sequence(_) => EncodingId::Sequence,
+            StreamView::Rle(_) => EncodingId::Rle,
         }
     }
 
@@ -496,10 +554,12 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
     pub fn cascade(&self) -> Cascade {
         let encoding = match self {
             StreamView::ForN(v) => Encoding::ForN { block: v.block() },
+            StreamView::Delta2(v) => Encoding::Delta2 { stride: v.stride() },
             _ => self.encoding().into(),
         };
         let children = match self {
             StreamView::Dict(v) => vec![v.codes().cascade()],
+            StreamView::Rle(v) => vec![v.values().cascade(), v.ends().cascade()],
             _ => Vec::new(),
         };
         Cascade::read(encoding, children)
@@ -551,6 +611,9 @@ fn estimate_of<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params
         EncodingId::For => frame_of_reference::For::estimate(values, stats, params),
         EncodingId::ForN => for_n::ForN::estimate(values, stats, params),
         EncodingId::Dict => dict::Dict::estimate(values, stats, params),
+        EncodingId::Delta2 => delta2::Delta2::estimate(values, stats, params),
+        EncodingId::Sequence => sequence::Sequence::estimate(values, stats, params),
+        EncodingId::Rle => rle::Rle::estimate(values, stats, params),
     }
 }
 
@@ -558,13 +621,16 @@ fn estimate_of<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params
 /// Encodings with children are left out where their children would stack deeper than
 /// [`MAX_CASCADE_DEPTH`]. (Choosing cascades by sampling belongs to the selector.)
 pub(crate) fn choose<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> EncodingId {
-    const PREFERENCE: [EncodingId; 7] = [
+    const PREFERENCE: [EncodingId; 10] = [
         EncodingId::Constant,
+        EncodingId::Sequence,
         EncodingId::Bitpack,
         EncodingId::For,
         EncodingId::Bytepack,
         EncodingId::ForN,
         EncodingId::Dict,
+        EncodingId::Rle,
+        EncodingId::Delta2,
         EncodingId::Plain,
     ];
     let room_for_children = params.depth + 1 < MAX_CASCADE_DEPTH;
@@ -598,6 +664,9 @@ fn encode_stream_at<T: LwcInt>(values: &[T], cascade: &Cascade, depth: usize, ou
         EncodingId::For => encode_with::<frame_of_reference::For, T>(values, &stats, &params, out),
         EncodingId::ForN => encode_with::<for_n::ForN, T>(values, &stats, &params, out),
         EncodingId::Dict => encode_with::<dict::Dict, T>(values, &stats, &params, out),
+        EncodingId::Delta2 => encode_with::<delta2::Delta2, T>(values, &stats, &params, out),
+        EncodingId::Sequence => encode_with::<sequence::Sequence, T>(values, &stats, &params, out),
+        EncodingId::Rle => encode_with::<rle::Rle, T>(values, &stats, &params, out),
     }?;
     Ok(id)
 }
