@@ -141,6 +141,33 @@ impl Bitmap {
         })
     }
 
+    /// The maximal ranges of set bits, ascending. Each step skips a word of zeros or of ones at a time.
+    pub fn set_ranges(&self) -> impl Iterator<Item = Range<usize>> + '_ {
+        let mut at = 0;
+        std::iter::from_fn(move || {
+            let start = self.next_bit(at, false)?;
+            let end = self.next_bit(start, true).unwrap_or(self.len);
+            at = end;
+            Some(start..end)
+        })
+    }
+
+    /// The first bit at or after `from` that is set (`clear: false`) or clear (`clear: true`), if any.
+    fn next_bit(&self, from: usize, clear: bool) -> Option<usize> {
+        if from >= self.len {
+            return None;
+        }
+        let flip = if clear { u64::MAX } else { 0 };
+        let mut w = from / 64;
+        let mut bits = (self.words[w] ^ flip) & (u64::MAX << (from % 64));
+        while bits == 0 {
+            w += 1;
+            bits = self.words.get(w)? ^ flip;
+        }
+        let bit = w * 64 + bits.trailing_zeros() as usize;
+        (bit < self.len).then_some(bit)
+    }
+
     /// Positions of the set bits as `u32`, ascending.
     pub fn to_positions(&self) -> Vec<u32> {
         let mut out = Vec::with_capacity(self.count_ones());
@@ -199,6 +226,17 @@ mod tests {
     }
 
     #[test]
+    fn set_ranges_are_maximal() {
+        let mut b = Bitmap::new_clear(300);
+        for r in [0..3, 5..6, 63..130, 192..256, 299..300] {
+            b.set_range(r);
+        }
+        assert_eq!(b.set_ranges().collect::<Vec<_>>(), vec![0..3, 5..6, 63..130, 192..256, 299..300]);
+        assert_eq!(Bitmap::new_set(128).set_ranges().collect::<Vec<_>>(), vec![0..128]);
+        assert_eq!(Bitmap::new_clear(0).set_ranges().count(), 0);
+    }
+
+    #[test]
     fn ranges_set_and_count_across_word_edges() {
         for (start, end) in [(0, 0), (3, 3), (0, 1), (5, 64), (63, 65), (0, 200), (64, 128), (70, 199), (199, 200)] {
             let mut b = Bitmap::new_clear(200);
@@ -208,6 +246,8 @@ mod tests {
             assert_eq!(all.count_ones_in(start..end), end - start, "{start}..{end}");
             assert_eq!(b.count_ones_in(0..200), end - start);
             assert_eq!(b.count_ones_in(end..200), 0);
+            let expected = Some(start..end).filter(|r| !r.is_empty());
+            assert!(b.set_ranges().eq(expected), "{start}..{end}");
         }
     }
 

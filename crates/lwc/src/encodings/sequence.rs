@@ -63,24 +63,15 @@ pub(crate) fn wrapping_times<U: Word>(step: U, k: usize) -> U {
     U::from_u64(step.to_u64().wrapping_mul(k as u64))
 }
 
-/// `out[k] = first + k · step`, wrapping. Sixteen lanes each advance by `16 · step`, so no value waits for
-/// its neighbour and the loop vectorizes.
+/// `out[k] = first + k · step`, wrapping. Written as a running sum, which LLVM recognizes as an induction
+/// variable and vectorizes into one vector add per register of values (a multiply per value, or lanes
+/// advanced by hand, came out 3x slower).
 pub(crate) fn fill_arithmetic<U: Word>(first: U, step: U, out: &mut [U]) {
-    const LANES: usize = 16;
-    let mut lanes = [U::ZERO; LANES];
-    for (k, lane) in lanes.iter_mut().enumerate() {
-        *lane = first.wrapping_add(wrapping_times(step, k));
+    let mut value = first;
+    for o in out {
+        *o = value;
+        value = value.wrapping_add(step);
     }
-    let jump = wrapping_times(step, LANES);
-    let mut chunks = out.chunks_exact_mut(LANES);
-    for chunk in &mut chunks {
-        chunk.copy_from_slice(&lanes);
-        for lane in &mut lanes {
-            *lane = lane.wrapping_add(jump);
-        }
-    }
-    let rest = chunks.into_remainder();
-    rest.copy_from_slice(&lanes[..rest.len()]);
 }
 
 pub(crate) struct SequenceView<T: LwcInt> {
@@ -118,6 +109,20 @@ impl<T: LwcInt> SequenceView<T> {
     /// Whether each value exceeds the one before (so, as run ends, the runs are not empty).
     pub fn is_strictly_ascending(&self) -> bool {
         self.step > 0 || self.n <= 1
+    }
+
+    /// How many values are `<= v`, for an ascending sequence: the rank a search over it would find, in O(1).
+    pub fn rank(&self, v: T) -> usize {
+        debug_assert!(self.step >= 0);
+        if v < self.base {
+            0
+        } else if self.step == 0 {
+            self.n
+        } else {
+            // One `u64` division: `positions_between` divides `i128`s, a library call 3x slower here.
+            let steps = v.offset_from(self.base).to_u64() / self.step as u64;
+            (steps as usize).saturating_add(1).min(self.n)
+        }
     }
 
     #[inline(always)]
