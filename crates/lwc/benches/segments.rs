@@ -1,6 +1,8 @@
 //! Segment-level operations on 65,536 `u32` of bit widths 3, 11 and 20, next to a plain `Vec<u32>` and
 //! the `bitpacking` crate's BitPacker8x, all in the same run: full decode, get and take of 1,000 and
-//! 1,000,000 random positions (sorted and unsorted), and the filter `x > c`.
+//! 1,000,000 random positions (sorted and unsorted), and the filter `x > c`. Then one group per
+//! encoding made for one shape of data, on that shape and next to `plain` on the same data: decode, get
+//! and take of 1,000 random positions, and a filter that about half the rows pass.
 //!
 //! Run: `cargo bench -p lwc --bench segments`. Ratios between lines of one group are what to quote.
 
@@ -8,7 +10,7 @@ use std::time::Duration;
 
 use bitpacking::{BitPacker, BitPacker8x};
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use lwc::{encode_segment, Encoding, Predicate, Segment};
+use lwc::{encode_segment, Cascade, Encoding, Predicate, Segment};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
 const N: usize = 1 << 16;
@@ -133,5 +135,63 @@ fn filter(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, decode, take, filter);
+/// Data of the shape each encoding is made for, with the cascade to bench.
+fn shaped_data() -> Vec<(&'static str, &'static str, Vec<u32>)> {
+    let mut rng = StdRng::seed_from_u64(9);
+    vec![
+        ("sequence", "sequence", (0..N as u32).map(|i| 1_000 + 3 * i).collect()),
+        // TPC-H ps_partkey: each key four times.
+        ("rle", "rle(sequence, sequence)", (0..N as u32).map(|i| i / 4 + 1).collect()),
+        // Runs of 1 to 7 rows of sparse ascending keys (TPC-H l_orderkey).
+        ("rle_orderkey", "rle(for_n, for_n)", {
+            let mut keys = Vec::with_capacity(N + 7);
+            for order in 0u32.. {
+                if keys.len() >= N {
+                    break;
+                }
+                keys.extend(std::iter::repeat_n(order / 8 * 32 + order % 8 + 1, rng.gen_range(1..=7)));
+            }
+            keys.truncate(N);
+            keys
+        }),
+        // Timestamps a minute apart with a few seconds of jitter.
+        ("delta2", "delta2", (0..N as u32).map(|i| 1_700_000_000 + 60 * i + rng.gen_range(0..5)).collect()),
+    ]
+}
+
+fn shaped(c: &mut Criterion) {
+    for (name, cascade, values) in shaped_data() {
+        let mut g = configure(c, &format!("encoding_{name}"));
+        let threshold = values[N / 2];
+        for (line, cascade) in [("plain", Cascade::from(Encoding::Plain)), (name, cascade.parse().unwrap())] {
+            let bytes = encode_segment(&values, None, cascade).unwrap();
+            let seg = Segment::<u32>::open(&bytes).unwrap();
+            let mut out = vec![0u32; N];
+            g.throughput(Throughput::Elements(N as u64));
+            g.bench_function(BenchmarkId::new("decode", line), |b| {
+                b.iter(|| seg.decode_into(0, black_box(&mut out)).unwrap())
+            });
+            g.bench_function(BenchmarkId::new("filter_gt", line), |b| {
+                b.iter(|| black_box(seg.filter(&Predicate::Gt(threshold))))
+            });
+            g.throughput(Throughput::Elements(1_000));
+            for sorted in [false, true] {
+                let pos = positions(1_000, sorted);
+                let op = if sorted { "take_1000_sorted" } else { "take_1000" };
+                g.bench_function(BenchmarkId::new(op, line), |b| {
+                    b.iter(|| seg.take_into(black_box(&pos), &mut out[..1_000]).unwrap())
+                });
+            }
+            let pos = positions(1_000, false);
+            g.bench_function(BenchmarkId::new("get_loop_1000", line), |b| {
+                b.iter(|| {
+                    black_box(&pos).iter().map(|&p| seg.get(p as usize).unwrap().unwrap()).fold(0, u32::wrapping_add)
+                })
+            });
+        }
+        g.finish();
+    }
+}
+
+criterion_group!(benches, decode, take, filter, shaped);
 criterion_main!(benches);
