@@ -1,8 +1,8 @@
 //! # lwc: lightweight columnar compression you can compute on
 //!
 //! lwc stores integer columns (`u8` … `u64`, `i8` … `i64`, with NULLs) in segments of up to 65,536 rows,
-//! each compressed with a light encoding (`plain`, `constant`, `bitpack`, `bytepack`, `for`, `for_n`,
-//! `dict`) and kept queryable as it is: a segment answers point lookups in O(1), gathers by position
+//! each compressed with a light encoding (`plain`, `constant`, `sequence`, `bitpack`, `bytepack`, `for`,
+//! `for_n`, `delta2`, `dict`, `rle`) and kept queryable as it is: a segment answers point lookups in O(1), gathers by position
 //! lists, range decodes, predicate filters evaluated on the encoded form (min/max skipping, constants
 //! rewritten into frame-of-reference or dictionary code space, packed blocks compared in L1), and
 //! aggregates without materializing the column.
