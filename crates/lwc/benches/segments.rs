@@ -2,10 +2,10 @@
 //! the `bitpacking` crate's BitPacker8x, all in the same run: full decode, get and take of 1,000 and
 //! 1,000,000 random positions (sorted and unsorted), and the filter `x > c`.
 //!
-//! Then one group for each encoding made for a kind of data (`pfor`, `varint`, `gcd`, `delta`), on that
-//! data next to `for`, `for_n` or `bitpack`: decode, get and take of 1,000 random positions, take of 1,000
-//! sorted ones, `x > c` and the sum. `delta` runs at strides 16, 1,024 and 65,536 on sorted keys
-//! (l_orderkey-like).
+//! Then one group for each encoding made for a kind of data (`pfor`, `varint`, `gcd`, `delta`, `sequence`,
+//! `rle`, `delta2`), on that data next to `plain`, `for`, `for_n` or `bitpack`: decode, get and take of
+//! 1,000 random positions, take of 1,000 sorted ones, `x > c` and the sum. `delta` runs at strides 16, 1,024
+//! and 65,536 on sorted keys (l_orderkey-like), next to the run-length cascades.
 //!
 //! Run: `cargo bench -p lwc --bench segments`. Ratios between lines of one group are what to quote.
 
@@ -197,7 +197,17 @@ fn made_for_their_data(c: &mut Criterion) {
     let mut rng = StdRng::seed_from_u64(100);
     let cents: Vec<u32> = (0..N).map(|_| 100 * rng.gen_range(1..=5_000)).collect();
     on_data(c, "gcd_x100", &cents, &["gcd", "for", "bitpack"]);
-    on_data(c, "delta_keys", &sorted_keys(), &["delta:16", "delta", "delta(bitpack)", "delta:65536", "for_n"]);
+    let keys =
+        ["delta:16", "delta", "delta(bitpack)", "delta:65536", "rle(for_n, for_n)", "rle(delta(dict), delta)", "for_n"];
+    on_data(c, "orderkeys", &sorted_keys(), &keys);
+    let row_ids: Vec<u32> = (0..N as u32).map(|i| 1_000 + 3 * i).collect();
+    on_data(c, "sequence", &row_ids, &["sequence", "plain"]);
+    // TPC-H ps_partkey: each key four times.
+    let partkeys: Vec<u32> = (0..N as u32).map(|i| i / 4 + 1).collect();
+    on_data(c, "partkeys", &partkeys, &["rle(sequence, sequence)", "plain"]);
+    // Timestamps a minute apart with a few seconds of jitter.
+    let timestamps: Vec<u32> = (0..N as u32).map(|i| 1_700_000_000 + 60 * i + rng.gen_range(0..5)).collect();
+    on_data(c, "timestamps", &timestamps, &["delta2", "delta", "for", "plain"]);
 }
 
 criterion_group!(benches, decode, take, filter, made_for_their_data);

@@ -1,5 +1,7 @@
 //! Bitmaps: the validity of a segment and the dense form of a selection.
 
+use std::ops::Range;
+
 /// A fixed-length bitmap, one bit per row, least significant bit first.
 #[derive(Clone, PartialEq, Eq, Default)]
 pub struct Bitmap {
@@ -91,9 +93,23 @@ impl Bitmap {
         self.words[i / 64] |= 1 << (i % 64);
     }
 
+    /// Sets the bits of `range` (whole words at a time); panics if it ends past `len`.
+    pub fn set_range(&mut self, range: Range<usize>) {
+        assert!(range.end <= self.len, "bits {range:?} out of range for {} bits", self.len);
+        for_word_masks(range, |w, mask| self.words[w] |= mask);
+    }
+
     /// Number of set bits.
     pub fn count_ones(&self) -> usize {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Number of set bits in `range`; panics if it ends past `len`.
+    pub fn count_ones_in(&self, range: Range<usize>) -> usize {
+        assert!(range.end <= self.len, "bits {range:?} out of range for {} bits", self.len);
+        let mut count = 0;
+        for_word_masks(range, |w, mask| count += (self.words[w] & mask).count_ones() as usize);
+        count
     }
 
     /// `self &= other` (bit by bit, over the common length).
@@ -125,6 +141,33 @@ impl Bitmap {
         })
     }
 
+    /// The maximal ranges of set bits, ascending. Each step skips a word of zeros or of ones at a time.
+    pub fn set_ranges(&self) -> impl Iterator<Item = Range<usize>> + '_ {
+        let mut at = 0;
+        std::iter::from_fn(move || {
+            let start = self.next_bit(at, false)?;
+            let end = self.next_bit(start, true).unwrap_or(self.len);
+            at = end;
+            Some(start..end)
+        })
+    }
+
+    /// The first bit at or after `from` that is set (`clear: false`) or clear (`clear: true`), if any.
+    fn next_bit(&self, from: usize, clear: bool) -> Option<usize> {
+        if from >= self.len {
+            return None;
+        }
+        let flip = if clear { u64::MAX } else { 0 };
+        let mut w = from / 64;
+        let mut bits = (self.words[w] ^ flip) & (u64::MAX << (from % 64));
+        while bits == 0 {
+            w += 1;
+            bits = self.words.get(w)? ^ flip;
+        }
+        let bit = w * 64 + bits.trailing_zeros() as usize;
+        (bit < self.len).then_some(bit)
+    }
+
     /// Positions of the set bits as `u32`, ascending.
     pub fn to_positions(&self) -> Vec<u32> {
         let mut out = Vec::with_capacity(self.count_ones());
@@ -137,6 +180,25 @@ impl std::fmt::Debug for Bitmap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Bitmap({} of {} set)", self.count_ones(), self.len)
     }
+}
+
+/// Calls `f(word, mask)` for each word that `range` touches, with the mask of its bits in the range.
+#[inline]
+fn for_word_masks(range: Range<usize>, mut f: impl FnMut(usize, u64)) {
+    if range.start >= range.end {
+        return;
+    }
+    let (first, last) = (range.start / 64, (range.end - 1) / 64);
+    let head = u64::MAX << (range.start % 64);
+    let tail = u64::MAX >> (63 - (range.end - 1) % 64);
+    if first == last {
+        return f(first, head & tail);
+    }
+    f(first, head);
+    for w in first + 1..last {
+        f(w, u64::MAX);
+    }
+    f(last, tail);
 }
 
 /// Bit `i` of a word slice.
@@ -161,6 +223,38 @@ mod tests {
         assert_eq!(Bitmap::new_set(65).count_ones(), 65);
         assert!(Bitmap::from_words(vec![u64::MAX], 65).is_none());
         assert_eq!(Bitmap::from_words(vec![u64::MAX], 3).unwrap().count_ones(), 3);
+    }
+
+    #[test]
+    fn set_ranges_are_maximal() {
+        let mut b = Bitmap::new_clear(300);
+        for r in [0..3, 5..6, 63..130, 192..256, 299..300] {
+            b.set_range(r);
+        }
+        assert_eq!(b.set_ranges().collect::<Vec<_>>(), vec![0..3, 5..6, 63..130, 192..256, 299..300]);
+        assert_eq!(Bitmap::new_set(128).set_ranges().collect::<Vec<_>>(), vec![0..128]);
+        assert_eq!(Bitmap::new_clear(0).set_ranges().count(), 0);
+    }
+
+    #[test]
+    fn ranges_set_and_count_across_word_edges() {
+        for (start, end) in [(0, 0), (3, 3), (0, 1), (5, 64), (63, 65), (0, 200), (64, 128), (70, 199), (199, 200)] {
+            let mut b = Bitmap::new_clear(200);
+            b.set_range(start..end);
+            assert_eq!(b.to_positions(), (start as u32..end as u32).collect::<Vec<_>>(), "{start}..{end}");
+            let all = Bitmap::new_set(200);
+            assert_eq!(all.count_ones_in(start..end), end - start, "{start}..{end}");
+            assert_eq!(b.count_ones_in(0..200), end - start);
+            assert_eq!(b.count_ones_in(end..200), 0);
+            let expected = Some(start..end).filter(|r| !r.is_empty());
+            assert!(b.set_ranges().eq(expected), "{start}..{end}");
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "out of range")]
+    fn set_range_rejects_bits_past_the_end() {
+        Bitmap::new_clear(70).set_range(60..71);
     }
 
     #[test]

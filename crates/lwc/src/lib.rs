@@ -1,8 +1,10 @@
 //! # lwc: lightweight columnar compression you can compute on
 //!
 //! lwc stores integer columns (`u8` … `u64`, `i8` … `i64`, with NULLs) in segments of up to 65,536 rows,
-//! each compressed with a light encoding (`plain`, `constant`, `bitpack`, `bytepack`, `for`, `for_n`,
-//! `dict`, `pfor`, `varint`, `gcd`, `delta`, `lz4`, `zstd`) and kept queryable as it is: a segment answers point lookups in O(1), gathers by position
+//! each compressed with a light encoding (`plain`, `constant`, `sequence`, `bitpack`, `bytepack`, `for`,
+//! `for_n`, `pfor`, `delta`, `delta2`, `dict`, `rle`, `varint`, `gcd`; `lz4` and `zstd` as heavyweight
+//! baselines), child streams encoded in turn (cascades such as `rle(sequence, sequence)`), and kept
+//! queryable as it is: a segment answers point lookups in O(1) where the encoding allows, gathers by position
 //! lists, range decodes, predicate filters evaluated on the encoded form (min/max skipping, constants
 //! rewritten into frame-of-reference or dictionary code space, packed blocks compared in L1), and
 //! aggregates without materializing the column.

@@ -27,8 +27,8 @@ const CASES: u32 = 32;
 /// Data at most this long is checked row by row; longer data by a sample.
 const EVERY_ROW_UP_TO: usize = 4096;
 
-/// Every encoding, with `for_n` at the smallest block, a small one and the default, and cascades that put
-/// encodings under the ones with child streams.
+/// Every encoding, with `for_n` at the smallest block, a small one and the default, `delta2` at a small
+/// stride and the default, and cascades that put encodings under the ones with child streams.
 fn encodings() -> Vec<Cascade> {
     let leaves = [
         Encoding::Plain,
@@ -40,6 +40,10 @@ fn encodings() -> Vec<Cascade> {
         Encoding::ForN { block: 16 },
         Encoding::FOR64,
         Encoding::Dict,
+        Encoding::Sequence,
+        Encoding::Rle,
+        Encoding::Delta2 { stride: 4 },
+        Encoding::DELTA2,
         Encoding::Pfor,
         Encoding::Delta { stride: 16 },
         Encoding::DELTA,
@@ -61,6 +65,10 @@ fn encodings() -> Vec<Cascade> {
         "gcd(for_n:16)",
         "delta:64(dict, plain)",
         "dict(delta:16)",
+        "rle(sequence, sequence)",
+        "rle(for_n:16, delta2:8)",
+        "dict(rle)",
+        "rle(delta(dict), delta)",
     ];
     leaves.into_iter().map(Cascade::from).chain(cascades.iter().map(|c| c.parse().unwrap())).collect()
 }
@@ -70,9 +78,7 @@ fn encodings() -> Vec<Cascade> {
 fn written_as(read: &Cascade, asked: &Cascade) -> bool {
     let same_top = match (read.encoding().id(), asked.encoding().id()) {
         (_, None) => true,
-        (Some(r), Some(a)) => {
-            r == a && (![EncodingId::ForN, EncodingId::Delta].contains(&r) || read.encoding() == asked.encoding())
-        }
+        (Some(_), Some(_)) => read.encoding() == asked.encoding(), // parameters included
         (None, Some(_)) => false,
     };
     same_top && asked.children().iter().zip(read.children()).all(|(a, r)| written_as(r, a))
@@ -93,6 +99,56 @@ fn saturating_offset<T: LwcInt>(base: T, by: u64) -> T {
         T::MAX
     } else {
         offset(base, by)
+    }
+}
+
+/// What the segment layer stores for `rows`: null slots hold the smallest valid value.
+fn stored<T: LwcInt>(rows: &[Option<T>]) -> Vec<T> {
+    let min = rows.iter().flatten().min().copied().unwrap_or_default();
+    rows.iter().map(|r| r.unwrap_or(min)).collect()
+}
+
+/// The greatest common divisor of the values' differences from their minimum (0 if they are all equal).
+fn common_divisor<T: LwcInt>(values: &[T]) -> u64 {
+    let Some(&min) = values.iter().min() else { return 0 };
+    let gcd = |mut a: u64, mut b: u64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    values.iter().fold(0, |d, v| gcd(d, v.offset_from(min).to_u64()))
+}
+
+/// Whether `cascade` can encode `values`: `constant` needs one distinct value, `sequence` equal steps
+/// (as integers, so without wrapping), `gcd` differences with a common divisor above 1, and encodings
+/// with children need children they can encode.
+fn applies<T: LwcInt>(cascade: &Cascade, values: &[T]) -> bool {
+    let child = |k: usize| cascade.children().get(k).cloned().unwrap_or(Cascade::new(Encoding::Auto));
+    match cascade.encoding() {
+        Encoding::Constant => values.windows(2).all(|w| w[0] == w[1]),
+        Encoding::Gcd => common_divisor(values) > 1,
+        Encoding::Sequence => {
+            let step = |w: &[T]| w[1].to_i128() - w[0].to_i128();
+            values.windows(2).all(|w| step(w) == step(&values[..2]))
+        }
+        Encoding::Rle => {
+            let mut runs: Vec<(T, u32)> = Vec::new();
+            for (i, &v) in values.iter().enumerate() {
+                match runs.last_mut() {
+                    Some((last, end)) if *last == v => *end = i as u32 + 1,
+                    _ => runs.push((v, i as u32 + 1)),
+                }
+            }
+            let (run_values, ends): (Vec<T>, Vec<u32>) = runs.into_iter().unzip();
+            applies(&child(0), &run_values) && applies(&child(1), &ends)
+        }
+        Encoding::Dict => {
+            let dictionary: Vec<T> = values.iter().copied().collect::<BTreeSet<_>>().into_iter().collect();
+            let codes: Vec<u32> = values.iter().map(|v| dictionary.binary_search(v).unwrap() as u32).collect();
+            applies(&child(0), &codes)
+        }
+        _ => true,
     }
 }
 
@@ -171,6 +227,21 @@ fn shaped<T: TestInt>(n: usize) -> BoxedStrategy<Vec<T>> {
         }),
         // Constant.
         any::<T>().prop_map(move |c| vec![c; n]),
+        // Arithmetic sequences ascending or descending without wrapping, each value repeated 1 to 4 times
+        // (row ids; TPC-H ps_partkey repeats each key 4 times).
+        (any::<T>(), prop_oneof![0u64..4, any::<u64>()], any::<bool>(), 1usize..5).prop_map(
+            move |(base, step, ascending, repeat)| {
+                let room = if ascending { T::MAX.offset_from(base) } else { base.offset_from(T::MIN) }.to_u64();
+                let max_step = room / (n.div_ceil(repeat).max(2) as u64 - 1);
+                let step = if max_step == u64::MAX { step } else { step % (max_step + 1) };
+                (0..n)
+                    .map(|i| {
+                        let by = (i / repeat) as u64 * step;
+                        offset(base, if ascending { by } else { by.wrapping_neg() })
+                    })
+                    .collect()
+            }
+        ),
         // Multiples of a step from a base (prices in cents, quantities x100): what gcd divides out.
         (any::<T>(), prop_oneof![2u64..=6, Just(100)], vec(0u64..40, n))
             .prop_map(|(base, step, k)| k.into_iter().map(|k| offset(base, k * step)).collect()),
@@ -242,33 +313,6 @@ fn model_aggregate<T: LwcInt>(rows: impl IntoIterator<Item = Option<T>>) -> Aggr
         }
     }
     a
-}
-
-fn distinct_values<T: LwcInt>(rows: &[Option<T>]) -> usize {
-    rows.iter().flatten().collect::<BTreeSet<_>>().len()
-}
-
-/// The greatest common divisor of the non-null values' differences from their minimum (0 if they are all
-/// equal or null).
-fn common_divisor<T: LwcInt>(rows: &[Option<T>]) -> u64 {
-    let Some(&min) = rows.iter().flatten().min() else { return 0 };
-    let gcd = |mut a: u64, mut b: u64| {
-        while b != 0 {
-            (a, b) = (b, a % b);
-        }
-        a
-    };
-    rows.iter().flatten().fold(0, |d, v| gcd(d, v.offset_from(min).to_u64()))
-}
-
-/// Whether `cascade` can encode a segment of `rows` (null rows hold the minimum): `constant` needs one
-/// distinct value, `gcd` differences with a common divisor above 1; the others take anything.
-fn applies<T: LwcInt>(cascade: &Cascade, rows: &[Option<T>]) -> bool {
-    match cascade.encoding() {
-        Encoding::Constant => distinct_values(rows) <= 1,
-        Encoding::Gcd => common_divisor(rows) > 1,
-        _ => true,
-    }
 }
 
 /// Every predicate variant, with constants from the data (and next to it), arbitrary ones and the extremes.
@@ -602,7 +646,7 @@ fn segment_case<T: TestInt>(case: &Case<T>) {
     for cascade in encodings() {
         let what = format!("{} segment {cascade}, {} rows", T::TYPE, rows.len());
         let encoded = encode_segment(&case.values, validity.as_ref(), cascade.clone());
-        if !applies(&cascade, &rows) {
+        if !applies(&cascade, &stored(&rows)) {
             assert!(matches!(encoded, Err(Error::NotApplicable { .. })), "{what}: {encoded:?}");
             continue;
         }
@@ -678,7 +722,7 @@ fn column_case<T: TestInt>(case: &Case<T>, segment_rows: usize) {
         let what = format!("{} column {cascade}, {} rows in segments of {segment_rows}", T::TYPE, rows.len());
         let options = EncodeOptions { cascade: cascade.clone(), segment_rows };
         let encoded = EncodedColumn::encode(&case.values, validity.as_ref(), options.clone());
-        if rows.chunks(segment_rows).any(|c| !applies(&cascade, c)) {
+        if rows.chunks(segment_rows).any(|c| !applies(&cascade, &stored(c))) {
             assert!(matches!(encoded, Err(Error::NotApplicable { .. })), "{what}: {encoded:?}");
             continue;
         }
@@ -763,7 +807,7 @@ fn crossing_segment_boundary<T: TestInt>() {
             let what = format!("{} column {cascade}, {n} rows", T::TYPE);
             let encoded =
                 EncodedColumn::encode(&case.values, validity.as_ref(), EncodeOptions::with_encoding(cascade.clone()));
-            if rows.chunks(lwc::column::DEFAULT_SEGMENT_ROWS).any(|c| !applies(&cascade, c)) {
+            if rows.chunks(lwc::column::DEFAULT_SEGMENT_ROWS).any(|c| !applies(&cascade, &stored(c))) {
                 assert!(matches!(encoded, Err(Error::NotApplicable { .. })), "{what}");
                 continue;
             }
@@ -870,10 +914,15 @@ fn invalid_arguments_are_errors() {
         Err(Error::InvalidArgument(_))
     ));
     assert!(matches!(encode_segment(&values, None, Encoding::Constant), Err(Error::NotApplicable { .. })));
+    assert!(matches!(encode_segment(&[1u32, 2, 4], None, Encoding::Sequence), Err(Error::NotApplicable { .. })));
+    for stride in [0, 3] {
+        let r = encode_segment(&values, None, Encoding::Delta2 { stride });
+        assert!(matches!(r, Err(Error::InvalidArgument(_))), "delta2 stride {stride}");
+    }
     let zero_rows = EncodeOptions { segment_rows: 0, ..Default::default() };
     assert!(matches!(ColumnBuilder::<u8>::new(zero_rows), Err(Error::InvalidArgument(_))));
-    let three_deep: Cascade = "dict(dict(for))".parse().unwrap();
-    assert!(matches!(Cascade::with_children(Encoding::Dict, [three_deep]), Err(Error::InvalidArgument(_))));
+    let four_deep: Cascade = "dict(dict(dict(for)))".parse().unwrap();
+    assert!(matches!(Cascade::with_children(Encoding::Dict, [four_deep]), Err(Error::InvalidArgument(_))));
 }
 
 #[test]
@@ -890,7 +939,9 @@ fn names_parse() {
     assert_eq!(Encoding::from_name("delta:256"), Some(Encoding::Delta { stride: 256 }));
     assert_eq!(Encoding::Delta { stride: 256 }.to_string(), "delta:256");
     assert_eq!(Encoding::from_name("delta"), Some(Encoding::Delta { stride: 1024 }));
-    for bad in ["nope", "for:3", "for_n:x", "for_n:", "delta:"] {
+    assert_eq!(Encoding::from_name("delta2:16"), Some(Encoding::Delta2 { stride: 16 }));
+    assert_eq!(Encoding::Delta2 { stride: 16 }.to_string(), "delta2:16");
+    for bad in ["nope", "for:3", "for_n:x", "for_n:", "delta:", "delta2:", "rle:4"] {
         assert_eq!(Encoding::from_name(bad), None, "{bad}");
     }
     assert_eq!(EncodingId::from_id(200), Err(Error::UnknownEncoding(200)));

@@ -215,7 +215,6 @@ fn tables(report: &mut Report, rows: &[Row], ops: &[Op], distributions: &[&str],
     if !unused.is_empty() {
         ratios.note(format!("Not applicable to any distribution (left out): {}.", unused.join(", ")));
     }
-    ratios.note(format!("Not in lwc yet (the catalog issue): {}.", codecs::MISSING.join(", ")));
     report.tables.extend([ratios, absolute, rates]);
     report.figures.extend([decode_fig, take_fig]);
 }

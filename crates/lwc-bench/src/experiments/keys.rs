@@ -7,7 +7,7 @@
 
 use std::hint::black_box;
 
-use lwc::{Column, EncodeOptions, EncodedColumn, Encoding};
+use lwc::{Cascade, Column, EncodeOptions, EncodedColumn};
 
 use super::Config;
 use crate::codecs;
@@ -23,22 +23,23 @@ const DEFAULT_SCALE: f64 = 1.0;
 /// Match-vector selectivities.
 const SELECTIVITIES: [f64; 3] = [0.5, 0.1, 0.01];
 
-/// lwc's candidates in table order; `None` marks an encoding lwc does not have yet (its cells show `-`).
-const LWC: [(&str, Option<Encoding>); 14] = [
-    ("lwc for", Some(Encoding::For)),
-    ("lwc for_n(16)", Some(Encoding::ForN { block: 16 })),
-    ("lwc for_n(64)", Some(Encoding::FOR64)),
-    ("lwc for_n(256)", Some(Encoding::ForN { block: 256 })),
-    ("lwc for_n(1024)", Some(Encoding::ForN { block: 1024 })),
-    ("lwc delta(16)", codecs::delta(16)),
-    ("lwc delta(64)", codecs::delta(64)),
-    ("lwc delta(256)", codecs::delta(256)),
-    ("lwc delta(1024)", codecs::delta(1024)),
-    ("lwc delta(4096)", codecs::delta(4096)),
-    ("lwc delta(16384)", codecs::delta(16_384)),
-    ("lwc delta(65536)", codecs::delta(65_536)),
-    ("lwc dict", Some(Encoding::Dict)),
-    ("lwc auto", Some(Encoding::Auto)),
+/// lwc's candidates in table order (name, cascade): frame of reference per segment and per block, delta at
+/// the strides seed 001 measured, the dictionary and the automatic choice; then the forced cascades.
+const LWC: [(&str, &str); 14] = [
+    ("lwc for", "for"),
+    ("lwc for_n(16)", "for_n:16"),
+    ("lwc for_n(64)", "for_n"),
+    ("lwc for_n(256)", "for_n:256"),
+    ("lwc for_n(1024)", "for_n:1024"),
+    ("lwc delta(16)", "delta:16"),
+    ("lwc delta(64)", "delta:64"),
+    ("lwc delta(256)", "delta:256"),
+    ("lwc delta(1024)", "delta"),
+    ("lwc delta(4096)", "delta:4096"),
+    ("lwc delta(16384)", "delta:16384"),
+    ("lwc delta(65536)", "delta:65536"),
+    ("lwc dict", "dict"),
+    ("lwc auto", "auto"),
 ];
 
 /// A measured operation.
@@ -65,10 +66,8 @@ impl Op {
 struct Row {
     name: &'static str,
     codec: Option<Box<dyn Peer>>,
-    /// lwc's encoding, for the sum (which needs the column itself).
-    encoding: Option<Encoding>,
-    /// Whether the row stands for an encoding lwc does not have yet.
-    missing: bool,
+    /// lwc's cascade, for the sum (which needs the column itself).
+    cascade: Option<Cascade>,
     factor: Vec<f64>,
     ratio: Vec<Vec<f64>>,
     median_ns: Vec<Vec<f64>>,
@@ -82,21 +81,20 @@ pub fn run(cfg: &Config) -> Report {
     let mut ops = vec![Op::Sum, Op::Decode];
     ops.extend(SELECTIVITIES.map(Op::Take));
 
-    let row = |name, codec: Option<Box<dyn Peer>>, encoding, missing| Row {
+    let row = |name, codec: Option<Box<dyn Peer>>, cascade| Row {
         name,
         codec,
-        encoding,
-        missing,
+        cascade,
         factor: vec![],
         ratio: vec![vec![]; ops.len()],
         median_ns: vec![vec![]; ops.len()],
     };
-    let mut rows = vec![row("plain Vec<u32>", None, None, false)];
-    for (name, encoding) in LWC {
-        let codec = encoding.map(|encoding| Box::new(codecs::Lwc { name, encoding }) as Box<dyn Peer>);
-        rows.push(row(name, codec, encoding, encoding.is_none()));
+    let mut rows = vec![row("plain Vec<u32>", None, None)];
+    for lwc in LWC.iter().map(|&(name, cascade)| codecs::Lwc::new(name, cascade)).chain(codecs::cascades()) {
+        let (name, cascade) = (lwc.name, lwc.cascade.clone());
+        rows.push(row(name, Some(Box::new(lwc)), Some(cascade)));
     }
-    rows.extend(peers::all().into_iter().map(|p| row(p.name(), Some(p), None, false)));
+    rows.extend(peers::all().into_iter().map(|p| row(p.name(), Some(p), None)));
 
     let mut report = Report::default();
     for (c, (column, values)) in columns.iter().enumerate() {
@@ -154,12 +152,12 @@ fn record(column: &str, codec: &str, measure: String, value: f64, unit: &'static
 }
 
 /// Times `Column::aggregate` for every lwc row against summing the plain values, in rotation; `None` for
-/// rows without a sum (peers, missing encodings).
+/// rows without a sum (peers, cascades that do not apply).
 fn time_sums(cfg: &Config, values: &[u32], rows: &[Row]) -> Vec<Option<Timing>> {
     let plain: u64 = values.iter().map(|&v| v as u64).sum();
     let lwc: Vec<Option<EncodedColumn>> = rows
         .iter()
-        .map(|r| EncodedColumn::encode(values, None, EncodeOptions::with_encoding(r.encoding?)).ok())
+        .map(|r| EncodedColumn::encode(values, None, EncodeOptions::with_encoding(r.cascade.clone()?)).ok())
         .collect();
     let opened: Vec<Column<u32>> = lwc.iter().flatten().map(|e| e.open().expect("opens what it encoded")).collect();
     for column in &opened {
@@ -213,7 +211,7 @@ fn tables(report: &mut Report, rows: &[Row], ops: &[Op], columns: &[&str], sf: f
             factors.row(r);
         }
         let access = match &row.codec {
-            _ if row.missing => "-",
+            _ if row.factor.iter().all(|f| !f.is_finite()) => "-",
             Some(c) if !c.random_access() => "no: decodes all, then gathers",
             _ => "yes",
         };
@@ -233,8 +231,7 @@ fn tables(report: &mut Report, rows: &[Row], ops: &[Op], columns: &[&str], sf: f
         }
     }
     factors.note("Published (seed 001, Table 1, raw / encoded: no delta / delta / xz): o_orderkey 1.00 / 3.70 / 14.3, l_orderkey 1.61 / 3.70 / 25.0, ps_partkey 2.00 / 3.70 / 50.0; delta and FOR64 about 4x, 2x better than FOR.");
-    factors
-        .note("lwc delta(stride): a data point every `stride` values (deltas and data points `for`, their defaults).");
+    factors.note("lwc delta(stride): a data point every `stride` values (deltas and data points `for`, their defaults). Rows with child encodings in parentheses are forced cascades; `-` where a cascade does not apply to a column.");
     ratios.note("Lower is faster; 1.00x is a plain Vec<u32>: summing it, copying it, or gathering the match vector from it. A match vector holds each row with the given probability, ascending. Sum is lwc's Column::aggregate, which sums without decoding where the encoding allows; peers have no sum.");
     ratios.note("Published (seed 001): FOR64 full decode 23 % faster than FOR; FOR64 match-vector decode 12-47 % faster than uncompressed and 3-7 % faster than FOR and dictionary; delta 2.3-4.2x slower than FOR64 in selective scans.");
     report.tables.extend([factors, ratios, absolute]);

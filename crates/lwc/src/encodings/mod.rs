@@ -15,6 +15,7 @@ mod cascade;
 mod compressed;
 pub(crate) mod constant;
 pub(crate) mod delta;
+pub(crate) mod delta2;
 pub(crate) mod dict;
 pub(crate) mod for_n;
 pub(crate) mod frame_of_reference;
@@ -22,6 +23,8 @@ pub(crate) mod gcd;
 pub(crate) mod lz4;
 pub(crate) mod pfor;
 pub(crate) mod plain;
+pub(crate) mod rle;
+pub(crate) mod sequence;
 pub(crate) mod varint;
 pub(crate) mod zstd;
 
@@ -58,6 +61,12 @@ pub enum EncodingId {
     Pfor = 7,
     /// Differences between neighbours, with a full value every `stride` rows.
     Delta = 8,
+    /// Double delta: bit-packed second differences, a data point every `stride` values.
+    Delta2 = 9,
+    /// `base + i * step`.
+    Sequence = 10,
+    /// Run-end encoding: run values and run ends as child streams.
+    Rle = 11,
     /// Byte-aligned variable-length residuals (LEB128), a byte offset every 128 values.
     Varint = 12,
     /// Residuals divided by their greatest common divisor, the quotients as a child stream.
@@ -70,7 +79,7 @@ pub enum EncodingId {
 
 impl EncodingId {
     /// Every encoding, in id order.
-    pub const ALL: [EncodingId; 13] = [
+    pub const ALL: [EncodingId; 16] = [
         EncodingId::Plain,
         EncodingId::Constant,
         EncodingId::Bitpack,
@@ -80,6 +89,9 @@ impl EncodingId {
         EncodingId::Dict,
         EncodingId::Pfor,
         EncodingId::Delta,
+        EncodingId::Delta2,
+        EncodingId::Sequence,
+        EncodingId::Rle,
         EncodingId::Varint,
         EncodingId::Gcd,
         EncodingId::Lz4,
@@ -102,6 +114,9 @@ impl EncodingId {
             EncodingId::Varint => "varint",
             EncodingId::Gcd => "gcd",
             EncodingId::Delta => "delta",
+            EncodingId::Delta2 => "delta2",
+            EncodingId::Sequence => "sequence",
+            EncodingId::Rle => "rle",
         }
     }
 
@@ -117,6 +132,7 @@ impl EncodingId {
             EncodingId::Pfor => &["exception positions", "exception values"],
             EncodingId::Gcd => &["quotients"],
             EncodingId::Delta => &["deltas", "data points"],
+            EncodingId::Rle => &["values", "ends"],
             _ => &[],
         }
     }
@@ -169,6 +185,17 @@ pub enum Encoding {
         /// Rows per data point.
         stride: u32,
     },
+    /// Double delta: zigzag second differences bit-packed, the value and first delta stored every
+    /// `stride` values (a power of two), so a read walks at most `stride` differences.
+    Delta2 {
+        /// Values per data point.
+        stride: u32,
+    },
+    /// `base + i * step` (Umbra's Increment); fails on data that is not exactly such a sequence, ascending,
+    /// descending or constant, without wrapping.
+    Sequence,
+    /// Run-end encoding: one value and one exclusive end row per run, as child streams.
+    Rle,
     /// The smallest estimated encoding for each segment. (The sampling selector with objectives is a
     /// later layer; this picks by exact size estimates from one pass over the values.)
     #[default]
@@ -181,6 +208,8 @@ impl Encoding {
 
     /// Delta with a data point every 1,024 rows.
     pub const DELTA: Encoding = Encoding::Delta { stride: delta::DEFAULT_STRIDE };
+    /// `delta2` at its default stride of 1,024 values.
+    pub const DELTA2: Encoding = Encoding::Delta2 { stride: delta2::DEFAULT_STRIDE };
 
     /// Parses a stable name (`"for_n"` takes the default block of 64, `"for_n:128"` another; `"auto"` is
     /// [`Encoding::Auto`]).
@@ -190,6 +219,7 @@ impl Encoding {
             return match name {
                 "for_n" => Some(Encoding::ForN { block: parameter }),
                 "delta" => Some(Encoding::Delta { stride: parameter }),
+                "delta2" => Some(Encoding::Delta2 { stride: parameter }),
                 _ => None,
             };
         }
@@ -207,6 +237,9 @@ impl Encoding {
             "varint" => Encoding::Varint,
             "gcd" => Encoding::Gcd,
             "delta" => Encoding::DELTA,
+            "delta2" => Encoding::DELTA2,
+            "sequence" => Encoding::Sequence,
+            "rle" => Encoding::Rle,
             "auto" => Encoding::Auto,
             _ => return None,
         })
@@ -228,6 +261,9 @@ impl Encoding {
             Encoding::Varint => EncodingId::Varint,
             Encoding::Gcd => EncodingId::Gcd,
             Encoding::Delta { .. } => EncodingId::Delta,
+            Encoding::Delta2 { .. } => EncodingId::Delta2,
+            Encoding::Sequence => EncodingId::Sequence,
+            Encoding::Rle => EncodingId::Rle,
             Encoding::Auto => return None,
         })
     }
@@ -240,6 +276,7 @@ impl std::fmt::Display for Encoding {
         match (self, self.id()) {
             (Encoding::ForN { block }, _) if *self != Encoding::FOR64 => write!(f, "for_n:{block}"),
             (Encoding::Delta { stride }, _) if *self != Encoding::DELTA => write!(f, "delta:{stride}"),
+            (Encoding::Delta2 { stride }, _) if *self != Encoding::DELTA2 => write!(f, "delta2:{stride}"),
             (_, Some(id)) => f.write_str(id.name()),
             (_, None) => f.write_str("auto"),
         }
@@ -263,6 +300,9 @@ impl From<EncodingId> for Encoding {
             EncodingId::Varint => Encoding::Varint,
             EncodingId::Gcd => Encoding::Gcd,
             EncodingId::Delta => Encoding::DELTA,
+            EncodingId::Delta2 => Encoding::DELTA2,
+            EncodingId::Sequence => Encoding::Sequence,
+            EncodingId::Rle => Encoding::Rle,
         }
     }
 }
@@ -338,6 +378,7 @@ pub(crate) trait Codec {
 pub(crate) struct Params {
     pub for_n_block: u32,
     pub delta_stride: u32,
+    pub delta2_stride: u32,
     /// The cascade being written; its children say how child streams are encoded.
     pub cascade: Cascade,
     /// Streams above this one (0 at the top).
@@ -347,15 +388,20 @@ pub(crate) struct Params {
 impl Params {
     /// The parameters of `cascade`'s top encoding at `depth`.
     fn of(cascade: &Cascade, depth: usize) -> Params {
-        let for_n_block = match cascade.encoding() {
-            Encoding::ForN { block } => block,
-            _ => 64,
+        let mut params = Params {
+            for_n_block: 64,
+            delta_stride: delta::DEFAULT_STRIDE,
+            delta2_stride: delta2::DEFAULT_STRIDE,
+            cascade: cascade.clone(),
+            depth,
         };
-        let delta_stride = match cascade.encoding() {
-            Encoding::Delta { stride } => stride,
-            _ => delta::DEFAULT_STRIDE,
-        };
-        Params { for_n_block, delta_stride, cascade: cascade.clone(), depth }
+        match cascade.encoding() {
+            Encoding::ForN { block } => params.for_n_block = block,
+            Encoding::Delta { stride } => params.delta_stride = stride,
+            Encoding::Delta2 { stride } => params.delta2_stride = stride,
+            _ => {}
+        }
+        params
     }
 
     /// Encodes child stream `k` (id byte and body): as the cascade says, else with `default`.
@@ -526,6 +572,9 @@ pub(crate) enum StreamView<'a, T: LwcInt> {
     Varint(varint::VarintView<'a, T>),
     Gcd(Box<gcd::GcdView<'a, T>>),
     Delta(Box<delta::DeltaView<'a, T>>),
+    Delta2(delta2::Delta2View<'a, T>),
+    Sequence(sequence::SequenceView<T>),
+    Rle(Box<rle::RleView<'a, T>>),
 }
 
 macro_rules! dispatch {
@@ -544,6 +593,9 @@ macro_rules! dispatch {
             StreamView::Varint($v) => $body,
             StreamView::Gcd($v) => $body,
             StreamView::Delta($v) => $body,
+            StreamView::Delta2($v) => $body,
+            StreamView::Sequence($v) => $body,
+            StreamView::Rle($v) => $body,
         }
     };
 }
@@ -576,6 +628,9 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
             EncodingId::Varint => StreamView::Varint(varint::VarintView::open(r, n)?),
             EncodingId::Gcd => StreamView::Gcd(Box::new(gcd::GcdView::open(r, n, depth)?)),
             EncodingId::Delta => StreamView::Delta(Box::new(delta::DeltaView::open(r, n, depth)?)),
+            EncodingId::Delta2 => StreamView::Delta2(delta2::Delta2View::open(r, n)?),
+            EncodingId::Sequence => StreamView::Sequence(sequence::SequenceView::open(r, n)?),
+            EncodingId::Rle => StreamView::Rle(Box::new(rle::RleView::open(r, n, depth)?)),
         })
     }
 
@@ -594,6 +649,9 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
             StreamView::Varint(_) => EncodingId::Varint,
             StreamView::Gcd(_) => EncodingId::Gcd,
             StreamView::Delta(_) => EncodingId::Delta,
+            StreamView::Delta2(_) => EncodingId::Delta2,
+            StreamView::Sequence(_) => EncodingId::Sequence,
+            StreamView::Rle(_) => EncodingId::Rle,
         }
     }
 
@@ -602,6 +660,7 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
         let encoding = match self {
             StreamView::ForN(v) => Encoding::ForN { block: v.block() },
             StreamView::Delta(v) => Encoding::Delta { stride: v.stride() },
+            StreamView::Delta2(v) => Encoding::Delta2 { stride: v.stride() },
             _ => self.encoding().into(),
         };
         let children = match self {
@@ -609,6 +668,7 @@ impl<'a, T: LwcInt> StreamView<'a, T> {
             StreamView::Pfor(v) => vec![v.positions().cascade(), v.exceptions().cascade()],
             StreamView::Gcd(v) => vec![v.quotients().cascade()],
             StreamView::Delta(v) => vec![v.deltas_cascade(), v.data_points().cascade()],
+            StreamView::Rle(v) => vec![v.values().cascade(), v.ends().cascade()],
             _ => Vec::new(),
         };
         Cascade::read(encoding, children)
@@ -767,16 +827,24 @@ fn estimate_of<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params
         EncodingId::Varint => varint::Varint::estimate(values, stats, params),
         EncodingId::Gcd => gcd::Gcd::estimate(values, stats, params),
         EncodingId::Delta => delta::Delta::estimate(values, stats, params),
+        EncodingId::Delta2 => delta2::Delta2::estimate(values, stats, params),
+        EncodingId::Sequence => sequence::Sequence::estimate(values, stats, params),
+        EncodingId::Rle => rle::Rle::estimate(values, stats, params),
     }
 }
 
+/// Streams `Auto` stacks at most (forced cascades may reach [`MAX_CASCADE_DEPTH`]): a dictionary under
+/// patched exceptions, say, but not a third level of children.
+const AUTO_CASCADE_DEPTH: usize = 3;
+
 /// Picks `Auto`'s encoding: the smallest estimate; ties go to the encoding listed first (the cheaper to read).
 /// The heavyweight `lz4` and `zstd` are not candidates: they cost a block decompression per random access.
-/// Encodings with children are left out where their children would stack deeper than
-/// [`MAX_CASCADE_DEPTH`]. (Choosing cascades by sampling belongs to the selector.)
+/// `Auto` stacks at most [`AUTO_CASCADE_DEPTH`] streams: deeper, estimating every candidate's children
+/// recurses through too many combinations (choosing cascades by sampling belongs to the selector).
 pub(crate) fn choose<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> EncodingId {
-    const PREFERENCE: [EncodingId; 11] = [
+    const PREFERENCE: [EncodingId; 14] = [
         EncodingId::Constant,
+        EncodingId::Sequence,
         EncodingId::Bitpack,
         EncodingId::For,
         EncodingId::Bytepack,
@@ -786,9 +854,11 @@ pub(crate) fn choose<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params)
         EncodingId::Pfor,
         EncodingId::Varint,
         EncodingId::Delta,
+        EncodingId::Rle,
+        EncodingId::Delta2,
         EncodingId::Plain,
     ];
-    let room_for_children = params.depth + 1 < MAX_CASCADE_DEPTH;
+    let room_for_children = params.depth + 1 < AUTO_CASCADE_DEPTH;
     PREFERENCE
         .iter()
         .filter(|id| room_for_children || id.child_names().is_empty())
@@ -825,6 +895,9 @@ fn encode_stream_at<T: LwcInt>(values: &[T], cascade: &Cascade, depth: usize, ou
         EncodingId::Varint => encode_with::<varint::Varint, T>(values, &stats, &params, out),
         EncodingId::Gcd => encode_with::<gcd::Gcd, T>(values, &stats, &params, out),
         EncodingId::Delta => encode_with::<delta::Delta, T>(values, &stats, &params, out),
+        EncodingId::Delta2 => encode_with::<delta2::Delta2, T>(values, &stats, &params, out),
+        EncodingId::Sequence => encode_with::<sequence::Sequence, T>(values, &stats, &params, out),
+        EncodingId::Rle => encode_with::<rle::Rle, T>(values, &stats, &params, out),
     }?;
     Ok(id)
 }
