@@ -99,6 +99,8 @@ trait BlockDecoder {
     const BLOCK_LEN: usize;
     /// Decodes block `index` into `out` (`out.len() == BLOCK_LEN`; slots past the last value are unspecified).
     fn decode_block(&self, index: usize, out: &mut [Self::Value]);
+    /// Blocks in the encoding.
+    fn blocks(&self) -> usize;
 }
 
 /// `decode_into` for a [`BlockDecoder`]: whole blocks straight into `out`, a partial last one through a buffer.
@@ -116,8 +118,15 @@ fn decode_blocks<D: BlockDecoder>(decoder: &D, out: &mut [D::Value]) {
 }
 
 /// `take_into` for a [`BlockDecoder`]: decodes the block holding each position into `block`, and keeps it while
-/// the following positions stay in that block, so sorted positions decode each block at most once.
+/// the following positions stay in that block, so sorted positions decode each block at most once. A list
+/// longer than there are blocks decodes every block once, then gathers: block by block, an unsorted list would
+/// decode about one block per position.
 fn take_blocks<D: BlockDecoder>(decoder: &D, positions: &[u32], out: &mut [D::Value], block: &mut Vec<D::Value>) {
+    if positions.len() > decoder.blocks() {
+        block.resize(decoder.blocks() * D::BLOCK_LEN, D::Value::default());
+        decode_blocks(decoder, block);
+        return gather(block, positions, out);
+    }
     if block.len() < D::BLOCK_LEN {
         block.resize(D::BLOCK_LEN, D::Value::default());
     }
@@ -171,6 +180,11 @@ impl BlockBounds {
 
     fn range(&self, index: usize) -> Range<usize> {
         self.0[index] as usize..self.0[index + 1] as usize
+    }
+
+    /// Blocks bounded.
+    fn blocks(&self) -> usize {
+        self.0.len() - 1
     }
 
     fn bytes(&self) -> usize {
@@ -238,6 +252,10 @@ impl<P: BitPacker> BlockDecoder for BitPacked<P> {
     type Value = u32;
     const BLOCK_LEN: usize = P::BLOCK_LEN;
 
+    fn blocks(&self) -> usize {
+        self.bounds.blocks()
+    }
+
     fn decode_block(&self, index: usize, out: &mut [u32]) {
         self.packer.decompress(&self.packed[self.bounds.range(index)], out, self.widths[index]);
     }
@@ -292,13 +310,15 @@ impl Peer for FastLanesPeer {
             // SAFETY: the input holds 1024 values, the output `1024 * width / 32` words, and `width <= 32`.
             unsafe { u32::unchecked_pack(width, block, &mut packed[index * words..][..words]) };
         }
-        Some(Box::new(FastLanesPacked { width, packed }))
+        Some(Box::new(FastLanesPacked { width, blocks: values.len().div_ceil(FASTLANES_BLOCK), packed }))
     }
 }
 
 /// FastLanes blocks of `width`-bit values, `32 * width` words each.
 struct FastLanesPacked {
     width: usize,
+    /// Blocks, also at width 0 where they take no words.
+    blocks: usize,
     packed: Vec<u32>,
 }
 
@@ -318,6 +338,10 @@ impl FastLanesPacked {
 impl BlockDecoder for FastLanesPacked {
     type Value = u32;
     const BLOCK_LEN: usize = FASTLANES_BLOCK;
+
+    fn blocks(&self) -> usize {
+        self.blocks
+    }
 
     fn decode_block(&self, index: usize, out: &mut [u32]) {
         assert_eq!(out.len(), FASTLANES_BLOCK);
@@ -625,6 +649,10 @@ struct CompressedBlocks<C, T> {
 impl<C: ByteCompressor, T: LeWord> BlockDecoder for CompressedBlocks<C, T> {
     type Value = T;
     const BLOCK_LEN: usize = RAW_BLOCK_BYTES / size_of::<T>();
+
+    fn blocks(&self) -> usize {
+        self.bounds.blocks()
+    }
 
     fn decode_block(&self, index: usize, out: &mut [T]) {
         C::decompress(&self.data[self.bounds.range(index)], as_bytes_mut(out));

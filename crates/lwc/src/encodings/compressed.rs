@@ -95,6 +95,21 @@ impl<'a, T: LwcInt, C: ByteCompressor> CompressedView<'a, T, C> {
     fn block_len(&self, b: usize) -> usize {
         (self.n - b * BLOCK).min(BLOCK)
     }
+
+    /// Reads each position from its block, keeping the last block decompressed, so positions that stay in a
+    /// block decompress it once.
+    fn take_by_block(&self, positions: &[u32], out: &mut [T]) {
+        let mut buf = [T::default(); BLOCK];
+        let mut current = usize::MAX;
+        for (o, &p) in out.iter_mut().zip(positions) {
+            let b = p as usize / BLOCK;
+            if b != current {
+                self.decode_block(b, &mut buf[..self.block_len(b)]);
+                current = b;
+            }
+            *o = buf[p as usize % BLOCK];
+        }
+    }
 }
 
 impl<T: LwcInt, C: ByteCompressor> StreamOps<T> for CompressedView<'_, T, C> {
@@ -128,23 +143,22 @@ impl<T: LwcInt, C: ByteCompressor> StreamOps<T> for CompressedView<'_, T, C> {
         buf[i % BLOCK]
     }
 
-    /// Keeps the last block decompressed, so positions that stay in a block (sorted lists above all)
-    /// decompress it once.
+    /// A list longer than the stream has blocks decompresses everything once and gathers: read block by
+    /// block, an unsorted list would decompress about one block per position.
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
-        let mut buf = [T::default(); BLOCK];
-        let mut current = usize::MAX;
+        if positions.len() <= self.ends.len() {
+            return self.take_by_block(positions, out);
+        }
+        let mut all = vec![T::default(); self.n];
+        self.decode_into(0, &mut all);
         for (o, &p) in out.iter_mut().zip(positions) {
-            let b = p as usize / BLOCK;
-            if b != current {
-                self.decode_block(b, &mut buf[..self.block_len(b)]);
-                current = b;
-            }
-            *o = buf[p as usize % BLOCK];
+            *o = all[p as usize];
         }
     }
 
+    /// Sorted, each block is decompressed at most once whatever the list's length.
     fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
-        self.take_into(positions, out)
+        self.take_by_block(positions, out)
     }
 }
 
