@@ -16,6 +16,9 @@ use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criteri
 use lwc::{encode_segment, Cascade, Encoding, Predicate, Segment};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
+#[path = "../tests/common/shapes.rs"]
+mod shapes;
+
 const N: usize = 1 << 16;
 const WIDTHS: [u32; 3] = [3, 11, 20];
 
@@ -138,25 +141,6 @@ fn filter(c: &mut Criterion) {
     g.finish();
 }
 
-/// l_orderkey of TPC-H: keys 8 of every 32, each repeated 1-7 times.
-fn sorted_keys() -> Vec<u32> {
-    let mut rng = StdRng::seed_from_u64(1);
-    let keys = (0u32..).map(|i| (i / 8) * 32 + i % 8 + 1);
-    keys.flat_map(|k| std::iter::repeat_n(k, rng.gen_range(1..=7))).take(N).collect()
-}
-
-/// Seed 002's D4: 90 % normal(2^5, σ 20), 10 % normal(2^25, σ 20), rounded and clamped at 0.
-fn d4() -> Vec<u32> {
-    let mut rng = StdRng::seed_from_u64(4);
-    let mut normal = move |mean: f64| {
-        let (u, v): (f64, f64) = (rng.gen(), rng.gen());
-        let z = (-2.0 * (1.0 - u).ln()).sqrt() * (std::f64::consts::TAU * v).cos();
-        (mean + 20.0 * z).round().max(0.0) as u32
-    };
-    let mut pick = StdRng::seed_from_u64(5);
-    (0..N).map(|_| normal(if pick.gen_bool(0.9) { 32.0 } else { (1u32 << 25) as f64 })).collect()
-}
-
 /// Decode, get, take and `x > median` of `values` in each encoding, as group `name`.
 fn on_data(c: &mut Criterion, name: &str, values: &[u32], cascades: &[&str]) {
     let mut g = configure(c, name);
@@ -191,7 +175,7 @@ fn on_data(c: &mut Criterion, name: &str, values: &[u32], cascades: &[&str]) {
 }
 
 fn made_for_their_data(c: &mut Criterion) {
-    let d4 = d4();
+    let d4 = shapes::d4(N);
     on_data(c, "pfor_d4", &d4, &["pfor", "for", "bitpack"]);
     on_data(c, "varint_d4", &d4, &["varint"]);
     let mut rng = StdRng::seed_from_u64(100);
@@ -199,12 +183,10 @@ fn made_for_their_data(c: &mut Criterion) {
     on_data(c, "gcd_x100", &cents, &["gcd", "for", "bitpack"]);
     let keys =
         ["delta:16", "delta", "delta(bitpack)", "delta:65536", "rle(for_n, for_n)", "rle(delta(dict), delta)", "for_n"];
-    on_data(c, "orderkeys", &sorted_keys(), &keys);
+    on_data(c, "orderkeys", &shapes::l_orderkey(N), &keys);
     let row_ids: Vec<u32> = (0..N as u32).map(|i| 1_000 + 3 * i).collect();
     on_data(c, "sequence", &row_ids, &["sequence", "plain"]);
-    // TPC-H ps_partkey: each key four times.
-    let partkeys: Vec<u32> = (0..N as u32).map(|i| i / 4 + 1).collect();
-    on_data(c, "partkeys", &partkeys, &["rle(sequence, sequence)", "plain"]);
+    on_data(c, "partkeys", &shapes::ps_partkey(N), &["rle(sequence, sequence)", "plain"]);
     // Timestamps a minute apart with a few seconds of jitter.
     let timestamps: Vec<u32> = (0..N as u32).map(|i| 1_700_000_000 + 60 * i + rng.gen_range(0..5)).collect();
     on_data(c, "timestamps", &timestamps, &["delta2", "delta", "for", "plain"]);

@@ -14,25 +14,10 @@ use std::time::Instant;
 
 use lwc::{encode_segment, Cascade, EncodeOptions, EncodedColumn, Encoding, Segment};
 
-/// o_orderkey of TPC-H: sorted distinct keys, 8 of every 32.
-fn o_orderkey(rows: usize) -> Vec<u32> {
-    (0..rows as u32).map(|i| (i / 8) * 32 + i % 8 + 1).collect()
-}
+#[path = "../tests/common/shapes.rs"]
+mod shapes;
 
-/// l_orderkey of TPC-H: every order key 1-7 times.
-fn l_orderkey(rows: usize) -> Vec<u32> {
-    let mut x = 7u64;
-    let mut out = Vec::with_capacity(rows + 7);
-    for key in o_orderkey(rows) {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        out.extend(std::iter::repeat_n(key, 1 + (x >> 33) as usize % 7));
-        if out.len() >= rows {
-            break;
-        }
-    }
-    out.truncate(rows);
-    out
-}
+use shapes::{l_orderkey, o_orderkey};
 
 /// Best time of 7 rounds of `reps` calls, per call, in seconds.
 fn time(reps: usize, mut f: impl FnMut()) -> f64 {

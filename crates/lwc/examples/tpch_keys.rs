@@ -6,28 +6,15 @@
 //! Run: `cargo run --release -p lwc --example tpch_keys`.
 
 use lwc::{Cascade, EncodeOptions, EncodedColumn, LwcInt};
-use rand::{rngs::StdRng, Rng, SeedableRng};
+#[path = "../tests/common/shapes.rs"]
+mod shapes;
 
 const PS_PARTKEY_ROWS: usize = 800_000;
 const L_ORDERKEY_ROWS: usize = 6_001_215;
 
-fn ps_partkey() -> Vec<i64> {
-    (0..PS_PARTKEY_ROWS as i64).map(|i| i / 4 + 1).collect()
-}
-
-/// Line items of orders in key order; the number per order is uniform in 1..=7, as in dbgen.
-fn l_orderkey() -> Vec<i64> {
-    let mut rng = StdRng::seed_from_u64(1);
-    let mut keys = Vec::with_capacity(L_ORDERKEY_ROWS + 7);
-    for order in 0.. {
-        if keys.len() >= L_ORDERKEY_ROWS {
-            break;
-        }
-        let key = (order / 8) * 32 + order % 8 + 1;
-        keys.extend(std::iter::repeat_n(key, rng.gen_range(1..=7)));
-    }
-    keys.truncate(L_ORDERKEY_ROWS);
-    keys
+/// A generated key column widened to `i64`, so it converts to every type under test.
+fn wide(keys: Vec<u32>) -> Vec<i64> {
+    keys.into_iter().map(i64::from).collect()
 }
 
 /// Encoded bytes of `values` as `T` under `cascade`, after checking that it decodes back.
@@ -41,10 +28,14 @@ fn size<T: LwcInt + TryFrom<i64>>(values: &[i64], cascade: &Cascade) -> Result<u
 
 fn main() -> Result<(), lwc::Error> {
     let columns = [
-        ("ps_partkey", ps_partkey(), &["rle(sequence, sequence)", "rle", "for_n", "delta2", "auto"][..]),
+        (
+            "ps_partkey",
+            wide(shapes::ps_partkey(PS_PARTKEY_ROWS)),
+            &["rle(sequence, sequence)", "rle", "for_n", "delta2", "auto"][..],
+        ),
         (
             "l_orderkey",
-            l_orderkey(),
+            wide(shapes::l_orderkey(L_ORDERKEY_ROWS)),
             &[
                 "rle(for_n, for_n)",
                 "rle(for_n:16, for_n:16)",

@@ -651,25 +651,7 @@ mod tests {
         assert_eq!(view.aggregate(&bitmap), expect, "{what}: aggregate bitmap");
     }
 
-    /// o_orderkey of TPC-H: sorted distinct keys, 8 of every 32.
-    fn o_orderkey(rows: usize) -> Vec<u32> {
-        (0..rows as u32).map(|i| (i / 8) * 32 + i % 8 + 1).collect()
-    }
-
-    /// l_orderkey of TPC-H: every order key 1-7 times.
-    fn l_orderkey(rows: usize) -> Vec<u32> {
-        let mut x = 7u64;
-        let mut out = Vec::with_capacity(rows);
-        for key in o_orderkey(rows) {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            out.extend(std::iter::repeat_n(key, 1 + (x >> 33) as usize % 7));
-            if out.len() >= rows {
-                break;
-            }
-        }
-        out.truncate(rows);
-        out
-    }
+    use crate::encodings::test_shapes::{l_orderkey, o_orderkey};
 
     #[test]
     fn every_operation_on_keys_at_every_stride() {

@@ -28,6 +28,10 @@ pub(crate) mod sequence;
 pub(crate) mod varint;
 pub(crate) mod zstd;
 
+#[cfg(test)]
+#[path = "../../tests/common/shapes.rs"]
+pub(crate) mod test_shapes;
+
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};

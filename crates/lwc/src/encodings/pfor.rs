@@ -291,19 +291,7 @@ mod tests {
         StreamView::open(&mut Reader::new(bytes), n).unwrap()
     }
 
-    /// Seed 002's D4 as the segment bench makes it: 90 % normal(2^5, σ 20), 10 % normal(2^25, σ 20),
-    /// rounded and clamped at 0. (Its one small value past 127 made `for` under the exceptions 26 bits.)
-    fn d4(n: usize) -> Vec<u32> {
-        use rand::{rngs::StdRng, Rng, SeedableRng};
-        let mut rng = StdRng::seed_from_u64(4);
-        let mut normal = move |mean: f64| {
-            let (u, v): (f64, f64) = (rng.gen(), rng.gen());
-            let z = (-2.0 * (1.0 - u).ln()).sqrt() * (std::f64::consts::TAU * v).cos();
-            (mean + 20.0 * z).round().max(0.0) as u32
-        };
-        let mut pick = StdRng::seed_from_u64(5);
-        (0..n).map(|_| normal(if pick.gen_bool(0.9) { 32.0 } else { (1u32 << 25) as f64 })).collect()
-    }
+    use crate::encodings::test_shapes::d4;
 
     fn check_all<T: LwcInt>(values: &[T], view: &StreamView<'_, T>) {
         let mut out = vec![T::default(); values.len()];

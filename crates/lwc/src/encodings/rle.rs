@@ -348,14 +348,11 @@ mod tests {
         w.into_aligned()
     }
 
-    /// TPC-H `ps_partkey` at scale factor 1: part keys 1..=200,000, each four times, sorted.
-    fn ps_partkey() -> Vec<i32> {
-        (0..800_000).map(|i| i / 4 + 1).collect()
-    }
+    use crate::encodings::test_shapes::{l_orderkey, ps_partkey};
 
     #[test]
     fn ps_partkey_is_a_few_dozen_bytes_a_segment() {
-        let values = ps_partkey();
+        let values: Vec<i32> = ps_partkey(800_000).into_iter().map(|k| k as i32).collect();
         let cascade: Cascade = "rle(sequence, sequence)".parse().unwrap();
         let options = EncodeOptions { cascade: cascade.clone(), segment_rows: 1 << 16 };
         let encoded = EncodedColumn::encode(&values, None, options).unwrap();
@@ -377,14 +374,7 @@ mod tests {
     /// 1.33 bits a row; this checks the rate on ten segments, and that the column still answers get and take.
     #[test]
     fn l_orderkey_fits_in_a_megabyte_at_scale_factor_1() {
-        let mut lines = 0u64;
-        let values: Vec<u32> = (0u32..)
-            .flat_map(|order| {
-                lines = lines.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                std::iter::repeat_n(order / 8 * 32 + order % 8 + 1, 1 + (lines >> 33) as usize % 7)
-            })
-            .take(10 << 16)
-            .collect();
+        let values = l_orderkey(10 << 16);
         let options = EncodeOptions::with_encoding("rle(delta(dict), delta)".parse::<Cascade>().unwrap());
         let encoded = EncodedColumn::encode(&values, None, options).unwrap();
         let bits_per_row = encoded.as_bytes().len() as f64 * 8.0 / values.len() as f64;
