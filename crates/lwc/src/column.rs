@@ -238,6 +238,18 @@ impl<'a, T: LwcInt> Column<'a, T> {
         Ok(Column { rows, segments, starts })
     }
 
+    /// A column over segments opened elsewhere (a file keeps its own segment index), in row order.
+    pub fn from_segments(segments: Vec<Segment<'a, T>>) -> Self {
+        let mut starts = Vec::with_capacity(segments.len() + 1);
+        let mut next = 0u64;
+        for segment in &segments {
+            starts.push(next);
+            next += segment.rows() as u64;
+        }
+        starts.push(next);
+        Column { rows: next, segments, starts }
+    }
+
     /// Rows, nulls included.
     pub fn rows(&self) -> u64 {
         self.rows
@@ -417,5 +429,22 @@ impl ColumnSelection {
     /// Selected row ids, ascending.
     pub fn row_ids(&self) -> Vec<u64> {
         self.parts.iter().flat_map(|p| p.selection.iter().map(move |i| p.first_row + i as u64)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::segment::encode_segment;
+
+    #[test]
+    fn from_segments_numbers_rows_across_segments() {
+        let first = encode_segment(&[1u32, 2, 3], None, Encoding::Auto).unwrap();
+        let second = encode_segment(&[7u32, 8], None, Encoding::Plain).unwrap();
+        let column = Column::<u32>::from_segments(vec![Segment::open(&first).unwrap(), Segment::open(&second).unwrap()]);
+        assert_eq!(column.rows(), 5);
+        assert_eq!(column.get(3).unwrap(), Some(7));
+        assert_eq!(column.decode(0..5).unwrap().values, vec![1, 2, 3, 7, 8]);
+        assert!(column.get(5).is_err());
     }
 }
