@@ -229,7 +229,7 @@ impl LwcFile {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        concat(parts)
+        concat(data_type, parts)
     }
 
     /// The rows at `rows` of a column, in the order given (repeats allowed).
@@ -272,7 +272,7 @@ impl LwcFile {
                         base[k] + (r - starts[s])
                     })
                     .collect();
-                let all = concat(parts)?;
+                let all = concat(data_type, parts)?;
                 Ok(arrow_select::take::take(all.as_ref(), &indices, None)?)
             }
         }
@@ -391,7 +391,10 @@ impl LwcFile {
 }
 
 /// One array from the parts of a range, in order.
-fn concat(parts: Vec<ArrayRef>) -> Result<ArrayRef> {
+fn concat(data_type: &arrow_schema::DataType, parts: Vec<ArrayRef>) -> Result<ArrayRef> {
+    if parts.is_empty() {
+        return Ok(new_empty_array(data_type));
+    }
     if parts.len() == 1 {
         return Ok(parts.into_iter().next().expect("one part"));
     }
