@@ -45,6 +45,7 @@ pub mod bytes;
 pub mod column;
 pub mod encodings;
 pub mod error;
+mod hashing;
 pub mod kernels;
 pub mod predicate;
 pub mod segment;
