@@ -441,7 +441,8 @@ mod tests {
     fn from_segments_numbers_rows_across_segments() {
         let first = encode_segment(&[1u32, 2, 3], None, Encoding::Auto).unwrap();
         let second = encode_segment(&[7u32, 8], None, Encoding::Plain).unwrap();
-        let column = Column::<u32>::from_segments(vec![Segment::open(&first).unwrap(), Segment::open(&second).unwrap()]);
+        let column =
+            Column::<u32>::from_segments(vec![Segment::open(&first).unwrap(), Segment::open(&second).unwrap()]);
         assert_eq!(column.rows(), 5);
         assert_eq!(column.get(3).unwrap(), Some(7));
         assert_eq!(column.decode(0..5).unwrap().values, vec![1, 2, 3, 7, 8]);
