@@ -70,6 +70,11 @@ impl Writer {
         self.buf.len()
     }
 
+    /// Drops what was written after the first `len` bytes (an encoder that gave up).
+    pub fn truncate(&mut self, len: usize) {
+        self.buf.truncate(len);
+    }
+
     pub fn u8(&mut self, v: u8) {
         self.buf.push(v);
     }

@@ -12,7 +12,8 @@ use crate::bytes::{AlignedBytes, Reader, Writer};
 use crate::encodings::{Cascade, Encoding, EncodingId};
 use crate::error::{Error, Result};
 use crate::predicate::Predicate;
-use crate::segment::{read_magic_and_type, write_segment, Aggregates, Array, Segment};
+use crate::segment::{encode_segment_explained, read_magic_and_type, write_segment, Aggregates, Array, Segment};
+use crate::select::{Objective, SegmentExplain};
 use crate::selection::Selection;
 use crate::types::LwcInt;
 
@@ -25,17 +26,23 @@ const TAKE_BATCH: usize = 1024;
 pub const DEFAULT_SEGMENT_ROWS: usize = 1 << 16;
 
 /// How a column is encoded.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EncodeOptions {
     /// The encoding of every segment and of its child streams ([`Encoding::Auto`] chooses per segment).
     pub cascade: Cascade,
     /// Rows per segment (the last one may hold fewer).
     pub segment_rows: usize,
+    /// What [`Encoding::Auto`] optimizes.
+    pub objective: Objective,
 }
 
 impl Default for EncodeOptions {
     fn default() -> Self {
-        EncodeOptions { cascade: Encoding::Auto.into(), segment_rows: DEFAULT_SEGMENT_ROWS }
+        EncodeOptions {
+            cascade: Encoding::Auto.into(),
+            segment_rows: DEFAULT_SEGMENT_ROWS,
+            objective: Objective::default(),
+        }
     }
 }
 
@@ -43,6 +50,11 @@ impl EncodeOptions {
     /// Options with the given encoding (or [`Cascade`]) and the default segment size.
     pub fn with_encoding(encoding: impl Into<Cascade>) -> Self {
         EncodeOptions { cascade: encoding.into(), ..EncodeOptions::default() }
+    }
+
+    /// Options choosing every encoding for `objective`.
+    pub fn with_objective(objective: Objective) -> Self {
+        EncodeOptions { objective, ..EncodeOptions::default() }
     }
 }
 
@@ -66,6 +78,8 @@ pub struct ColumnBuilder<T: LwcInt> {
     validity: Option<Vec<bool>>,
     segments: Vec<AlignedBytes>,
     rows: u64,
+    /// How each segment's encoding was chosen, when asked for.
+    explains: Option<Vec<SegmentExplain>>,
 }
 
 impl<T: LwcInt> ColumnBuilder<T> {
@@ -75,7 +89,13 @@ impl<T: LwcInt> ColumnBuilder<T> {
             return Err(Error::InvalidArgument(format!("segment_rows {} is not in 1..=2^32-1", options.segment_rows)));
         }
         options.cascade.check()?;
-        Ok(ColumnBuilder { options, values: Vec::new(), validity: None, segments: Vec::new(), rows: 0 })
+        Ok(ColumnBuilder { options, values: Vec::new(), validity: None, segments: Vec::new(), rows: 0, explains: None })
+    }
+
+    /// Keeps a [`SegmentExplain`] for every segment, for [`ColumnBuilder::finish_explained`].
+    pub fn explain(mut self) -> Self {
+        self.explains = Some(Vec::new());
+        self
     }
 
     /// Appends non-null values.
@@ -118,10 +138,27 @@ impl<T: LwcInt> ColumnBuilder<T> {
             return Ok(());
         }
         let validity = self.validity.take().map(|v| Bitmap::from_bools(&v));
-        self.segments.push(write_segment(&self.values, validity.as_ref(), &self.options.cascade)?);
+        let (cascade, objective) = (&self.options.cascade, self.options.objective);
+        let bytes = match &mut self.explains {
+            None => write_segment(&self.values, validity.as_ref(), cascade, objective)?.0,
+            Some(explains) => {
+                let (bytes, explain) = encode_segment_explained(&self.values, validity.as_ref(), cascade.clone(), objective)?;
+                explains.push(explain);
+                bytes
+            }
+        };
+        self.segments.push(bytes);
         self.rows += self.values.len() as u64;
         self.values.clear();
         Ok(())
+    }
+
+    /// [`ColumnBuilder::finish`], with the explain records kept since [`ColumnBuilder::explain`] (empty
+    /// without it).
+    pub fn finish_explained(mut self) -> Result<(EncodedColumn, Vec<SegmentExplain>)> {
+        self.flush()?;
+        let explains = self.explains.take().unwrap_or_default();
+        Ok((self.finish()?, explains))
     }
 
     /// Encodes what is pending and lays the column out as bytes.
@@ -156,6 +193,19 @@ pub struct EncodedColumn {
 impl EncodedColumn {
     /// Encodes `values` (with optional validity, bit set = not null) into segments.
     pub fn encode<T: LwcInt>(values: &[T], validity: Option<&Bitmap>, options: EncodeOptions) -> Result<Self> {
+        Self::fill(values, validity, ColumnBuilder::new(options)?)?.finish()
+    }
+
+    /// [`EncodedColumn::encode`], with a record of how each segment's encoding was chosen.
+    pub fn encode_explained<T: LwcInt>(
+        values: &[T],
+        validity: Option<&Bitmap>,
+        options: EncodeOptions,
+    ) -> Result<(Self, Vec<SegmentExplain>)> {
+        Self::fill(values, validity, ColumnBuilder::new(options)?.explain())?.finish_explained()
+    }
+
+    fn fill<T: LwcInt>(values: &[T], validity: Option<&Bitmap>, mut b: ColumnBuilder<T>) -> Result<ColumnBuilder<T>> {
         if let Some(v) = validity {
             if v.len() != values.len() {
                 return Err(Error::InvalidArgument(format!(
@@ -165,7 +215,6 @@ impl EncodedColumn {
                 )));
             }
         }
-        let mut b = ColumnBuilder::new(options)?;
         match validity {
             None => b.extend_from_slice(values)?,
             Some(v) => {
@@ -174,7 +223,7 @@ impl EncodedColumn {
                 }
             }
         }
-        b.finish()
+        Ok(b)
     }
 
     /// Copies bytes (from a file, the network, ...) into aligned storage; [`EncodedColumn::open`] validates.

@@ -48,6 +48,7 @@ pub mod error;
 pub mod kernels;
 pub mod predicate;
 pub mod segment;
+pub mod select;
 pub mod selection;
 pub mod types;
 
@@ -62,6 +63,7 @@ pub use column::{Column, ColumnBuilder, ColumnSelection, EncodeOptions, EncodedC
 pub use encodings::{Cascade, Encoding, EncodingId, MAX_CASCADE_DEPTH};
 pub use error::{Error, Result};
 pub use predicate::Predicate;
-pub use segment::{encode_segment, Aggregates, Array, Segment};
+pub use segment::{encode_segment, encode_segment_explained, Aggregates, Array, Segment};
+pub use select::{AccessMix, CostModel, Objective, SegmentExplain};
 pub use selection::Selection;
 pub use types::{IntType, LwcInt};

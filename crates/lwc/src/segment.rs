@@ -18,12 +18,14 @@
 //! Null rows hold the minimum in the stream, so they never widen a frame of reference.
 
 use std::ops::Range;
+use std::time::Instant;
 
 use crate::bitmap::{get_bit, Bitmap};
 use crate::bytes::{AlignedBytes, Reader, Writer};
 use crate::encodings::{self, read_value, value_bits, Cascade, EncodingId, Partial, StreamOps, StreamView};
 use crate::error::{Error, Result};
 use crate::predicate::{Normalized, Predicate};
+use crate::select::{self, Evaluation, Objective, SegmentExplain};
 use crate::selection::Selection;
 use crate::types::{IntType, LwcInt};
 
@@ -104,22 +106,48 @@ impl<T: LwcInt> Aggregates<T> {
     }
 }
 
-/// Encodes one segment with an [`Encoding`] or a [`Cascade`]. `validity` (bit set = not null) must have one
-/// bit per value when given.
+/// Encodes one segment with an [`Encoding`] or a [`Cascade`] ([`Encoding::Auto`] chooses for the default
+/// [`Objective`]). `validity` (bit set = not null) must have one bit per value when given.
+///
+/// [`Encoding::Auto`]: crate::Encoding::Auto
 pub fn encode_segment<T: LwcInt>(
     values: &[T],
     validity: Option<&Bitmap>,
     encoding: impl Into<Cascade>,
 ) -> Result<AlignedBytes> {
-    write_segment(values, validity, &encoding.into())
+    write_segment(values, validity, &encoding.into(), Objective::default()).map(|(bytes, _)| bytes)
 }
 
-/// [`encode_segment`] for a cascade the caller keeps.
+/// [`encode_segment`] choosing for `objective`, with the record of how the encoding was chosen.
+pub fn encode_segment_explained<T: LwcInt>(
+    values: &[T],
+    validity: Option<&Bitmap>,
+    encoding: impl Into<Cascade>,
+    objective: Objective,
+) -> Result<(AlignedBytes, SegmentExplain)> {
+    let start = Instant::now();
+    let chose_before = select::choosing_ns();
+    let (bytes, evaluation) = write_segment(values, validity, &encoding.into(), objective)?;
+    let encode_ns = start.elapsed().as_nanos() as u64;
+    let mut explain = {
+        let segment = Segment::<T>::open(&bytes)?;
+        let mut explain = SegmentExplain::new(segment.rows(), segment.null_count(), objective, evaluation);
+        explain.chosen = segment.cascade();
+        explain
+    };
+    explain.actual_bytes = bytes.len();
+    explain.choose_ns = select::choosing_ns() - chose_before;
+    explain.encode_ns = encode_ns;
+    Ok((bytes, explain))
+}
+
+/// [`encode_segment`] for a cascade the caller keeps; returns how `Auto` chose, if it did.
 pub(crate) fn write_segment<T: LwcInt>(
     values: &[T],
     validity: Option<&Bitmap>,
     cascade: &Cascade,
-) -> Result<AlignedBytes> {
+    objective: Objective,
+) -> Result<(AlignedBytes, Option<Evaluation>)> {
     let rows = u32::try_from(values.len())
         .map_err(|_| Error::InvalidArgument(format!("{} rows exceed a segment's u32 row count", values.len())))?;
     if let Some(v) = validity {
@@ -155,8 +183,8 @@ pub(crate) fn write_segment<T: LwcInt>(
     if let Some(v) = validity {
         w.array(v.words());
     }
-    encodings::encode_stream(&filled, cascade, &mut w)?;
-    Ok(w.into_aligned())
+    let evaluation = encodings::encode_stream(&filled, cascade, objective, &mut w)?;
+    Ok((w.into_aligned(), evaluation))
 }
 
 /// Checks a magic and the integer type id after it (segments and columns start alike).

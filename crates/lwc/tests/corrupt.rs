@@ -276,7 +276,7 @@ fn corrupt_columns<T: LwcInt>() {
         let n = 100;
         let values = values::<T>(&cascade, n, &mut rng);
         let validity = validity(n, e % 2 == 0 && takes_nulls(&cascade), &mut rng);
-        let options = EncodeOptions { cascade: cascade.clone(), segment_rows: 40 };
+        let options = EncodeOptions { cascade: cascade.clone(), segment_rows: 40, ..Default::default() };
         let encoded = EncodedColumn::encode(&values, validity.as_ref(), options).unwrap();
         let bytes = encoded.as_bytes();
         assert!(open_column::<T>(bytes), "the original opens");

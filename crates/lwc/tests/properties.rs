@@ -720,7 +720,7 @@ fn column_case<T: TestInt>(case: &Case<T>, segment_rows: usize) {
     let preds = predicates(&rows, &case.constants, &mut rng);
     for cascade in encodings() {
         let what = format!("{} column {cascade}, {} rows in segments of {segment_rows}", T::TYPE, rows.len());
-        let options = EncodeOptions { cascade: cascade.clone(), segment_rows };
+        let options = EncodeOptions { cascade: cascade.clone(), segment_rows, ..Default::default() };
         let encoded = EncodedColumn::encode(&case.values, validity.as_ref(), options.clone());
         if rows.chunks(segment_rows).any(|c| !applies(&cascade, &stored(c))) {
             assert!(matches!(encoded, Err(Error::NotApplicable { .. })), "{what}: {encoded:?}");
@@ -896,7 +896,7 @@ fn invalid_arguments_are_errors() {
     assert!(invalid(EncodedColumn::encode(
         &values,
         None,
-        EncodeOptions { cascade: Encoding::For.into(), segment_rows: 0 }
+        EncodeOptions { cascade: Encoding::For.into(), segment_rows: 0, ..Default::default() }
     )));
     assert!(invalid(EncodedColumn::encode(&values, Some(&Bitmap::new_set(2)), EncodeOptions::default())));
     for block in [0, 3, 100] {

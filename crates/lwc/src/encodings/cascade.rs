@@ -46,6 +46,13 @@ impl Cascade {
         Ok(cascade)
     }
 
+    /// `id` with its defaults for parameters and every child stream left to the selector
+    /// ([`Encoding::Auto`]): what `Auto` writes once it has chosen `id`.
+    pub fn chosen(id: EncodingId) -> Cascade {
+        let children = id.child_names().iter().map(|_| Cascade::new(Encoding::Auto)).collect();
+        Cascade { encoding: id.into(), children }
+    }
+
     /// The top encoding.
     pub fn encoding(&self) -> Encoding {
         self.encoding

@@ -173,7 +173,7 @@ mod tests {
         let values: Vec<u64> = (0..10_000u64).map(|i| 1_700_000_000 + (i % 7) * 1000).collect();
         for encoding in [Encoding::Lz4, Encoding::Zstd] {
             let mut w = Writer::new();
-            encode_stream(&values, &encoding.into(), &mut w).unwrap();
+            encode_stream(&values, &encoding.into(), Default::default(), &mut w).unwrap();
             let bytes = w.into_aligned();
             assert!(bytes.len() * 10 < values.len() * 8, "{encoding}: {} bytes", bytes.len());
             let view = StreamView::<u64>::open(&mut Reader::new(&bytes), values.len()).unwrap();

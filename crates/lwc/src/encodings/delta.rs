@@ -562,7 +562,7 @@ mod tests {
 
     fn encode<T: LwcInt>(values: &[T], cascade: &str) -> AlignedBytes {
         let mut w = Writer::new();
-        encode_stream(values, &cascade.parse().unwrap(), &mut w).unwrap();
+        encode_stream(values, &cascade.parse().unwrap(), Default::default(), &mut w).unwrap();
         w.into_aligned()
     }
 
@@ -698,7 +698,7 @@ mod tests {
     fn estimates_are_the_encoded_size() {
         for values in [o_orderkey(10_000), l_orderkey(10_000), l_orderkey(777).into_iter().rev().collect()] {
             for stride in [16, 1024] {
-                let params = Params::of(&Encoding::Delta { stride }.into(), 0);
+                let params = Params::of(&Encoding::Delta { stride }.into(), 0, Default::default());
                 let estimate = Delta::estimate(&values, &Stats::compute(&values), &params).unwrap();
                 assert_eq!(estimate + 1, encode(&values, &format!("delta:{stride}")).len());
             }
@@ -711,7 +711,7 @@ mod tests {
         for stride in [0, 8, 24, 1 << 17] {
             let mut w = Writer::new();
             let cascade = Encoding::Delta { stride }.into();
-            assert!(matches!(encode_stream(&values, &cascade, &mut w), Err(Error::InvalidArgument(_))), "{stride}");
+            assert!(matches!(encode_stream(&values, &cascade, Default::default(), &mut w), Err(Error::InvalidArgument(_))), "{stride}");
         }
         let bytes = encode(&values, "delta:16").to_vec();
         for (at, byte) in [(1, 8u8), (2, 1), (1, 17), (5, 2), (5, 0x81)] {

@@ -240,7 +240,7 @@ mod tests {
 
     fn encoded<T: LwcInt>(values: &[T], stride: u32) -> AlignedBytes {
         let mut w = Writer::new();
-        encode_stream(values, &Encoding::Delta2 { stride }.into(), &mut w).unwrap();
+        encode_stream(values, &Encoding::Delta2 { stride }.into(), Default::default(), &mut w).unwrap();
         w.into_aligned()
     }
 
@@ -313,7 +313,7 @@ mod tests {
     #[test]
     fn strides_must_be_powers_of_two() {
         let mut w = Writer::new();
-        let result = encode_stream(&[1u32, 2, 3], &Encoding::Delta2 { stride: 3 }.into(), &mut w);
+        let result = encode_stream(&[1u32, 2, 3], &Encoding::Delta2 { stride: 3 }.into(), Default::default(), &mut w);
         assert!(matches!(result, Err(Error::InvalidArgument(_))));
         let mut bad = encoded(&[1u32, 2, 3], 4).to_vec();
         bad[1..5].copy_from_slice(&0u32.to_le_bytes());

@@ -193,7 +193,7 @@ mod tests {
 
     fn encoded<T: LwcInt>(values: &[T], cascade: &str) -> Result<AlignedBytes> {
         let mut w = Writer::new();
-        encode_stream(values, &cascade.parse::<Cascade>().unwrap(), &mut w)?;
+        encode_stream(values, &cascade.parse::<Cascade>().unwrap(), Default::default(), &mut w)?;
         Ok(w.into_aligned())
     }
 
@@ -255,7 +255,7 @@ mod tests {
     fn auto_picks_gcd_for_multiples_of_100() {
         let values: Vec<i64> = (0..5000).map(|i| 100 * (i * 7919 % 3000) - 50_000).collect();
         let stats = Stats::compute(&values);
-        assert_eq!(crate::encodings::choose(&values, &stats, &Params::default()), EncodingId::Gcd);
+        assert_eq!(crate::select::evaluate(&values, &stats, &Params::default()).encoding(), EncodingId::Gcd);
     }
 
     #[test]

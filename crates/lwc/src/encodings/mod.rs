@@ -36,6 +36,7 @@ use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::{bitpack::BLOCK, positions::has_dense_block, scan};
+use crate::select::{self, Evaluation, Objective};
 use crate::selection::Selection;
 use crate::types::{LwcInt, Word};
 
@@ -387,17 +388,26 @@ pub(crate) struct Params {
     pub cascade: Cascade,
     /// Streams above this one (0 at the top).
     pub depth: usize,
+    /// What `Auto` optimizes, here and in child streams.
+    pub objective: Objective,
+    /// The stream's sample looked like an arithmetic sequence but the stream is not one.
+    pub not_a_sequence: bool,
+    /// The stream is (a child of) a sample being estimated, not data being written.
+    pub sampled: bool,
 }
 
 impl Params {
     /// The parameters of `cascade`'s top encoding at `depth`.
-    fn of(cascade: &Cascade, depth: usize) -> Params {
+    pub(crate) fn of(cascade: &Cascade, depth: usize, objective: Objective) -> Params {
         let mut params = Params {
             for_n_block: 64,
             delta_stride: delta::DEFAULT_STRIDE,
             delta2_stride: delta2::DEFAULT_STRIDE,
             cascade: cascade.clone(),
             depth,
+            objective,
+            not_a_sequence: false,
+            sampled: false,
         };
         match cascade.encoding() {
             Encoding::ForN { block } => params.for_n_block = block,
@@ -410,25 +420,25 @@ impl Params {
 
     /// Encodes child stream `k` (id byte and body): as the cascade says, else with `default`.
     pub fn encode_child<C: LwcInt>(&self, k: usize, values: &[C], default: Encoding, out: &mut Writer) -> Result<()> {
-        encode_stream_at(values, &self.cascade.child(k, default), self.depth + 1, out).map(|_| ())
+        let child = self.cascade.child(k, default);
+        encode_stream_at(values, &child, self.depth + 1, self.objective, out).map(|_| ())
     }
 
     /// Estimated bytes of child stream `k` (id byte and body), as [`Params::encode_child`] would write it.
     pub fn estimate_child<C: LwcInt>(&self, k: usize, values: &[C], default: Encoding) -> Option<usize> {
         let child = self.cascade.child(k, default);
         let stats = Stats::compute(values);
-        let params = Params::of(&child, self.depth + 1);
-        let id = match child.encoding().id() {
-            Some(id) => id,
-            None => choose(values, &stats, &params),
-        };
-        Some(1 + estimate_of(id, values, &stats, &params)?)
+        let params = Params { sampled: self.sampled, ..Params::of(&child, self.depth + 1, self.objective) };
+        match child.encoding().id() {
+            Some(id) => Some(1 + estimate_of(id, values, &stats, &params)?),
+            None => Some(select::evaluate(values, &stats, &params).estimated_bytes()),
+        }
     }
 }
 
 impl Default for Params {
     fn default() -> Self {
-        Params::of(&Cascade::new(Encoding::Auto), 0)
+        Params::of(&Cascade::new(Encoding::Auto), 0, Objective::default())
     }
 }
 
@@ -816,7 +826,7 @@ fn encode_with<C: Codec, T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Par
     C::encode(values, stats, params, out)
 }
 
-fn estimate_of<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params: &Params) -> Option<usize> {
+pub(crate) fn estimate_of<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params: &Params) -> Option<usize> {
     match id {
         EncodingId::Plain => plain::Plain::estimate(values, stats, params),
         EncodingId::Constant => constant::Constant::estimate(values, stats, params),
@@ -837,73 +847,72 @@ fn estimate_of<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params
     }
 }
 
-/// Streams `Auto` stacks at most (forced cascades may reach [`MAX_CASCADE_DEPTH`]): a dictionary under
-/// patched exceptions, say, but not a third level of children.
-const AUTO_CASCADE_DEPTH: usize = 3;
-
-/// Picks `Auto`'s encoding: the smallest estimate; ties go to the encoding listed first (the cheaper to read).
-/// The heavyweight `lz4` and `zstd` are not candidates: they cost a block decompression per random access.
-/// `Auto` stacks at most [`AUTO_CASCADE_DEPTH`] streams: deeper, estimating every candidate's children
-/// recurses through too many combinations (choosing cascades by sampling belongs to the selector).
-pub(crate) fn choose<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> EncodingId {
-    const PREFERENCE: [EncodingId; 14] = [
-        EncodingId::Constant,
-        EncodingId::Sequence,
-        EncodingId::Bitpack,
-        EncodingId::For,
-        EncodingId::Bytepack,
-        EncodingId::ForN,
-        EncodingId::Dict,
-        EncodingId::Gcd,
-        EncodingId::Pfor,
-        EncodingId::Varint,
-        EncodingId::Delta,
-        EncodingId::Rle,
-        EncodingId::Delta2,
-        EncodingId::Plain,
-    ];
-    let room_for_children = params.depth + 1 < AUTO_CASCADE_DEPTH;
-    PREFERENCE
-        .iter()
-        .filter(|id| room_for_children || id.child_names().is_empty())
-        .filter_map(|&id| estimate_of(id, values, stats, params).map(|size| (size, id)))
-        .min_by_key(|&(size, _)| size)
-        .map_or(EncodingId::Plain, |(_, id)| id)
-}
-
-/// Encodes `values` as a stream (id byte and body) as `cascade` says; returns the top encoding used.
-pub(crate) fn encode_stream<T: LwcInt>(values: &[T], cascade: &Cascade, out: &mut Writer) -> Result<EncodingId> {
+/// Encodes `values` as a stream (id byte and body) as `cascade` says, `Auto` choosing for `objective`;
+/// returns how the top encoding was chosen, if it was.
+pub(crate) fn encode_stream<T: LwcInt>(
+    values: &[T],
+    cascade: &Cascade,
+    objective: Objective,
+    out: &mut Writer,
+) -> Result<Option<Evaluation>> {
     cascade.check()?;
-    encode_stream_at(values, cascade, 0, out)
+    encode_stream_at(values, cascade, 0, objective, out)
 }
 
 /// [`encode_stream`] for a stream `depth` streams deep.
-fn encode_stream_at<T: LwcInt>(values: &[T], cascade: &Cascade, depth: usize, out: &mut Writer) -> Result<EncodingId> {
+fn encode_stream_at<T: LwcInt>(
+    values: &[T],
+    cascade: &Cascade,
+    depth: usize,
+    objective: Objective,
+    out: &mut Writer,
+) -> Result<Option<Evaluation>> {
     let stats = Stats::compute(values);
-    let params = Params::of(cascade, depth);
-    let id = match cascade.encoding().id() {
-        Some(id) => id,
-        None => choose(values, &stats, &params),
+    let mut params = Params::of(cascade, depth, objective);
+    let evaluation = match cascade.encoding().id() {
+        Some(_) => None,
+        None => {
+            let evaluation = select::evaluate(values, &stats, &params);
+            params = Params::chosen(evaluation.encoding(), &params);
+            Some(evaluation)
+        }
     };
+    let id = params.cascade.encoding().id().expect("Auto was resolved above");
+    let start = out.len();
+    match encode_as(id, values, &stats, &params, out) {
+        // A sample that looked like a sequence, on a stream that is not one: choose again without it.
+        Err(Error::NotApplicable { .. }) if id == EncodingId::Sequence && evaluation.is_some() => {
+            out.truncate(start);
+            let params = Params { not_a_sequence: true, ..Params::of(cascade, depth, objective) };
+            let evaluation = select::evaluate(values, &stats, &params);
+            let params = Params::chosen(evaluation.encoding(), &params);
+            encode_as(evaluation.encoding(), values, &stats, &params, out)?;
+            Ok(Some(evaluation))
+        }
+        result => result.map(|()| evaluation),
+    }
+}
+
+/// Writes `values` as encoding `id` (id byte and body).
+fn encode_as<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
     match id {
-        EncodingId::Plain => encode_with::<plain::Plain, T>(values, &stats, &params, out),
-        EncodingId::Constant => encode_with::<constant::Constant, T>(values, &stats, &params, out),
-        EncodingId::Bitpack => encode_with::<bitpack::Bitpack, T>(values, &stats, &params, out),
-        EncodingId::Bytepack => encode_with::<bytepack::Bytepack, T>(values, &stats, &params, out),
-        EncodingId::For => encode_with::<frame_of_reference::For, T>(values, &stats, &params, out),
-        EncodingId::ForN => encode_with::<for_n::ForN, T>(values, &stats, &params, out),
-        EncodingId::Dict => encode_with::<dict::Dict, T>(values, &stats, &params, out),
-        EncodingId::Lz4 => encode_with::<compressed::Compressed<lz4::Lz4>, T>(values, &stats, &params, out),
-        EncodingId::Zstd => encode_with::<compressed::Compressed<zstd::Zstd>, T>(values, &stats, &params, out),
-        EncodingId::Pfor => encode_with::<pfor::Pfor, T>(values, &stats, &params, out),
-        EncodingId::Varint => encode_with::<varint::Varint, T>(values, &stats, &params, out),
-        EncodingId::Gcd => encode_with::<gcd::Gcd, T>(values, &stats, &params, out),
-        EncodingId::Delta => encode_with::<delta::Delta, T>(values, &stats, &params, out),
-        EncodingId::Delta2 => encode_with::<delta2::Delta2, T>(values, &stats, &params, out),
-        EncodingId::Sequence => encode_with::<sequence::Sequence, T>(values, &stats, &params, out),
-        EncodingId::Rle => encode_with::<rle::Rle, T>(values, &stats, &params, out),
-    }?;
-    Ok(id)
+        EncodingId::Plain => encode_with::<plain::Plain, T>(values, stats, params, out),
+        EncodingId::Constant => encode_with::<constant::Constant, T>(values, stats, params, out),
+        EncodingId::Bitpack => encode_with::<bitpack::Bitpack, T>(values, stats, params, out),
+        EncodingId::Bytepack => encode_with::<bytepack::Bytepack, T>(values, stats, params, out),
+        EncodingId::For => encode_with::<frame_of_reference::For, T>(values, stats, params, out),
+        EncodingId::ForN => encode_with::<for_n::ForN, T>(values, stats, params, out),
+        EncodingId::Dict => encode_with::<dict::Dict, T>(values, stats, params, out),
+        EncodingId::Lz4 => encode_with::<compressed::Compressed<lz4::Lz4>, T>(values, stats, params, out),
+        EncodingId::Zstd => encode_with::<compressed::Compressed<zstd::Zstd>, T>(values, stats, params, out),
+        EncodingId::Pfor => encode_with::<pfor::Pfor, T>(values, stats, params, out),
+        EncodingId::Varint => encode_with::<varint::Varint, T>(values, stats, params, out),
+        EncodingId::Gcd => encode_with::<gcd::Gcd, T>(values, stats, params, out),
+        EncodingId::Delta => encode_with::<delta::Delta, T>(values, stats, params, out),
+        EncodingId::Delta2 => encode_with::<delta2::Delta2, T>(values, stats, params, out),
+        EncodingId::Sequence => encode_with::<sequence::Sequence, T>(values, stats, params, out),
+        EncodingId::Rle => encode_with::<rle::Rle, T>(values, stats, params, out),
+    }
 }
 
 /// Reads a width byte and checks it against the word size.

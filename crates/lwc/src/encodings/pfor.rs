@@ -283,7 +283,7 @@ mod tests {
 
     fn encoded<T: LwcInt>(values: &[T], cascade: &str) -> AlignedBytes {
         let mut w = Writer::new();
-        encode_stream(values, &cascade.parse::<Cascade>().unwrap(), &mut w).unwrap();
+        encode_stream(values, &cascade.parse::<Cascade>().unwrap(), Default::default(), &mut w).unwrap();
         w.into_aligned()
     }
 
@@ -334,7 +334,7 @@ mod tests {
         let values: Vec<u32> =
             (0..1u32 << 14).map(|i| if i % 100 == 7 { u32::MAX - i } else { i * 37 % 1024 }).collect();
         let stats = Stats::compute(&values);
-        assert_eq!(crate::encodings::choose(&values, &stats, &Params::default()), EncodingId::Pfor);
+        assert_eq!(crate::select::evaluate(&values, &stats, &Params::default()).encoding(), EncodingId::Pfor);
     }
 
     #[test]

@@ -344,7 +344,7 @@ mod tests {
 
     fn encoded<T: LwcInt>(values: &[T], cascade: &str) -> AlignedBytes {
         let mut w = Writer::new();
-        encode_stream(values, &cascade.parse().unwrap(), &mut w).unwrap();
+        encode_stream(values, &cascade.parse().unwrap(), Default::default(), &mut w).unwrap();
         w.into_aligned()
     }
 
@@ -354,7 +354,7 @@ mod tests {
     fn ps_partkey_is_a_few_dozen_bytes_a_segment() {
         let values: Vec<i32> = ps_partkey(800_000).into_iter().map(|k| k as i32).collect();
         let cascade: Cascade = "rle(sequence, sequence)".parse().unwrap();
-        let options = EncodeOptions { cascade: cascade.clone(), segment_rows: 1 << 16 };
+        let options = EncodeOptions { cascade: cascade.clone(), segment_rows: 1 << 16, ..Default::default() };
         let encoded = EncodedColumn::encode(&values, None, options).unwrap();
         let column = encoded.open::<i32>().unwrap();
         let segments = column.segments().len();
@@ -413,8 +413,8 @@ mod tests {
     fn hand_made(ends: &[u32]) -> AlignedBytes {
         let mut w = Writer::new();
         w.u32(ends.len() as u32);
-        encode_stream(&vec![5u32; ends.len()], &Encoding::Constant.into(), &mut w).unwrap();
-        encode_stream(ends, &Encoding::Plain.into(), &mut w).unwrap();
+        encode_stream(&vec![5u32; ends.len()], &Encoding::Constant.into(), Default::default(), &mut w).unwrap();
+        encode_stream(ends, &Encoding::Plain.into(), Default::default(), &mut w).unwrap();
         w.into_aligned()
     }
 
@@ -433,8 +433,8 @@ mod tests {
         // Sequences of ends are checked by their step alone.
         let mut w = Writer::new();
         w.u32(3);
-        encode_stream(&[1u32, 2, 3], &Encoding::Plain.into(), &mut w).unwrap();
-        encode_stream(&[10u32, 8, 6], &Encoding::Sequence.into(), &mut w).unwrap();
+        encode_stream(&[1u32, 2, 3], &Encoding::Plain.into(), Default::default(), &mut w).unwrap();
+        encode_stream(&[10u32, 8, 6], &Encoding::Sequence.into(), Default::default(), &mut w).unwrap();
         let bytes = w.into_aligned();
         assert!(matches!(RleView::<u32>::open(&mut Reader::new(&bytes), 6, 0), Err(Error::Corrupt(_))));
     }

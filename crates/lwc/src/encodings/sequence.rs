@@ -225,7 +225,7 @@ mod tests {
 
     fn encoded<T: LwcInt>(values: &[T]) -> Result<AlignedBytes> {
         let mut w = Writer::new();
-        encode_stream(values, &Encoding::Sequence.into(), &mut w)?;
+        encode_stream(values, &Encoding::Sequence.into(), Default::default(), &mut w)?;
         Ok(w.into_aligned())
     }
 

@@ -132,7 +132,7 @@ mod tests {
 
     fn encoded<T: LwcInt>(values: &[T]) -> crate::bytes::AlignedBytes {
         let mut w = Writer::new();
-        encode_stream(values, &Encoding::Varint.into(), &mut w).unwrap();
+        encode_stream(values, &Encoding::Varint.into(), Default::default(), &mut w).unwrap();
         w.into_aligned()
     }
 

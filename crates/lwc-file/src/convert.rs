@@ -1,0 +1,442 @@
+//! Arrow arrays ↔ segment bytes: one row group of one column at a time.
+//!
+//! Integer-backed types become one lwc segment; strings and binary a dictionary or plain multi-part
+//! segment; floats and wide decimals plain values with a validity bitmap (see `docs/FORMAT.md`).
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::Decimal128Type;
+use arrow_array::{make_array, Array, ArrayRef, BooleanArray, Decimal128Array};
+use arrow_buffer::{ArrowNativeType, BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
+use arrow_data::ArrayData;
+use arrow_schema::DataType;
+use lwc::{AlignedBytes, Bitmap, EncodeOptions, LwcInt, Segment};
+
+use crate::error::{Error, Result};
+use crate::format::{read_parts, write_parts, KIND_DICT, KIND_FIXED, KIND_PLAIN};
+use crate::schema::Physical;
+
+/// One column's share of one row group, encoded.
+pub(crate) struct EncodedChunk {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) rows: u32,
+    pub(crate) nulls: u32,
+    pub(crate) min: Option<i128>,
+    pub(crate) max: Option<i128>,
+    /// The cascade text recorded in the footer.
+    pub(crate) cascade: String,
+    /// Bytes columns: [`KIND_DICT`] or [`KIND_PLAIN`].
+    pub(crate) kind: u8,
+    /// What Arrow holds for these rows (values + offsets, no validity).
+    pub(crate) plain_bytes: u64,
+}
+
+/// Every integer segment of a file is encoded here, and only here.
+fn encode_int_segment<T: LwcInt>(
+    values: &[T],
+    validity: Option<&Bitmap>,
+    options: &EncodeOptions,
+) -> Result<AlignedBytes> {
+    Ok(lwc::encode_segment(values, validity, options.cascade.clone())?)
+}
+
+/// The validity of an array as an lwc bitmap, `None` when no row is null.
+fn validity_of(array: &dyn Array) -> Option<Bitmap> {
+    let nulls = array.nulls().filter(|n| n.null_count() > 0)?;
+    Some(Bitmap::from_bools(&nulls.iter().collect::<Vec<bool>>()))
+}
+
+/// An lwc bitmap as an Arrow null buffer (same bit order: bit `i` of little-endian words).
+fn nulls_of(validity: Option<Bitmap>) -> Option<NullBuffer> {
+    let v = validity?;
+    let len = v.len();
+    Some(NullBuffer::new(BooleanBuffer::new(Buffer::from_vec(v.words().to_vec()), 0, len)))
+}
+
+fn rows_u32(n: usize) -> Result<u32> {
+    u32::try_from(n).map_err(|_| Error::InvalidArgument(format!("{n} rows exceed a segment's u32 row count")))
+}
+
+fn encode_int<T: LwcInt>(values: &[T], validity: Option<&Bitmap>, options: &EncodeOptions) -> Result<EncodedChunk> {
+    let bytes = encode_int_segment(values, validity, options)?;
+    let segment = Segment::<T>::open(&bytes)?;
+    Ok(EncodedChunk {
+        rows: rows_u32(segment.rows())?,
+        nulls: segment.null_count() as u32,
+        min: segment.min().map(LwcInt::to_i128),
+        max: segment.max().map(LwcInt::to_i128),
+        cascade: segment.cascade().to_string(),
+        kind: 0,
+        plain_bytes: 0,
+        bytes: bytes.to_vec(),
+    })
+}
+
+/// The values of a primitive array whose native type is `T`.
+fn primitive_values<T: ArrowNativeType>(data: &ArrayData) -> &[T] {
+    &data.buffer::<T>(0)[..data.len()]
+}
+
+/// Encodes one row group of one column (`physical` must be the storage of the array's type).
+pub(crate) fn encode_chunk(array: &dyn Array, physical: Physical, options: &EncodeOptions) -> Result<EncodedChunk> {
+    let rows = array.len();
+    let validity = validity_of(array);
+    let mut chunk = match (physical, array.data_type()) {
+        (Physical::Int(_), DataType::Boolean) => {
+            let values: Vec<u8> = array.as_boolean().values().iter().map(u8::from).collect();
+            let mut c = encode_int(&values, validity.as_ref(), options)?;
+            c.plain_bytes = rows.div_ceil(8) as u64;
+            c
+        }
+        (Physical::Int(_), DataType::Decimal128(..)) => {
+            let d = array.as_primitive::<Decimal128Type>();
+            let values = d
+                .iter()
+                .map(|v| {
+                    i64::try_from(v.unwrap_or(0)).map_err(|_| {
+                        Error::InvalidArgument(format!("decimal value {v:?} does not fit its precision (≤ 18 digits)"))
+                    })
+                })
+                .collect::<Result<Vec<i64>>>()?;
+            let mut c = encode_int(&values, validity.as_ref(), options)?;
+            c.plain_bytes = 16 * rows as u64;
+            c
+        }
+        (Physical::Int(t), _) => {
+            let data = array.to_data();
+            let mut c =
+                int_dispatch!(t, T => encode_int::<T>(primitive_values::<T>(&data), validity.as_ref(), options))?;
+            c.plain_bytes = (t.byte_width() * rows) as u64;
+            c
+        }
+        (Physical::Fixed(width), _) => encode_fixed(array, width as usize, validity.as_ref())?,
+        (Physical::Bytes, _) => encode_bytes(array, validity.as_ref(), options)?,
+    };
+    chunk.rows = rows_u32(rows)?;
+    Ok(chunk)
+}
+
+fn words_as_bytes(words: &[u64]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+fn encode_fixed(array: &dyn Array, width: usize, validity: Option<&Bitmap>) -> Result<EncodedChunk> {
+    let data = array.to_data();
+    let raw = data.buffers()[0].as_slice();
+    let values = &raw[data.offset() * width..(data.offset() + data.len()) * width];
+    let validity_bytes = validity.map(|v| words_as_bytes(v.words())).unwrap_or_default();
+    Ok(EncodedChunk {
+        bytes: write_parts(KIND_FIXED, &[&validity_bytes, values]),
+        rows: rows_u32(array.len())?,
+        nulls: array.null_count() as u32,
+        min: None,
+        max: None,
+        cascade: "plain".into(),
+        kind: KIND_FIXED,
+        plain_bytes: values.len() as u64,
+    })
+}
+
+/// The rows of a string or binary array as byte slices.
+fn byte_rows(array: &dyn Array) -> Result<Vec<Option<&[u8]>>> {
+    Ok(match array.data_type() {
+        DataType::Utf8 => array.as_string::<i32>().iter().map(|v| v.map(str::as_bytes)).collect(),
+        DataType::LargeUtf8 => array.as_string::<i64>().iter().map(|v| v.map(str::as_bytes)).collect(),
+        DataType::Binary => array.as_binary::<i32>().iter().collect(),
+        DataType::LargeBinary => array.as_binary::<i64>().iter().collect(),
+        other => return Err(Error::InvalidArgument(format!("{other} is not a string or binary type"))),
+    })
+}
+
+fn offset_width(data_type: &DataType) -> u64 {
+    match data_type {
+        DataType::LargeUtf8 | DataType::LargeBinary => 8,
+        _ => 4,
+    }
+}
+
+/// Strings and binary: a dictionary when at most half the non-null rows are distinct or the dictionary
+/// is estimated smaller than plain storage, plain otherwise.
+fn encode_bytes(array: &dyn Array, validity: Option<&Bitmap>, options: &EncodeOptions) -> Result<EncodedChunk> {
+    let rows = byte_rows(array)?;
+    let n = rows.len();
+    let mut index: HashMap<&[u8], u32> = HashMap::new();
+    let mut dict: Vec<&[u8]> = Vec::new();
+    let mut codes = Vec::with_capacity(n);
+    let (mut total, mut non_null) = (0u64, 0u64);
+    for row in &rows {
+        match row {
+            Some(v) => {
+                total += v.len() as u64;
+                non_null += 1;
+                let next = dict.len() as u32;
+                let code = *index.entry(v).or_insert_with(|| {
+                    dict.push(v);
+                    next
+                });
+                codes.push(code);
+            }
+            None => codes.push(0),
+        }
+    }
+    let dict_bytes: u64 = dict.iter().map(|v| v.len() as u64).sum();
+    let code_bits = u64::from(32 - (dict.len() as u32).leading_zeros());
+    let dict_estimate = dict_bytes + 4 * dict.len() as u64 + (n as u64 * code_bits).div_ceil(8);
+    let plain_estimate = total + 2 * n as u64;
+    let use_dict = (dict.len() as u64) * 2 <= non_null || dict_estimate < plain_estimate;
+    let plain_bytes = total + offset_width(array.data_type()) * n as u64;
+
+    let (bytes, cascade, kind) = if use_dict {
+        let codes_seg = encode_int_segment(&codes, validity, options)?;
+        let mut end = 0u64;
+        let ends: Vec<u64> = dict
+            .iter()
+            .map(|v| {
+                end += v.len() as u64;
+                end
+            })
+            .collect();
+        let ends_seg = encode_int_segment(&ends, None, options)?;
+        let values: Vec<u8> = dict.concat();
+        let cascade = format!("dict(codes: {})", Segment::<u32>::open(&codes_seg)?.cascade());
+        (write_parts(KIND_DICT, &[&codes_seg, &ends_seg, &values]), cascade, KIND_DICT)
+    } else {
+        let mut end = 0u64;
+        let ends: Vec<u64> = rows
+            .iter()
+            .map(|v| {
+                end += v.map_or(0, |v| v.len() as u64);
+                end
+            })
+            .collect();
+        let ends_seg = encode_int_segment(&ends, validity, options)?;
+        let values: Vec<u8> = rows.iter().flatten().copied().collect::<Vec<&[u8]>>().concat();
+        let cascade = format!("plain(ends: {})", Segment::<u64>::open(&ends_seg)?.cascade());
+        (write_parts(KIND_PLAIN, &[&ends_seg, &values]), cascade, KIND_PLAIN)
+    };
+    Ok(EncodedChunk {
+        bytes,
+        rows: rows_u32(n)?,
+        nulls: (n as u64 - non_null) as u32,
+        min: None,
+        max: None,
+        cascade,
+        kind,
+        plain_bytes,
+    })
+}
+
+/// Where a segment sits, for error messages and row-count checks.
+pub(crate) struct ChunkRef<'a> {
+    /// The segment's bytes (8-aligned in memory).
+    pub(crate) bytes: &'a [u8],
+    /// Rows and nulls the footer says it holds.
+    pub(crate) rows: usize,
+    pub(crate) nulls: usize,
+    /// The column's name and the segment's number, for error messages.
+    pub(crate) column: &'a str,
+    pub(crate) segment: usize,
+}
+
+impl ChunkRef<'_> {
+    /// `segment N of column 'C'`.
+    pub(crate) fn what(&self) -> String {
+        format!("segment {} of column '{}'", self.segment, self.column)
+    }
+
+    fn corrupt(&self, m: impl std::fmt::Display) -> Error {
+        Error::Corrupt(format!("{}: {m}", self.what()))
+    }
+
+    /// Opens an lwc segment part and checks its row count (and null count, when given).
+    fn open_int<'b, T: LwcInt>(&self, bytes: &'b [u8], rows: usize, nulls: Option<usize>) -> Result<Segment<'b, T>> {
+        let segment = Segment::<T>::open(bytes).map_err(|e| self.corrupt(e))?;
+        if segment.rows() != rows || nulls.is_some_and(|n| n != segment.null_count()) {
+            return Err(self.corrupt(format!(
+                "holds {} rows ({} null), the index says {rows} ({nulls:?})",
+                segment.rows(),
+                segment.null_count()
+            )));
+        }
+        Ok(segment)
+    }
+}
+
+/// Opens an integer segment of a column whose storage is `T`, checking it against the index.
+pub(crate) fn open_int_segment<'a, T: LwcInt>(chunk: &ChunkRef<'a>) -> Result<Segment<'a, T>> {
+    chunk.open_int::<T>(chunk.bytes, chunk.rows, Some(chunk.nulls))
+}
+
+/// Integer values (and validity) as an Arrow array of `data_type`.
+pub(crate) fn int_to_arrow<T: LwcInt + ArrowNativeType>(
+    data_type: &DataType,
+    values: Vec<T>,
+    validity: Option<Bitmap>,
+) -> Result<ArrayRef> {
+    let n = values.len();
+    let nulls = nulls_of(validity);
+    Ok(match data_type {
+        DataType::Boolean => std::sync::Arc::new(BooleanArray::new(
+            BooleanBuffer::from_iter(values.iter().map(|v| v.to_i128() != 0)),
+            nulls,
+        )),
+        DataType::Decimal128(p, s) => {
+            let wide: Vec<i128> = values.iter().map(|v| v.to_i128()).collect();
+            std::sync::Arc::new(
+                Decimal128Array::try_new(ScalarBuffer::from(wide), nulls)?.with_precision_and_scale(*p, *s)?,
+            )
+        }
+        _ => make_array(
+            ArrayData::builder(data_type.clone()).len(n).add_buffer(Buffer::from_vec(values)).nulls(nulls).build()?,
+        ),
+    })
+}
+
+/// Decodes rows `range` of one segment as an Arrow array of `data_type`.
+pub(crate) fn decode_chunk(
+    chunk: &ChunkRef<'_>,
+    data_type: &DataType,
+    physical: Physical,
+    range: Range<usize>,
+) -> Result<ArrayRef> {
+    match physical {
+        Physical::Int(t) => int_dispatch!(t, T => {
+            let segment = open_int_segment::<T>(chunk)?;
+            let array = segment.decode(range)?;
+            int_to_arrow::<T>(data_type, array.values, array.validity)
+        }),
+        Physical::Fixed(width) => decode_fixed(chunk, data_type, width as usize, range),
+        Physical::Bytes => decode_bytes(chunk, data_type, range),
+    }
+}
+
+fn decode_fixed(chunk: &ChunkRef<'_>, data_type: &DataType, width: usize, range: Range<usize>) -> Result<ArrayRef> {
+    let (kind, parts) = read_parts(chunk.bytes, &|| chunk.what())?;
+    let [validity, values] = parts[..] else {
+        return Err(chunk.corrupt(format!("{} parts, a plain segment has 2", parts.len())));
+    };
+    if kind != KIND_FIXED {
+        return Err(chunk.corrupt(format!("segment kind {kind}, expected plain values")));
+    }
+    let validity_len = if chunk.nulls > 0 { chunk.rows.div_ceil(64) * 8 } else { 0 };
+    if validity.len() != validity_len || values.len() != chunk.rows * width {
+        return Err(chunk.corrupt(format!(
+            "{} validity and {} value bytes for {} rows of {width} bytes",
+            validity.len(),
+            values.len(),
+            chunk.rows
+        )));
+    }
+    let nulls = if chunk.nulls > 0 {
+        let buffer = Buffer::from_slice_ref(validity);
+        let all = BooleanBuffer::new(buffer.clone(), 0, chunk.rows);
+        if all.count_set_bits() != chunk.rows - chunk.nulls {
+            return Err(chunk.corrupt("validity does not match the null count"));
+        }
+        Some(NullBuffer::new(BooleanBuffer::new(buffer, range.start, range.len())))
+    } else {
+        None
+    };
+    let values = Buffer::from_slice_ref(&values[range.start * width..range.end * width]);
+    Ok(make_array(ArrayData::builder(data_type.clone()).len(range.len()).add_buffer(values).nulls(nulls).build()?))
+}
+
+/// Builds a string or binary array from offsets starting at 0.
+fn bytes_array(
+    data_type: &DataType,
+    offsets: Vec<u64>,
+    values: Vec<u8>,
+    nulls: Option<NullBuffer>,
+) -> Result<ArrayRef> {
+    let len = offsets.len() - 1;
+    let offsets = if offset_width(data_type) == 8 {
+        Buffer::from_vec(offsets.into_iter().map(|o| o as i64).collect::<Vec<i64>>())
+    } else {
+        if values.len() > i32::MAX as usize {
+            return Err(Error::InvalidArgument(format!(
+                "{} bytes do not fit {data_type}'s 32-bit offsets; read fewer rows at a time",
+                values.len()
+            )));
+        }
+        Buffer::from_vec(offsets.into_iter().map(|o| o as i32).collect::<Vec<i32>>())
+    };
+    let data = ArrayData::builder(data_type.clone())
+        .len(len)
+        .add_buffer(offsets)
+        .add_buffer(Buffer::from_vec(values))
+        .nulls(nulls)
+        .build()?;
+    Ok(make_array(data))
+}
+
+/// Checks that `ends` never decrease and stay within `limit`.
+fn check_ends(chunk: &ChunkRef<'_>, ends: &[u64], limit: usize) -> Result<()> {
+    let mut prev = 0;
+    for &e in ends {
+        if e < prev || e > limit as u64 {
+            return Err(chunk.corrupt(format!("offset {e} after {prev} (value bytes: {limit})")));
+        }
+        prev = e;
+    }
+    Ok(())
+}
+
+fn decode_bytes(chunk: &ChunkRef<'_>, data_type: &DataType, range: Range<usize>) -> Result<ArrayRef> {
+    let (kind, parts) = read_parts(chunk.bytes, &|| chunk.what())?;
+    let mut offsets = Vec::with_capacity(range.len() + 1);
+    offsets.push(0u64);
+    let mut out = Vec::new();
+    match (kind, &parts[..]) {
+        (KIND_DICT, &[codes, ends, dict]) => {
+            let codes = chunk.open_int::<u32>(codes, chunk.rows, Some(chunk.nulls))?;
+            let ends_seg = Segment::<u64>::open(ends).map_err(|e| chunk.corrupt(e))?;
+            let ends = ends_seg.decode_all().values;
+            check_ends(chunk, &ends, dict.len())?;
+            let picked = codes.decode(range)?;
+            for (i, &code) in picked.values.iter().enumerate() {
+                if picked.validity.as_ref().is_none_or(|v| v.get(i)) {
+                    let code = code as usize;
+                    if code >= ends.len() {
+                        return Err(chunk.corrupt(format!("code {code} past the {}-entry dictionary", ends.len())));
+                    }
+                    let start = if code == 0 { 0 } else { ends[code - 1] as usize };
+                    out.extend_from_slice(&dict[start..ends[code] as usize]);
+                }
+                offsets.push(out.len() as u64);
+            }
+            bytes_array(data_type, offsets, out, nulls_of(picked.validity))
+        }
+        (KIND_PLAIN, &[ends, values]) => {
+            let ends = chunk.open_int::<u64>(ends, chunk.rows, Some(chunk.nulls))?;
+            let all = ends.decode_all();
+            let valid = |i: usize| all.validity.as_ref().is_none_or(|v| v.get(i));
+            let mut prev = 0u64;
+            let mut first = 0u64;
+            for i in 0..range.end {
+                if i == range.start {
+                    first = prev;
+                }
+                if valid(i) {
+                    let e = all.values[i];
+                    if e < prev || e > values.len() as u64 {
+                        return Err(chunk.corrupt(format!("offset {e} after {prev} (value bytes: {})", values.len())));
+                    }
+                    prev = e;
+                }
+                if i >= range.start {
+                    offsets.push(prev - first);
+                }
+            }
+            if range.is_empty() {
+                first = prev;
+            }
+            let out = values[first as usize..prev as usize].to_vec();
+            let validity =
+                all.validity.map(|v| Bitmap::from_bools(&range.clone().map(|i| v.get(i)).collect::<Vec<_>>()));
+            bytes_array(data_type, offsets, out, nulls_of(validity))
+        }
+        _ => Err(chunk.corrupt(format!("segment kind {kind} with {} parts is not a string segment", parts.len()))),
+    }
+}

@@ -1,0 +1,102 @@
+//! # lwc-file: the `.lwc` file
+//!
+//! Arrow tables stored as lwc segments that stay queryable: each column is cut into row groups of
+//! `segment_rows` rows; integer-backed columns (integers, dates, times, timestamps, durations,
+//! decimals up to 18 digits, booleans) become lwc integer segments, strings and binary a dictionary or
+//! plain segment, floats plain values. A checksummed footer holds the schema and an index of every
+//! segment (offset, length, rows, nulls, min/max, CRC-32C), itself stored as lwc integer columns so a
+//! regular index costs almost nothing. Reading maps the file and views segments in place. The byte
+//! layout is specified in `docs/FORMAT.md`.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use arrow_array::{Array, Int64Array, RecordBatch, StringArray};
+//! use arrow_schema::{DataType, Field, Schema};
+//! use lwc_file::{write_file, LwcFile, WriteOptions};
+//!
+//! let schema = Arc::new(Schema::new(vec![
+//!     Field::new("id", DataType::Int64, false),
+//!     Field::new("city", DataType::Utf8, true),
+//! ]));
+//! let ids = Int64Array::from_iter_values(0..100_000);
+//! let cities = StringArray::from_iter((0..100_000).map(|i| (i % 7 != 0).then(|| ["Oslo", "Lima", "Pune"][i % 3])));
+//! let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(ids), Arc::new(cities)])?;
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let path = dir.path().join("cities.lwc");
+//! let summary = write_file(&path, schema, std::slice::from_ref(&batch), WriteOptions::default())?;
+//! assert!(summary.file_bytes < 100_000); // 100,000 ids and city names in well under a byte per row
+//!
+//! let file = LwcFile::open(&path)?;
+//! assert_eq!(file.read_batch()?, batch);
+//! let city = file.column_index("city")?;
+//! let picked = file.take(city, &[3, 7, 99_999])?;
+//! assert_eq!(picked.null_count(), 1); // row 7 is null
+//!
+//! // Integer columns are lwc columns: aggregate without decoding to Arrow.
+//! let id = file.int_column(0)?;
+//! let sum = lwc_file::with_int_column!(&id, c => c.aggregate(None)?.sum);
+//! assert_eq!(sum, (0..100_000i128).sum::<i128>());
+//! file.verify()?;
+//! # Ok::<(), lwc_file::Error>(())
+//! ```
+
+#![warn(missing_docs)]
+#![deny(unsafe_code)]
+
+/// Runs `$body` with `$T` bound to the Rust type of an [`lwc::IntType`].
+macro_rules! int_dispatch {
+    ($t:expr, $T:ident => $body:expr) => {
+        match $t {
+            lwc::IntType::U8 => {
+                type $T = u8;
+                $body
+            }
+            lwc::IntType::U16 => {
+                type $T = u16;
+                $body
+            }
+            lwc::IntType::U32 => {
+                type $T = u32;
+                $body
+            }
+            lwc::IntType::U64 => {
+                type $T = u64;
+                $body
+            }
+            lwc::IntType::I8 => {
+                type $T = i8;
+                $body
+            }
+            lwc::IntType::I16 => {
+                type $T = i16;
+                $body
+            }
+            lwc::IntType::I32 => {
+                type $T = i32;
+                $body
+            }
+            lwc::IntType::I64 => {
+                type $T = i64;
+                $body
+            }
+        }
+    };
+}
+
+mod convert;
+pub mod error;
+mod format;
+mod info;
+mod int_column;
+mod mmap;
+mod reader;
+mod schema;
+mod writer;
+
+pub use error::{Error, Result};
+pub use info::{ColumnInfo, FileSummary, SegmentInfo};
+pub use int_column::IntColumn;
+pub use reader::LwcFile;
+pub use schema::Storage;
+pub use writer::{write_file, write_to_bytes, FileWriter, WriteOptions};

@@ -1,0 +1,403 @@
+//! Reading `.lwc` files: [`LwcFile`] validates header, tail and footer once when opened, then serves
+//! columns, ranges and row lists as Arrow arrays, and integer columns as lwc views, straight from the
+//! memory map. A segment's checksum is verified the first time the segment is touched.
+
+use std::ops::Range;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use arrow_array::{new_empty_array, ArrayRef, RecordBatch, RecordBatchOptions, UInt64Array};
+use arrow_schema::SchemaRef;
+use lwc::{AlignedBytes, Bitmap, Column, LwcInt, Segment};
+use rayon::prelude::*;
+
+use crate::convert::{decode_chunk, int_to_arrow, open_int_segment, ChunkRef};
+use crate::error::{Error, Result};
+use crate::format::{locate_footer, ColumnFooter, Footer, HEADER_LEN};
+use crate::info::ColumnInfo;
+use crate::int_column::IntColumn;
+use crate::schema::Physical;
+
+enum Backing {
+    Mmap(memmap2::Mmap),
+    Bytes(AlignedBytes),
+}
+
+impl Backing {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Backing::Mmap(m) => m,
+            Backing::Bytes(b) => b,
+        }
+    }
+}
+
+/// An open `.lwc` file.
+pub struct LwcFile {
+    backing: Backing,
+    schema: SchemaRef,
+    rows: u64,
+    options: String,
+    columns: Vec<ColumnFooter>,
+    infos: Vec<ColumnInfo>,
+    /// Per column: first row of each segment, then the row count.
+    starts: Vec<Vec<u64>>,
+    /// Per column and segment: the checksum verdict, computed on first use.
+    checked: Vec<Vec<OnceLock<std::result::Result<(), String>>>>,
+    footer_start: usize,
+}
+
+impl LwcFile {
+    /// Opens and memory-maps a file, validating its header, tail and footer (not yet its segments).
+    ///
+    /// The file must not be modified or truncated while it is open (`.lwc` writers never modify a
+    /// file in place: they write a new one and rename it).
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        if len < 24 {
+            return Err(Error::Corrupt(format!("{}: truncated: {len} bytes, a file has at least 24", path.display())));
+        }
+        let map = crate::mmap::map(&file).map_err(|e| Error::io(path, e))?;
+        LwcFile::with_backing(Backing::Mmap(map))
+    }
+
+    /// Opens a file held in memory.
+    pub fn from_bytes(bytes: AlignedBytes) -> Result<Self> {
+        LwcFile::with_backing(Backing::Bytes(bytes))
+    }
+
+    fn with_backing(backing: Backing) -> Result<Self> {
+        let bytes = backing.bytes();
+        let footer_range = locate_footer(bytes)?;
+        let footer = Footer::decode(&bytes[footer_range.clone()], bytes.len() as u64)?;
+        let footer_start = footer_range.start as u64;
+        let mut starts = Vec::with_capacity(footer.columns.len());
+        for (c, field) in footer.columns.iter().zip(footer.schema.fields()) {
+            let name = field.name();
+            let mut row = 0u64;
+            let mut column_starts = Vec::with_capacity(c.segments.len() + 1);
+            for (i, s) in c.segments.iter().enumerate() {
+                let bad = |m: String| Error::Corrupt(format!("segment {i} of column '{name}': {m}"));
+                let end = s.offset.checked_add(s.len);
+                if s.offset < HEADER_LEN as u64 || s.offset % 8 != 0 || end.is_none_or(|e| e > footer_start) {
+                    return Err(bad(format!(
+                        "offset {} + length {} is not an 8-aligned range between the header and the footer (at {footer_start})",
+                        s.offset, s.len
+                    )));
+                }
+                if s.nulls > s.rows {
+                    return Err(bad(format!("{} nulls in {} rows", s.nulls, s.rows)));
+                }
+                if let (Some(lo), Some(hi)) = (s.min, s.max) {
+                    if lo > hi {
+                        return Err(bad(format!("min {lo} exceeds max {hi}")));
+                    }
+                }
+                if matches!(c.physical, Physical::Int(_)) && s.min.is_some() != (s.nulls < s.rows) {
+                    return Err(bad("min/max present for an all-null segment, or missing for one with values".into()));
+                }
+                column_starts.push(row);
+                row += s.rows as u64;
+            }
+            column_starts.push(row);
+            if row != footer.rows {
+                return Err(Error::Corrupt(format!(
+                    "column '{name}': segments hold {row} rows, the table has {}",
+                    footer.rows
+                )));
+            }
+            starts.push(column_starts);
+        }
+        let infos = footer.columns.iter().zip(footer.schema.fields()).map(|(c, f)| c.info(f)).collect();
+        let checked = footer.columns.iter().map(|c| c.segments.iter().map(|_| OnceLock::new()).collect()).collect();
+        Ok(LwcFile {
+            schema: Arc::new(footer.schema),
+            rows: footer.rows,
+            options: footer.options,
+            columns: footer.columns,
+            infos,
+            starts,
+            checked,
+            footer_start: footer_range.start,
+            backing,
+        })
+    }
+
+    /// The table's schema.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// Rows in the table.
+    pub fn num_rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Size of the file in bytes.
+    pub fn file_bytes(&self) -> u64 {
+        self.backing.bytes().len() as u64
+    }
+
+    /// The options the file says it was written with.
+    pub fn options(&self) -> &str {
+        &self.options
+    }
+
+    /// The columns with their segment index.
+    pub fn columns(&self) -> &[ColumnInfo] {
+        &self.infos
+    }
+
+    /// The index of the column named `name`; the error lists the names there are.
+    pub fn column_index(&self, name: &str) -> Result<usize> {
+        self.schema.fields().iter().position(|f| f.name() == name).ok_or_else(|| Error::ColumnNotFound {
+            name: name.to_string(),
+            available: self.schema.fields().iter().map(|f| f.name().as_str()).collect::<Vec<_>>().join(", "),
+        })
+    }
+
+    fn check_column(&self, column: usize) -> Result<()> {
+        if column >= self.columns.len() {
+            return Err(Error::ColumnOutOfRange { index: column, columns: self.columns.len() });
+        }
+        Ok(())
+    }
+
+    /// The bytes of a segment, its checksum verified on first use.
+    fn segment_bytes(&self, column: usize, segment: usize) -> Result<&[u8]> {
+        let s = &self.columns[column].segments[segment];
+        let bytes = &self.backing.bytes()[s.offset as usize..(s.offset + s.len) as usize];
+        let verdict = self.checked[column][segment].get_or_init(|| {
+            let actual = crc32c::crc32c(bytes);
+            if actual == s.checksum {
+                Ok(())
+            } else {
+                Err(format!(
+                    "segment {segment} of column '{}' checksum mismatch (stored {:#010x}, computed {actual:#010x})",
+                    self.infos[column].name, s.checksum
+                ))
+            }
+        });
+        verdict.clone().map_err(Error::Corrupt)?;
+        Ok(bytes)
+    }
+
+    /// Runs `f` on a checked segment.
+    fn with_chunk<'s, R>(
+        &'s self,
+        column: usize,
+        segment: usize,
+        f: impl FnOnce(&ChunkRef<'s>) -> Result<R>,
+    ) -> Result<R> {
+        let bytes = self.segment_bytes(column, segment)?;
+        let s = &self.columns[column].segments[segment];
+        let name = &self.infos[column].name;
+        f(&ChunkRef { bytes, rows: s.rows as usize, nulls: s.nulls as usize, column: name, segment })
+    }
+
+    /// The segment holding `row` (`row < rows`).
+    fn locate(&self, column: usize, row: u64) -> usize {
+        self.starts[column].partition_point(|&s| s <= row) - 1
+    }
+
+    /// A whole column.
+    pub fn read_column(&self, column: usize) -> Result<ArrayRef> {
+        self.read_range(column, 0..self.rows)
+    }
+
+    /// Rows `rows` of a column (segments decoded in parallel).
+    pub fn read_range(&self, column: usize, rows: Range<u64>) -> Result<ArrayRef> {
+        self.check_column(column)?;
+        if rows.start > rows.end || rows.end > self.rows {
+            return Err(Error::RowOutOfRange { row: rows.end.max(rows.start), rows: self.rows });
+        }
+        let data_type = self.schema.field(column).data_type();
+        if rows.is_empty() {
+            return Ok(new_empty_array(data_type));
+        }
+        let physical = self.columns[column].physical;
+        let starts = &self.starts[column];
+        let (first, last) = (self.locate(column, rows.start), self.locate(column, rows.end - 1));
+        let parts = (first..=last)
+            .into_par_iter()
+            .map(|s| {
+                let local = rows.start.max(starts[s]) - starts[s]..rows.end.min(starts[s + 1]) - starts[s];
+                self.with_chunk(column, s, |chunk| {
+                    decode_chunk(chunk, data_type, physical, local.start as usize..local.end as usize)
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        concat(data_type, parts)
+    }
+
+    /// The rows at `rows` of a column, in the order given (repeats allowed).
+    pub fn take(&self, column: usize, rows: &[u64]) -> Result<ArrayRef> {
+        self.check_column(column)?;
+        if let Some(&row) = rows.iter().find(|&&r| r >= self.rows) {
+            return Err(Error::RowOutOfRange { row, rows: self.rows });
+        }
+        let data_type = self.schema.field(column).data_type();
+        match self.columns[column].physical {
+            Physical::Int(t) => int_dispatch!(t, T => {
+                let (values, validity) = self.take_ints::<T>(column, rows)?;
+                int_to_arrow::<T>(data_type, values, validity)
+            }),
+            _ => {
+                // Decode each segment touched once, then gather.
+                let mut touched: Vec<usize> = rows.iter().map(|&r| self.locate(column, r)).collect();
+                touched.sort_unstable();
+                touched.dedup();
+                let parts = touched
+                    .par_iter()
+                    .map(|&s| {
+                        self.with_chunk(column, s, |chunk| {
+                            decode_chunk(chunk, data_type, self.columns[column].physical, 0..chunk.rows)
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                let mut base = vec![0u64; touched.len()];
+                let mut next = 0u64;
+                for (b, part) in base.iter_mut().zip(&parts) {
+                    *b = next;
+                    next += part.len() as u64;
+                }
+                let starts = &self.starts[column];
+                let indices: UInt64Array = rows
+                    .iter()
+                    .map(|&r| {
+                        let s = self.locate(column, r);
+                        let k = touched.binary_search(&s).unwrap_or_default();
+                        base[k] + (r - starts[s])
+                    })
+                    .collect();
+                let all = concat(data_type, parts)?;
+                Ok(arrow_select::take::take(all.as_ref(), &indices, None)?)
+            }
+        }
+    }
+
+    /// Gathers integer values segment by segment, opening only the segments touched.
+    fn take_ints<T: LwcInt>(&self, column: usize, rows: &[u64]) -> Result<(Vec<T>, Option<Bitmap>)> {
+        let mut values = vec![T::default(); rows.len()];
+        let mut valid = vec![true; rows.len()];
+        let mut opened: Vec<Option<Segment<'_, T>>> = (0..self.columns[column].segments.len()).map(|_| None).collect();
+        let starts = &self.starts[column];
+        let mut local = Vec::new();
+        let mut k = 0;
+        while k < rows.len() {
+            let s = self.locate(column, rows[k]);
+            if opened[s].is_none() {
+                opened[s] = Some(self.with_chunk(column, s, |chunk| open_int_segment::<T>(chunk))?);
+            }
+            let segment = opened[s].as_ref().expect("opened above");
+            let range = starts[s]..starts[s + 1];
+            local.clear();
+            while k + local.len() < rows.len() && range.contains(&rows[k + local.len()]) {
+                local.push((rows[k + local.len()] - range.start) as u32);
+            }
+            let n = local.len();
+            segment.take_into(&local, &mut values[k..k + n])?;
+            if let Some(words) = segment.validity() {
+                for (j, &p) in local.iter().enumerate() {
+                    valid[k + j] = words[p as usize / 64] >> (p % 64) & 1 == 1;
+                }
+            }
+            k += n;
+        }
+        let validity = valid.contains(&false).then(|| Bitmap::from_bools(&valid));
+        Ok((values, validity))
+    }
+
+    /// The whole table (columns decoded in parallel).
+    pub fn read_batch(&self) -> Result<RecordBatch> {
+        let columns =
+            (0..self.columns.len()).into_par_iter().map(|c| self.read_column(c)).collect::<Result<Vec<_>>>()?;
+        let options = RecordBatchOptions::new().with_row_count(Some(self.rows as usize));
+        Ok(RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)?)
+    }
+
+    fn open_column<T: LwcInt>(&self, column: usize) -> Result<Column<'_, T>> {
+        let segments = (0..self.columns[column].segments.len())
+            .map(|s| self.with_chunk(column, s, |chunk| open_int_segment::<T>(chunk)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Column::from_segments(segments))
+    }
+
+    /// An integer-backed column as an lwc view (get, take, filter, aggregate on the encoded segments).
+    /// Strings, floats and wide decimals are [`Error::NotInteger`].
+    pub fn int_column(&self, column: usize) -> Result<IntColumn<'_>> {
+        self.check_column(column)?;
+        let Physical::Int(t) = self.columns[column].physical else {
+            let field = self.schema.field(column);
+            return Err(Error::NotInteger { column: field.name().clone(), data_type: field.data_type().clone() });
+        };
+        Ok(match t {
+            lwc::IntType::U8 => IntColumn::U8(self.open_column(column)?),
+            lwc::IntType::U16 => IntColumn::U16(self.open_column(column)?),
+            lwc::IntType::U32 => IntColumn::U32(self.open_column(column)?),
+            lwc::IntType::U64 => IntColumn::U64(self.open_column(column)?),
+            lwc::IntType::I8 => IntColumn::I8(self.open_column(column)?),
+            lwc::IntType::I16 => IntColumn::I16(self.open_column(column)?),
+            lwc::IntType::I32 => IntColumn::I32(self.open_column(column)?),
+            lwc::IntType::I64 => IntColumn::I64(self.open_column(column)?),
+        })
+    }
+
+    /// Checks everything: every segment's checksum and structure (decoding it fully), that integer
+    /// segments agree with the index's min/max, and that no bytes outside the indexed segments (the
+    /// padding) are non-zero.
+    pub fn verify(&self) -> Result<()> {
+        (0..self.columns.len()).into_par_iter().try_for_each(|c| {
+            let physical = self.columns[c].physical;
+            let data_type = self.schema.field(c).data_type();
+            (0..self.columns[c].segments.len()).try_for_each(|s| {
+                self.with_chunk(c, s, |chunk| {
+                    let array = decode_chunk(chunk, data_type, physical, 0..chunk.rows)?;
+                    if array.null_count() != chunk.nulls {
+                        return Err(Error::Corrupt(format!("{}: null count differs from the index", chunk.what())));
+                    }
+                    if let Physical::Int(t) = physical {
+                        let info = &self.columns[c].segments[s];
+                        let (lo, hi) = int_dispatch!(t, T => {
+                            let seg = open_int_segment::<T>(chunk)?;
+                            (seg.min().map(LwcInt::to_i128), seg.max().map(LwcInt::to_i128))
+                        });
+                        if (lo, hi) != (info.min, info.max) {
+                            return Err(Error::Corrupt(format!("{}: min/max differ from the index", chunk.what())));
+                        }
+                    }
+                    Ok(())
+                })
+            })
+        })?;
+        let mut spans: Vec<(u64, u64)> =
+            self.columns.iter().flat_map(|c| c.segments.iter().map(|s| (s.offset, s.offset + s.len))).collect();
+        spans.sort_unstable();
+        let bytes = self.backing.bytes();
+        let mut cursor = HEADER_LEN as u64;
+        for (start, end) in spans.into_iter().chain([(self.footer_start as u64, self.footer_start as u64)]) {
+            if start < cursor {
+                return Err(Error::Corrupt(format!("segments overlap at byte {start}")));
+            }
+            if let Some(at) = bytes[cursor as usize..start as usize].iter().position(|&b| b != 0) {
+                return Err(Error::Corrupt(format!("non-zero padding byte at {}", cursor as usize + at)));
+            }
+            cursor = end;
+        }
+        Ok(())
+    }
+}
+
+/// One array from the parts of a range, in order.
+fn concat(data_type: &arrow_schema::DataType, parts: Vec<ArrayRef>) -> Result<ArrayRef> {
+    if parts.is_empty() {
+        return Ok(new_empty_array(data_type));
+    }
+    if parts.len() == 1 {
+        return Ok(parts.into_iter().next().expect("one part"));
+    }
+    let refs: Vec<&dyn arrow_array::Array> = parts.iter().map(|a| a.as_ref()).collect();
+    Ok(arrow_select::concat::concat(&refs)?)
+}

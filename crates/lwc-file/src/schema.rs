@@ -1,0 +1,309 @@
+//! Logical types: which Arrow types a `.lwc` file stores, how each is stored physically, and the
+//! footer's encoding of a schema (field names, types with their parameters, nullability, metadata).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use lwc::IntType;
+
+use crate::error::{Error, Result};
+use crate::format::{ByteReader, ByteWriter};
+
+/// How a column's values are stored, as the footer records it (one tag per column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Physical {
+    /// lwc integer segments of this type.
+    Int(IntType),
+    /// Variable-length bytes: each segment a dictionary or plain (offsets as lwc integers + bytes).
+    Bytes,
+    /// Fixed-width values stored plain, with a validity bitmap; the width in bytes.
+    Fixed(u8),
+}
+
+impl Physical {
+    /// The footer's tag and parameter byte.
+    pub(crate) fn tag(self) -> (u8, u8) {
+        match self {
+            Physical::Int(t) => (1, t as u8),
+            Physical::Bytes => (2, 0),
+            Physical::Fixed(w) => (3, w),
+        }
+    }
+
+    /// Parses the footer's tag and parameter byte.
+    pub(crate) fn from_tag(tag: u8, param: u8) -> Option<Physical> {
+        match tag {
+            1 => IntType::from_id(param).map(Physical::Int),
+            2 if param == 0 => Some(Physical::Bytes),
+            3 if matches!(param, 2 | 4 | 8 | 16) => Some(Physical::Fixed(param)),
+            _ => None,
+        }
+    }
+}
+
+/// How a column is stored, as [`crate::ColumnInfo`] reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Storage {
+    /// lwc integer segments of this type (integers, dates, times, timestamps, durations, decimals up to
+    /// precision 18 as scaled integers, booleans as `u8` 0/1).
+    Int(IntType),
+    /// Strings or binary: each segment holds either a dictionary (distinct values once, codes as lwc
+    /// `u32` segments) or plain values (end offsets as lwc `u64` segments, then the bytes).
+    Bytes {
+        /// Segments stored as a dictionary.
+        dict_segments: usize,
+        /// Segments stored plain.
+        plain_segments: usize,
+    },
+    /// Floating point values stored plain (with a validity bitmap); the width in bytes.
+    Float {
+        /// Bytes per value: 2, 4 or 8.
+        width: u8,
+    },
+    /// Decimal128 with precision above 18: `i128` values stored plain with a validity bitmap.
+    Decimal128Plain,
+}
+
+impl std::fmt::Display for Storage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Storage::Int(t) => write!(f, "{t}"),
+            Storage::Bytes { dict_segments, plain_segments: 0 } if dict_segments > 0 => f.write_str("dict"),
+            Storage::Bytes { dict_segments: 0, .. } => f.write_str("plain bytes"),
+            Storage::Bytes { dict_segments, plain_segments } => {
+                write!(f, "dict ({dict_segments} segments) + plain bytes ({plain_segments} segments)")
+            }
+            Storage::Float { width } => write!(f, "plain f{}", width as u32 * 8),
+            Storage::Decimal128Plain => f.write_str("plain i128"),
+        }
+    }
+}
+
+/// The physical storage of an Arrow type, `None` if `.lwc` files cannot store it.
+pub(crate) fn physical_for(data_type: &DataType) -> Option<Physical> {
+    use DataType::*;
+    Some(match data_type {
+        Int8 => Physical::Int(IntType::I8),
+        Int16 => Physical::Int(IntType::I16),
+        Int32 => Physical::Int(IntType::I32),
+        Int64 => Physical::Int(IntType::I64),
+        UInt8 | Boolean => Physical::Int(IntType::U8),
+        UInt16 => Physical::Int(IntType::U16),
+        UInt32 => Physical::Int(IntType::U32),
+        UInt64 => Physical::Int(IntType::U64),
+        Date32 | Time32(_) | Decimal32(_, _) => Physical::Int(IntType::I32),
+        Date64 | Timestamp(_, _) | Time64(_) | Duration(_) | Decimal64(_, _) => Physical::Int(IntType::I64),
+        Decimal128(p, _) if *p <= 18 => Physical::Int(IntType::I64),
+        Decimal128(_, _) => Physical::Fixed(16),
+        Float16 => Physical::Fixed(2),
+        Float32 => Physical::Fixed(4),
+        Float64 => Physical::Fixed(8),
+        Utf8 | LargeUtf8 | Binary | LargeBinary => Physical::Bytes,
+        _ => return None,
+    })
+    .filter(|_| parameters_valid(data_type))
+}
+
+/// Whether a type's parameters are ones Arrow accepts (time units, decimal precision and scale).
+fn parameters_valid(data_type: &DataType) -> bool {
+    use DataType::*;
+    let decimal = |p: u8, s: i8, max: u8| (1..=max).contains(&p) && s <= p as i8;
+    match *data_type {
+        Time32(u) => matches!(u, TimeUnit::Second | TimeUnit::Millisecond),
+        Time64(u) => matches!(u, TimeUnit::Microsecond | TimeUnit::Nanosecond),
+        Decimal32(p, s) => decimal(p, s, 9),
+        Decimal64(p, s) => decimal(p, s, 18),
+        Decimal128(p, s) => decimal(p, s, 38),
+        _ => true,
+    }
+}
+
+/// Fails with [`Error::UnsupportedType`] on the first field `.lwc` files cannot store.
+pub(crate) fn check_schema(schema: &Schema) -> Result<Vec<Physical>> {
+    schema
+        .fields()
+        .iter()
+        .map(|f| {
+            physical_for(f.data_type())
+                .ok_or_else(|| Error::UnsupportedType { column: f.name().clone(), data_type: f.data_type().clone() })
+        })
+        .collect()
+}
+
+fn unit_id(u: TimeUnit) -> u8 {
+    match u {
+        TimeUnit::Second => 0,
+        TimeUnit::Millisecond => 1,
+        TimeUnit::Microsecond => 2,
+        TimeUnit::Nanosecond => 3,
+    }
+}
+
+fn unit_from_id(id: u8) -> Result<TimeUnit> {
+    Ok(match id {
+        0 => TimeUnit::Second,
+        1 => TimeUnit::Millisecond,
+        2 => TimeUnit::Microsecond,
+        3 => TimeUnit::Nanosecond,
+        _ => return Err(Error::Corrupt(format!("schema: unknown time unit {id}"))),
+    })
+}
+
+/// Writes a type tag and its parameters. The type must pass [`physical_for`].
+fn write_type(w: &mut ByteWriter, data_type: &DataType) {
+    use DataType::*;
+    match data_type {
+        Int8 => w.u8(1),
+        Int16 => w.u8(2),
+        Int32 => w.u8(3),
+        Int64 => w.u8(4),
+        UInt8 => w.u8(5),
+        UInt16 => w.u8(6),
+        UInt32 => w.u8(7),
+        UInt64 => w.u8(8),
+        Float16 => w.u8(10),
+        Float32 => w.u8(11),
+        Float64 => w.u8(12),
+        Boolean => w.u8(13),
+        Date32 => w.u8(20),
+        Date64 => w.u8(21),
+        Timestamp(unit, tz) => {
+            w.u8(22);
+            w.u8(unit_id(*unit));
+            match tz {
+                None => w.u8(0),
+                Some(tz) => {
+                    w.u8(1);
+                    w.str(tz);
+                }
+            }
+        }
+        Time32(unit) | Time64(unit) | Duration(unit) => {
+            w.u8(match data_type {
+                Time32(_) => 23,
+                Time64(_) => 24,
+                _ => 25,
+            });
+            w.u8(unit_id(*unit));
+        }
+        Decimal32(p, s) | Decimal64(p, s) | Decimal128(p, s) => {
+            w.u8(match data_type {
+                Decimal32(..) => 30,
+                Decimal64(..) => 31,
+                _ => 32,
+            });
+            w.u8(*p);
+            w.u8(*s as u8);
+        }
+        Utf8 => w.u8(40),
+        LargeUtf8 => w.u8(41),
+        Binary => w.u8(42),
+        LargeBinary => w.u8(43),
+        // check_schema rejects every other type before anything is written.
+        _ => w.u8(0),
+    }
+}
+
+fn read_type(r: &mut ByteReader<'_>) -> Result<DataType> {
+    use DataType::*;
+    let tag = r.u8("type tag")?;
+    let data_type = match tag {
+        1 => Int8,
+        2 => Int16,
+        3 => Int32,
+        4 => Int64,
+        5 => UInt8,
+        6 => UInt16,
+        7 => UInt32,
+        8 => UInt64,
+        10 => Float16,
+        11 => Float32,
+        12 => Float64,
+        13 => Boolean,
+        20 => Date32,
+        21 => Date64,
+        22 => {
+            let unit = unit_from_id(r.u8("timestamp unit")?)?;
+            let tz = match r.u8("timestamp timezone flag")? {
+                0 => None,
+                1 => Some(Arc::from(r.str("timestamp timezone")?)),
+                f => return Err(Error::Corrupt(format!("schema: timezone flag {f}"))),
+            };
+            Timestamp(unit, tz)
+        }
+        23 => Time32(unit_from_id(r.u8("time unit")?)?),
+        24 => Time64(unit_from_id(r.u8("time unit")?)?),
+        25 => Duration(unit_from_id(r.u8("duration unit")?)?),
+        30..=32 => {
+            let p = r.u8("decimal precision")?;
+            let s = r.u8("decimal scale")? as i8;
+            match tag {
+                30 => Decimal32(p, s),
+                31 => Decimal64(p, s),
+                _ => Decimal128(p, s),
+            }
+        }
+        40 => Utf8,
+        41 => LargeUtf8,
+        42 => Binary,
+        43 => LargeBinary,
+        _ => return Err(Error::Corrupt(format!("schema: unknown type tag {tag}"))),
+    };
+    if physical_for(&data_type).is_none() {
+        return Err(Error::Corrupt(format!("schema: invalid type parameters {data_type}")));
+    }
+    Ok(data_type)
+}
+
+fn write_metadata(w: &mut ByteWriter, metadata: &HashMap<String, String>) {
+    let mut entries: Vec<_> = metadata.iter().collect();
+    entries.sort();
+    w.u32(entries.len() as u32);
+    for (k, v) in entries {
+        w.str(k);
+        w.str(v);
+    }
+}
+
+fn read_metadata(r: &mut ByteReader<'_>) -> Result<HashMap<String, String>> {
+    let n = r.u32("metadata entries")?;
+    let mut metadata = HashMap::new();
+    for _ in 0..n {
+        let k = r.str("metadata key")?.to_string();
+        let v = r.str("metadata value")?.to_string();
+        metadata.insert(k, v);
+    }
+    Ok(metadata)
+}
+
+/// Writes a schema (every field must pass [`check_schema`]).
+pub(crate) fn write_schema(w: &mut ByteWriter, schema: &Schema) {
+    w.u32(schema.fields().len() as u32);
+    for field in schema.fields() {
+        w.str(field.name());
+        w.u8(field.is_nullable() as u8);
+        write_type(w, field.data_type());
+        write_metadata(w, field.metadata());
+    }
+    write_metadata(w, schema.metadata());
+}
+
+/// Reads a schema written by [`write_schema`].
+pub(crate) fn read_schema(r: &mut ByteReader<'_>) -> Result<Schema> {
+    let n = r.u32("field count")?;
+    let mut fields = Vec::new();
+    for _ in 0..n {
+        let name = r.str("field name")?.to_string();
+        let nullable = match r.u8("field nullable")? {
+            0 => false,
+            1 => true,
+            f => return Err(Error::Corrupt(format!("schema: nullable flag {f} of field '{name}'"))),
+        };
+        let data_type = read_type(r)?;
+        let metadata = read_metadata(r)?;
+        fields.push(Field::new(name, data_type, nullable).with_metadata(metadata));
+    }
+    let metadata = read_metadata(r)?;
+    Ok(Schema::new(fields).with_metadata(metadata))
+}

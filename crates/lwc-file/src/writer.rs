@@ -1,0 +1,334 @@
+//! Writing `.lwc` files: a streaming [`FileWriter`] that buffers rows up to a row group, encodes the
+//! row group's columns in parallel and appends them; the footer goes last, then the file is synced and
+//! renamed into place.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use lwc::EncodeOptions;
+use rayon::prelude::*;
+use tempfile::NamedTempFile;
+
+use crate::convert::{encode_chunk, EncodedChunk};
+use crate::error::{Error, Result};
+use crate::format::{header, tail, ColumnFooter, Footer};
+use crate::info::{FileSummary, SegmentInfo};
+use crate::schema::{check_schema, Physical};
+
+/// Row groups encoded together (in parallel) when a batch spans many.
+const GROUPS_AT_ONCE: usize = 16;
+
+/// How a file is written.
+#[derive(Debug, Clone, Default)]
+pub struct WriteOptions {
+    /// How integer segments are encoded; `segment_rows` is also the row group size of the file.
+    pub encode: EncodeOptions,
+    /// Threads encoding columns in parallel; `None` uses rayon's global pool.
+    pub threads: Option<usize>,
+}
+
+enum Sink {
+    /// A temporary file in the target's directory, renamed to `path` by `finish`.
+    File {
+        out: BufWriter<NamedTempFile>,
+        path: PathBuf,
+    },
+    Memory(Vec<u8>),
+}
+
+/// Writes a `.lwc` file batch by batch.
+///
+/// Nothing appears under the target name until [`FileWriter::finish`] succeeds: rows go to a temporary
+/// file next to it, which is removed if the writer is dropped or fails.
+pub struct FileWriter {
+    sink: Sink,
+    schema: SchemaRef,
+    physical: Vec<Physical>,
+    options: WriteOptions,
+    pool: Option<rayon::ThreadPool>,
+    pending: Vec<RecordBatch>,
+    pending_rows: usize,
+    position: u64,
+    columns: Vec<ColumnFooter>,
+    rows: u64,
+    failed: bool,
+}
+
+impl FileWriter {
+    /// Starts writing a file at `path` (created or replaced when [`FileWriter::finish`] succeeds).
+    /// Fails at once if a column's type cannot be stored or the options are invalid.
+    pub fn create(path: impl AsRef<Path>, schema: SchemaRef, options: WriteOptions) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let physical = check_schema(&schema)?;
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let tmp = NamedTempFile::new_in(&dir).map_err(|e| Error::io(&dir, e))?;
+        FileWriter::start(Sink::File { out: BufWriter::with_capacity(1 << 20, tmp), path }, schema, physical, options)
+    }
+
+    /// A writer that keeps the file in memory (see [`write_to_bytes`]).
+    fn in_memory(schema: SchemaRef, options: WriteOptions) -> Result<Self> {
+        let physical = check_schema(&schema)?;
+        FileWriter::start(Sink::Memory(Vec::new()), schema, physical, options)
+    }
+
+    fn start(sink: Sink, schema: SchemaRef, physical: Vec<Physical>, options: WriteOptions) -> Result<Self> {
+        let segment_rows = options.encode.segment_rows;
+        if segment_rows == 0 || segment_rows > u32::MAX as usize {
+            return Err(Error::InvalidArgument(format!("segment_rows {segment_rows} is not in 1..=2^32-1")));
+        }
+        options.encode.cascade.check()?;
+        let pool = match options.threads {
+            Some(n) => Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .build()
+                    .map_err(|e| Error::InvalidArgument(format!("cannot start {n} threads: {e}")))?,
+            ),
+            None => None,
+        };
+        let columns = physical
+            .iter()
+            .map(|&physical| ColumnFooter {
+                physical,
+                plain_bytes: 0,
+                segments: Vec::new(),
+                kinds: Vec::new(),
+                cascades: Vec::new(),
+            })
+            .collect();
+        let mut writer = FileWriter {
+            sink,
+            schema,
+            physical,
+            options,
+            pool,
+            pending: Vec::new(),
+            pending_rows: 0,
+            position: 0,
+            columns,
+            rows: 0,
+            failed: false,
+        };
+        writer.write_bytes(&header())?;
+        Ok(writer)
+    }
+
+    /// Rows accepted so far (written or buffered).
+    pub fn rows_written(&self) -> u64 {
+        self.rows + self.pending_rows as u64
+    }
+
+    /// Appends a batch of any size. Its columns must have the file's names and types (in order), and
+    /// no nulls where the schema says a field is not nullable.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if self.failed {
+            return Err(Error::InvalidArgument("the writer failed earlier; start a new file".into()));
+        }
+        let fields = self.schema.fields();
+        if batch.num_columns() != fields.len() {
+            return Err(Error::InvalidArgument(format!(
+                "batch has {} columns, the file's schema {}",
+                batch.num_columns(),
+                fields.len()
+            )));
+        }
+        for (field, theirs) in fields.iter().zip(batch.schema().fields()) {
+            if field.name() != theirs.name() || field.data_type() != theirs.data_type() {
+                return Err(Error::InvalidArgument(format!(
+                    "batch column '{}' ({}) does not match the file's column '{}' ({})",
+                    theirs.name(),
+                    theirs.data_type(),
+                    field.name(),
+                    field.data_type()
+                )));
+            }
+        }
+        let batch = RecordBatch::try_new(self.schema.clone(), batch.columns().to_vec())
+            .map_err(|e| Error::InvalidArgument(format!("batch does not fit the file's schema: {e}")))?;
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        self.pending_rows += batch.num_rows();
+        self.pending.push(batch);
+        if self.pending_rows >= self.options.encode.segment_rows {
+            self.flush(false)?;
+        }
+        Ok(())
+    }
+
+    /// Encodes and appends every full row group buffered (and the last partial one when `last`).
+    fn flush(&mut self, last: bool) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let all = if self.pending.len() == 1 {
+            self.pending.pop().expect("one batch")
+        } else {
+            arrow_select::concat::concat_batches(&self.schema, &self.pending)?
+        };
+        self.pending.clear();
+        let seg = self.options.encode.segment_rows;
+        let total = all.num_rows();
+        let groups = if last { total.div_ceil(seg) } else { total / seg };
+        let mut g = 0;
+        while g < groups {
+            let window: Vec<RecordBatch> =
+                (g..groups.min(g + GROUPS_AT_ONCE)).map(|g| all.slice(g * seg, seg.min(total - g * seg))).collect();
+            let chunks = self.encode_groups(&window);
+            let chunks = chunks.inspect_err(|_| self.failed = true)?;
+            let ncols = self.physical.len();
+            for (k, chunk) in chunks.into_iter().enumerate() {
+                self.append(k % ncols, chunk)?;
+            }
+            self.rows += window.iter().map(|b| b.num_rows() as u64).sum::<u64>();
+            g += window.len();
+        }
+        let done = (groups * seg).min(total);
+        self.pending_rows = total - done;
+        if self.pending_rows > 0 {
+            self.pending.push(all.slice(done, total - done));
+        }
+        Ok(())
+    }
+
+    /// Encodes every column of every row group in `window`, in parallel; results in (group, column) order.
+    fn encode_groups(&self, window: &[RecordBatch]) -> Result<Vec<EncodedChunk>> {
+        let ncols = self.physical.len();
+        let run = || {
+            (0..window.len() * ncols)
+                .into_par_iter()
+                .map(|k| {
+                    let column = window[k / ncols].column(k % ncols);
+                    encode_chunk(column.as_ref(), self.physical[k % ncols], &self.options.encode).map_err(|e| match e {
+                        Error::InvalidArgument(m) => {
+                            Error::InvalidArgument(format!("column '{}': {m}", self.schema.field(k % ncols).name()))
+                        }
+                        e => e,
+                    })
+                })
+                .collect::<Result<Vec<_>>>()
+        };
+        match &self.pool {
+            Some(pool) => pool.install(run),
+            None => run(),
+        }
+    }
+
+    fn write_bytes(&mut self, bytes: &[u8]) -> Result<()> {
+        match &mut self.sink {
+            Sink::File { out, path } => {
+                if let Err(e) = out.write_all(bytes) {
+                    self.failed = true;
+                    return Err(Error::io(path.clone(), e));
+                }
+            }
+            Sink::Memory(v) => v.extend_from_slice(bytes),
+        }
+        self.position += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn pad_to_8(&mut self) -> Result<()> {
+        let pad = (self.position.next_multiple_of(8) - self.position) as usize;
+        self.write_bytes(&[0u8; 8][..pad])
+    }
+
+    /// Appends one encoded segment of column `column` and indexes it.
+    fn append(&mut self, column: usize, chunk: EncodedChunk) -> Result<()> {
+        self.pad_to_8()?;
+        let offset = self.position;
+        self.write_bytes(&chunk.bytes)?;
+        let c = &mut self.columns[column];
+        c.segments.push(SegmentInfo {
+            offset,
+            len: chunk.bytes.len() as u64,
+            rows: chunk.rows,
+            nulls: chunk.nulls,
+            min: chunk.min,
+            max: chunk.max,
+            checksum: crc32c::crc32c(&chunk.bytes),
+        });
+        if c.physical == Physical::Bytes {
+            c.kinds.push(chunk.kind);
+        }
+        c.plain_bytes += chunk.plain_bytes;
+        match c.cascades.iter_mut().find(|(text, _)| *text == chunk.cascade) {
+            Some((_, n)) => *n += 1,
+            None => c.cascades.push((chunk.cascade, 1)),
+        }
+        Ok(())
+    }
+
+    /// Writes what is buffered and the footer; for a file, syncs it and renames it into place.
+    pub fn finish(self) -> Result<FileSummary> {
+        self.finish_inner().map(|(summary, _)| summary)
+    }
+
+    fn finish_inner(mut self) -> Result<(FileSummary, Vec<u8>)> {
+        if self.failed {
+            return Err(Error::InvalidArgument("the writer failed earlier; start a new file".into()));
+        }
+        self.flush(true)?;
+        let footer = Footer {
+            options: format!(
+                "cascade={} segment_rows={}",
+                self.options.encode.cascade, self.options.encode.segment_rows
+            ),
+            rows: self.rows,
+            segment_rows: self.options.encode.segment_rows as u64,
+            schema: self.schema.as_ref().clone(),
+            columns: std::mem::take(&mut self.columns),
+        };
+        let bytes = footer.encode()?;
+        self.pad_to_8()?;
+        self.write_bytes(&bytes)?;
+        self.write_bytes(&tail(&bytes))?;
+        let columns = footer.columns.iter().zip(self.schema.fields()).map(|(c, f)| c.info(f)).collect();
+        let mut summary = FileSummary { path: PathBuf::new(), rows: self.rows, file_bytes: self.position, columns };
+        match self.sink {
+            Sink::Memory(v) => Ok((summary, v)),
+            Sink::File { out, path } => {
+                let tmp = out.into_inner().map_err(|e| Error::io(path.clone(), e.into_error()))?;
+                tmp.as_file().sync_all().map_err(|e| Error::io(tmp.path(), e))?;
+                tmp.persist(&path).map_err(|e| Error::io(path.clone(), e.error))?;
+                // Make the rename durable too (best effort: not every platform syncs directories).
+                if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                    if let Ok(d) = std::fs::File::open(dir) {
+                        let _ = d.sync_all();
+                    }
+                }
+                summary.path = path;
+                Ok((summary, Vec::new()))
+            }
+        }
+    }
+}
+
+/// Writes `batches` to a new file at `path`.
+pub fn write_file(
+    path: impl AsRef<Path>,
+    schema: SchemaRef,
+    batches: &[RecordBatch],
+    options: WriteOptions,
+) -> Result<FileSummary> {
+    let mut writer = FileWriter::create(path, schema, options)?;
+    for batch in batches {
+        writer.write(batch)?;
+    }
+    writer.finish()
+}
+
+/// The same file as [`write_file`], in memory.
+pub fn write_to_bytes(schema: SchemaRef, batches: &[RecordBatch], options: WriteOptions) -> Result<lwc::AlignedBytes> {
+    let mut writer = FileWriter::in_memory(schema, options)?;
+    for batch in batches {
+        writer.write(batch)?;
+    }
+    let (_, bytes) = writer.finish_inner()?;
+    Ok(lwc::AlignedBytes::copy_from(&bytes))
+}

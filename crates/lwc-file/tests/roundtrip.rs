@@ -1,0 +1,213 @@
+//! Round trips of every supported type through a real file and through bytes.
+
+mod common;
+
+use std::sync::Arc;
+
+use arrow_array::*;
+use arrow_schema::{DataType, Field, Schema};
+use common::{all_types, cut};
+use lwc::{EncodeOptions, Predicate};
+use lwc_file::{with_int_column, write_file, write_to_bytes, Error, FileWriter, LwcFile, Storage, WriteOptions};
+
+fn options(segment_rows: usize) -> WriteOptions {
+    WriteOptions { encode: EncodeOptions { segment_rows, ..Default::default() }, ..Default::default() }
+}
+
+/// Writes `batches` to a file and to bytes, checks both read back as `expected`, and returns the file.
+fn round_trip(batches: &[RecordBatch], options: WriteOptions) -> (LwcFile, tempfile::TempDir) {
+    let schema = batches[0].schema();
+    let expected = arrow_select::concat::concat_batches(&schema, batches).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.lwc");
+    let summary = write_file(&path, schema.clone(), batches, options.clone()).unwrap();
+    assert_eq!(summary.rows, expected.num_rows() as u64);
+    assert_eq!(summary.file_bytes, std::fs::metadata(&path).unwrap().len());
+    let file = LwcFile::open(&path).unwrap();
+    assert_eq!(file.columns(), &summary.columns[..]);
+    let bytes = write_to_bytes(schema.clone(), batches, options).unwrap();
+    assert_eq!(&bytes[..], &std::fs::read(&path).unwrap()[..], "file and bytes are the same format");
+    for f in [&file, &LwcFile::from_bytes(bytes).unwrap()] {
+        f.verify().unwrap();
+        assert_eq!(f.schema(), schema);
+        assert_eq!(f.num_rows(), expected.num_rows() as u64);
+        let batch = f.read_batch().unwrap();
+        assert_eq!(batch.schema(), schema);
+        assert_eq!(batch, expected);
+        for c in 0..schema.fields().len() {
+            assert_eq!(f.read_column(c).unwrap().as_ref(), expected.column(c).as_ref(), "column {c}");
+            assert_eq!(f.columns()[c].nulls as usize, expected.column(c).null_count());
+        }
+    }
+    (file, dir)
+}
+
+#[test]
+fn every_type_with_nulls_in_one_row_group() {
+    round_trip(&[all_types(1000, 1)], WriteOptions::default());
+}
+
+#[test]
+fn every_type_over_many_row_groups_and_uneven_batches() {
+    let batch = all_types(2500, 2);
+    let (file, _dir) = round_trip(&cut(&batch, &[1, 700, 33, 1024, 5]), options(256));
+    assert!(file.columns().iter().all(|c| c.segments.len() == 10));
+    assert!(file.options().contains("segment_rows=256"));
+}
+
+#[test]
+fn one_row_and_empty_tables() {
+    round_trip(&[all_types(1, 3)], options(16));
+    let empty = all_types(0, 4);
+    let (file, _dir) = round_trip(&[empty], WriteOptions::default());
+    assert_eq!(file.num_rows(), 0);
+    assert!(file.columns().iter().all(|c| c.segments.is_empty()));
+    assert_eq!(file.read_range(0, 0..0).unwrap().len(), 0);
+}
+
+#[test]
+fn zero_columns() {
+    let schema = Arc::new(Schema::empty());
+    let bytes = write_to_bytes(schema.clone(), &[], WriteOptions::default()).unwrap();
+    let file = LwcFile::from_bytes(bytes).unwrap();
+    assert_eq!(file.read_batch().unwrap().num_columns(), 0);
+    assert!(matches!(file.column_index("x"), Err(Error::ColumnNotFound { .. })));
+}
+
+#[test]
+fn strings_choose_dictionary_or_plain() {
+    let (file, _dir) = round_trip(&[all_types(3000, 5)], options(1000));
+    let storage = |name: &str| file.columns()[file.column_index(name).unwrap()].storage;
+    assert_eq!(storage("s_dict"), Storage::Bytes { dict_segments: 3, plain_segments: 0 });
+    assert_eq!(storage("s_plain"), Storage::Bytes { dict_segments: 0, plain_segments: 3 });
+    assert_eq!(storage("s_dict").to_string(), "dict");
+    assert_eq!(storage("f64"), Storage::Float { width: 8 });
+    assert_eq!(storage("dec128_wide"), Storage::Decimal128Plain);
+    assert_eq!(storage("dec128_small"), Storage::Int(lwc::IntType::I64));
+    assert_eq!(storage("bool"), Storage::Int(lwc::IntType::U8));
+    let dict = &file.columns()[file.column_index("s_dict").unwrap()];
+    assert!(dict.encoded_bytes * 4 < dict.plain_bytes, "{dict:?}");
+    assert!(dict.cascades.iter().all(|(c, _)| c.starts_with("dict(codes: ")), "{:?}", dict.cascades);
+}
+
+#[test]
+fn extremes_and_all_null_segments() {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("b", DataType::UInt64, true),
+        Field::new("s", DataType::Utf8, true),
+        Field::new("f", DataType::Float32, true),
+    ]));
+    let a = Int64Array::from(vec![Some(i64::MIN), Some(i64::MAX), None, None, None, None, Some(0), Some(-1)]);
+    let b = UInt64Array::from(vec![Some(u64::MAX), Some(0), None, None, None, None, None, Some(1)]);
+    let s = StringArray::from(vec![Some("x"), None, None, None, None, None, None, Some("")]);
+    let f = Float32Array::from(vec![None, None, None, None, Some(1.5), None, None, Some(f32::INFINITY)]);
+    let batch = RecordBatch::try_new(schema, vec![Arc::new(a), Arc::new(b), Arc::new(s), Arc::new(f)]).unwrap();
+    let (file, _dir) = round_trip(&[batch], options(2));
+    let a = &file.columns()[0].segments;
+    assert_eq!((a[0].min, a[0].max), (Some(i64::MIN as i128), Some(i64::MAX as i128)));
+    assert_eq!((a[1].min, a[1].max), (None, None));
+    let b = &file.columns()[1].segments;
+    assert_eq!(b[0].max, Some(u64::MAX as i128));
+}
+
+#[test]
+fn read_range_across_segment_boundaries_and_take() {
+    let batch = all_types(1000, 6);
+    let (file, _dir) = round_trip(std::slice::from_ref(&batch), options(64));
+    let rows: Vec<u64> = vec![999, 0, 64, 63, 63, 500, 1, 999, 128, 127];
+    let indices = UInt64Array::from(rows.clone());
+    for c in 0..batch.num_columns() {
+        for range in [0..1u64, 60..70, 63..64, 64..65, 10..900, 999..1000, 5..5] {
+            let got = file.read_range(c, range.clone()).unwrap();
+            let want = batch.column(c).slice(range.start as usize, (range.end - range.start) as usize);
+            assert_eq!(got.as_ref(), want.as_ref(), "column {c} range {range:?}");
+        }
+        let got = file.take(c, &rows).unwrap();
+        let want = arrow_select::take::take(batch.column(c).as_ref(), &indices, None).unwrap();
+        assert_eq!(got.as_ref(), want.as_ref(), "take column {c}");
+        assert!(file.take(c, &[1, 1000]).is_err());
+        assert!(matches!(file.read_range(c, 990..1001), Err(Error::RowOutOfRange { .. })));
+    }
+    assert!(matches!(file.read_column(batch.num_columns()), Err(Error::ColumnOutOfRange { .. })));
+}
+
+#[test]
+fn int_column_get_filter_aggregate_agree() {
+    let batch = all_types(3000, 7);
+    let (file, _dir) = round_trip(std::slice::from_ref(&batch), options(500));
+    let c = file.column_index("i64").unwrap();
+    let column = file.int_column(c).unwrap();
+    let lwc_file::IntColumn::I64(col) = &column else { panic!("i64 column") };
+    let values = batch.column(c).as_any().downcast_ref::<Int64Array>().unwrap();
+    for row in [0usize, 3, 499, 500, 2999] {
+        assert_eq!(col.get(row as u64).unwrap(), values.is_valid(row).then(|| values.value(row)));
+    }
+    let sel = col.filter(&Predicate::Gt(0));
+    let want: Vec<u64> = (0..3000).filter(|&i| values.is_valid(i) && values.value(i) > 0).map(|i| i as u64).collect();
+    assert_eq!(sel.row_ids(), want);
+    let agg = col.aggregate(Some(&sel)).unwrap();
+    assert_eq!(agg.sum, want.iter().map(|&i| values.value(i as usize) as i128).sum::<i128>());
+    // Generic dispatch over every integer-backed column.
+    for name in ["i8", "u16", "u64", "bool", "date32", "ts_utc", "dec64", "dec128_small"] {
+        let c = file.column_index(name).unwrap();
+        let column = file.int_column(c).unwrap();
+        let agg = with_int_column!(&column, col => col.aggregate(None).unwrap().count);
+        assert_eq!(agg as usize, 3000 - batch.column(c).null_count(), "{name}");
+        assert_eq!(column.rows(), 3000);
+    }
+    let b = file.int_column(file.column_index("bool").unwrap()).unwrap();
+    let bools = batch.column(file.column_index("bool").unwrap()).as_any().downcast_ref::<BooleanArray>().unwrap();
+    assert_eq!(b.get_i128(1).unwrap(), bools.is_valid(1).then(|| bools.value(1) as i128));
+    for name in ["s_dict", "f32", "dec128_wide"] {
+        assert!(matches!(file.int_column(file.column_index(name).unwrap()), Err(Error::NotInteger { .. })));
+    }
+}
+
+#[test]
+fn unsupported_types_and_mismatched_batches_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.lwc");
+    let schema = Arc::new(Schema::new(vec![Field::new("l", DataType::Utf8View, true)]));
+    let err = FileWriter::create(&path, schema, WriteOptions::default()).err().unwrap();
+    assert!(matches!(&err, Error::UnsupportedType { column, .. } if column == "l"), "{err}");
+    assert!(err.to_string().contains("Utf8View"));
+
+    let schema = Arc::new(Schema::new(vec![Field::new("a", DataType::Int32, false)]));
+    let mut w = FileWriter::create(&path, schema.clone(), options(4)).unwrap();
+    let good = RecordBatch::try_new(schema, vec![Arc::new(Int32Array::from(vec![1, 2, 3, 4, 5]))]).unwrap();
+    w.write(&good).unwrap();
+    assert_eq!(w.rows_written(), 5);
+    let other = Arc::new(Schema::new(vec![Field::new("a", DataType::Int64, false)]));
+    let bad = RecordBatch::try_new(other, vec![Arc::new(Int64Array::from(vec![1]))]).unwrap();
+    assert!(matches!(w.write(&bad), Err(Error::InvalidArgument(_))));
+    let nullable = Arc::new(Schema::new(vec![Field::new("a", DataType::Int32, true)]));
+    let nulls = RecordBatch::try_new(nullable, vec![Arc::new(Int32Array::from(vec![Some(1), None]))]).unwrap();
+    assert!(matches!(w.write(&nulls), Err(Error::InvalidArgument(_))));
+    drop(w);
+    assert!(!path.exists(), "a writer that never finished leaves no file");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "and no temporary file");
+}
+
+#[test]
+fn write_file_failing_midway_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("y.lwc");
+    let schema = Arc::new(Schema::new(vec![Field::new("a", DataType::Int32, false)]));
+    let good = RecordBatch::try_new(schema.clone(), vec![Arc::new(Int32Array::from(vec![1; 100]))]).unwrap();
+    let other = Arc::new(Schema::new(vec![Field::new("b", DataType::Int32, false)]));
+    let bad = RecordBatch::try_new(other, vec![Arc::new(Int32Array::from(vec![1]))]).unwrap();
+    assert!(write_file(&path, schema, &[good.clone(), good, bad], options(16)).is_err());
+    assert!(!path.exists());
+}
+
+#[test]
+fn threads_option_and_replacing_a_file() {
+    let batch = all_types(700, 8);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("z.lwc");
+    std::fs::write(&path, b"old contents").unwrap();
+    let opts = WriteOptions { threads: Some(2), ..options(100) };
+    write_file(&path, batch.schema(), std::slice::from_ref(&batch), opts).unwrap();
+    assert_eq!(LwcFile::open(&path).unwrap().read_batch().unwrap(), batch);
+}

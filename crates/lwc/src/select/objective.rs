@@ -1,0 +1,105 @@
+//! What the selector optimizes: the user's say in how a column will be read.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::{Error, Result};
+
+/// How often each kind of read happens, per row: `scan = 1, get = 0.01` says every row is scanned once
+/// and one row in a hundred is also looked up on its own.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AccessMix {
+    /// Full decodes (scans) per row.
+    pub scan: f64,
+    /// Point lookups (`get`, or a position in a `take`) per row.
+    pub get: f64,
+}
+
+/// What [`crate::Encoding::Auto`] optimizes, per segment and per child stream.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Objective {
+    /// The smallest encoding.
+    Size,
+    /// The fastest full decode of data read from memory: decode work plus the bytes it streams in.
+    Scan,
+    /// The fastest point lookups and gathers.
+    Random,
+    /// The smallest, unless a candidate within [`BALANCED_SIZE_SLACK`] of its size reads much faster
+    /// (at most [`BALANCED_SPEEDUP`] of its cost on an even mix of scans and lookups).
+    #[default]
+    Balanced,
+    /// The least expected time for the given mix of scans and lookups; ties go to the smaller.
+    Mix(AccessMix),
+}
+
+/// How much larger than the smallest candidate a `balanced` pick may be (fraction of its size).
+pub const BALANCED_SIZE_SLACK: f64 = 0.05;
+/// The cost (relative to the smallest candidate's) below which a `balanced` pick is "much faster".
+pub const BALANCED_SPEEDUP: f64 = 0.67;
+
+impl fmt::Display for Objective {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Objective::Size => f.write_str("size"),
+            Objective::Scan => f.write_str("scan"),
+            Objective::Random => f.write_str("random"),
+            Objective::Balanced => f.write_str("balanced"),
+            Objective::Mix(m) => write!(f, "scan={},get={}", m.scan, m.get),
+        }
+    }
+}
+
+/// Parses `size`, `scan`, `random`, `balanced`, or weights such as `scan=0.8,get=0.2` (either may be left
+/// out, meaning 0).
+impl FromStr for Objective {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Objective> {
+        let text = text.trim();
+        match text {
+            "size" => return Ok(Objective::Size),
+            "scan" => return Ok(Objective::Scan),
+            "random" => return Ok(Objective::Random),
+            "balanced" => return Ok(Objective::Balanced),
+            _ => {}
+        }
+        let bad = |why: String| {
+            Error::InvalidArgument(format!(
+                "objective {text:?}: {why} (expected size, scan, random, balanced, or weights like scan=0.8,get=0.2)"
+            ))
+        };
+        let mut mix = AccessMix { scan: 0.0, get: 0.0 };
+        for part in text.split(',') {
+            let (key, weight) = part.split_once('=').ok_or_else(|| bad(format!("{part:?} is not key=weight")))?;
+            let weight: f64 = weight.trim().parse().map_err(|_| bad(format!("{weight:?} is not a number")))?;
+            if !(weight.is_finite() && weight >= 0.0) {
+                return Err(bad(format!("weight {weight} is not a finite number >= 0")));
+            }
+            match key.trim() {
+                "scan" => mix.scan = weight,
+                "get" | "random" | "take" => mix.get = weight,
+                other => return Err(bad(format!("unknown access {other:?}"))),
+            }
+        }
+        if mix.scan + mix.get == 0.0 {
+            return Err(bad("all weights are zero".into()));
+        }
+        Ok(Objective::Mix(mix))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_weights_parse_and_print_back() {
+        for text in ["size", "scan", "random", "balanced", "scan=0.8,get=0.2"] {
+            assert_eq!(text.parse::<Objective>().unwrap().to_string(), text);
+        }
+        assert_eq!("get=1".parse::<Objective>().unwrap(), Objective::Mix(AccessMix { scan: 0.0, get: 1.0 }));
+        for bad in ["", "fast", "scan=-1", "scan=x", "scan=0,get=0", "disk=1"] {
+            assert!(bad.parse::<Objective>().is_err(), "{bad}");
+        }
+    }
+}

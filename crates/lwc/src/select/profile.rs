@@ -1,0 +1,187 @@
+//! The sample a selection estimates sizes on, and the statistics it prunes candidates with.
+//!
+//! Like BtrBlocks, the sample is [`RUNS`] runs of [`RUN`] consecutive values from spread-out places
+//! (about 1 % of a 65,536-row segment): runs keep the local structure that run-length, delta and
+//! per-block frame of reference live on, and spreading them sees the whole value range. Statistics are
+//! taken inside runs only, so the seams between runs never fake a break in sortedness or in a step.
+//! Every statistic here is a property the sample can only *lack* if the data lacks it (a sorted stream
+//! has sorted samples), so pruning on them never rules out a candidate that fits the whole stream,
+//! except the two estimates that extrapolate (distinct values, run length).
+
+use std::borrow::Cow;
+
+use super::cost::SplitMix;
+use crate::encodings::Stats;
+use crate::types::{LwcInt, Word};
+
+/// Consecutive values per sampled run.
+pub(crate) const RUN: usize = 64;
+/// Sampled runs.
+pub(crate) const RUNS: usize = 10;
+/// Streams up to this long are examined whole: sampling saves too little to pay for its error.
+pub(crate) const SAMPLE_ALL: usize = 4 * RUN * RUNS;
+
+/// What the selector knows about a stream before estimating any encoding.
+pub(crate) struct Profile<'a, T: LwcInt> {
+    /// The values estimated on: the whole stream, or [`RUNS`] runs of [`RUN`] values.
+    pub sample: Cow<'a, [T]>,
+    /// Rows of the stream per row of the sample (1 when the sample is the stream).
+    pub scale: f64,
+    /// Never decreasing (inside runs and from run to run, as runs are taken in order).
+    pub ascending: bool,
+    /// Value changes inside runs, plus one per run: the sample's run count.
+    pub runs: usize,
+    /// Every step inside every run is the same.
+    pub uniform_step: bool,
+    /// Neighbours whose step differs from the most common step (both ways counted as different).
+    pub step_breaks: usize,
+    /// Bits of the largest difference between neighbours (one more when they go both ways).
+    pub delta_bits: u32,
+    /// Distinct values among as many rows spread evenly over the stream as the sample has.
+    pub distinct: usize,
+    /// Distinct values in the stream, estimated from the sample (GEE: `sqrt(n / s) · f1 + (d - f1)`).
+    pub distinct_estimate: usize,
+    /// Whether the sample holds the stream's min and its max.
+    pub has_extremes: bool,
+    /// Greatest common divisor of the sample's offsets from the stream's minimum (0 when all are equal).
+    pub gcd: u64,
+}
+
+impl<'a, T: LwcInt> Profile<'a, T> {
+    /// The profile of `values`, whose min, max and OR are `stats`.
+    pub fn of(values: &'a [T], stats: &Stats<T>) -> Self {
+        let n = values.len();
+        let (sample, run) = if n <= SAMPLE_ALL { (Cow::Borrowed(values), n.max(1)) } else { (Cow::Owned(sample(values)), RUN) };
+        let s = sample.len();
+        let (mut ascending, mut descending, mut uniform_step) = (true, true, true);
+        let (mut runs, mut widest) = (0usize, T::Unsigned::ZERO);
+        let first_step = sample.get(1).map(|b| b.offset_from(sample[0]));
+        for chunk in sample.chunks(run) {
+            runs += 1;
+            for w in chunk.windows(2) {
+                let (a, b) = (w[0], w[1]);
+                runs += usize::from(a != b);
+                ascending &= a <= b;
+                descending &= a >= b;
+                uniform_step &= Some(b.offset_from(a)) == first_step && (b >= a) == (sample[1] >= sample[0]);
+                widest = widest.max(if b >= a { b.offset_from(a) } else { a.offset_from(b) });
+            }
+        }
+        let step_breaks = step_breaks(&sample);
+        // Runs are taken in row order, so a sorted stream keeps the sample sorted across the seams too.
+        for seam in (run..s).step_by(run) {
+            ascending &= sample[seam - 1] <= sample[seam];
+        }
+        // Distinct values are counted on rows spread evenly instead: runs of neighbours repeat each
+        // other's values (a sorted key column), which would make every value look common.
+        let spread: Vec<T> = if n <= SAMPLE_ALL { values.to_vec() } else { (0..s).map(|k| values[k * n / s]).collect() };
+        let (distinct, singletons) = count_distinct(spread);
+        let scale = n as f64 / s.max(1) as f64;
+        let distinct_estimate =
+            ((scale.sqrt() * singletons as f64) as usize + distinct - singletons).clamp(distinct, n.max(distinct));
+        let gcd = sample.iter().fold(0u64, |g, v| gcd(g, v.offset_from(stats.min).to_u64()));
+        let has_extremes = sample.contains(&stats.min) && sample.contains(&stats.max);
+        Profile {
+            has_extremes,
+            scale,
+            ascending,
+            runs,
+            uniform_step,
+            step_breaks,
+            delta_bits: widest.bits_used() + u32::from(!ascending && !descending),
+            distinct,
+            distinct_estimate,
+            gcd,
+            sample,
+        }
+    }
+
+    /// Whether the sample is the whole stream.
+    pub fn is_whole(&self) -> bool {
+        self.scale == 1.0
+    }
+}
+
+/// [`RUNS`] runs of [`RUN`] values, one from each tenth of `values`, at a place that depends only on
+/// the length (so encoding the same data twice chooses the same).
+fn sample<T: LwcInt>(values: &[T]) -> Vec<T> {
+    let n = values.len();
+    let mut rng = SplitMix(n as u64);
+    let mut out = Vec::with_capacity(RUN * RUNS);
+    for k in 0..RUNS {
+        let (lo, hi) = (k * n / RUNS, (k + 1) * n / RUNS);
+        let start = lo + rng.below(hi - lo - RUN + 1);
+        out.extend_from_slice(&values[start..start + RUN]);
+    }
+    out
+}
+
+/// Pairs of neighbours whose step is not the most common one (a majority vote finds it).
+fn step_breaks<T: LwcInt>(values: &[T]) -> usize {
+    let step = |w: &[T]| (w[1].offset_from(w[0]), w[1] >= w[0]);
+    let (mut candidate, mut votes) = (None, 0usize);
+    for w in values.windows(2) {
+        if votes == 0 {
+            candidate = Some(step(w));
+        }
+        votes = if candidate == Some(step(w)) { votes + 1 } else { votes - 1 };
+    }
+    values.windows(2).filter(|w| Some(step(w)) != candidate).count()
+}
+
+/// Distinct values and values seen exactly once.
+fn count_distinct<T: LwcInt>(mut sorted: Vec<T>) -> (usize, usize) {
+    sorted.sort_unstable();
+    let (mut distinct, mut singletons) = (0, 0);
+    let mut i = 0;
+    while i < sorted.len() {
+        let j = i + sorted[i..].partition_point(|&v| v == sorted[i]);
+        distinct += 1;
+        singletons += usize::from(j - i == 1);
+        i = j;
+    }
+    (distinct, singletons)
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorted_streams_keep_sorted_samples_and_steps() {
+        let ids: Vec<u64> = (0..1_000_000).map(|i| 7 + 3 * i).collect();
+        let p = Profile::of(&ids, &Stats::compute(&ids));
+        assert_eq!(p.sample.len(), RUN * RUNS);
+        assert!(p.ascending && p.uniform_step);
+        assert_eq!(p.delta_bits, 2);
+        assert_eq!(p.gcd, 3);
+        assert_eq!(p.runs, RUN * RUNS, "every value differs from its neighbour");
+        assert_eq!(p.distinct, p.sample.len());
+        assert!(p.distinct_estimate > 20_000, "GEE scales the singletons by sqrt(n / s): {}", p.distinct_estimate);
+    }
+
+    #[test]
+    fn few_distinct_values_are_estimated_as_few() {
+        let codes: Vec<u32> = (0..65_536u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) % 50).collect();
+        let p = Profile::of(&codes, &Stats::compute(&codes));
+        assert!(!p.ascending && !p.uniform_step);
+        assert!((45..=60).contains(&p.distinct_estimate), "{}", p.distinct_estimate);
+    }
+
+    #[test]
+    fn small_streams_are_their_own_sample() {
+        let p = Profile::of(&[5i8, 5, 5, -1], &Stats::compute(&[5i8, 5, 5, -1]));
+        assert!(p.is_whole());
+        assert_eq!((p.runs, p.distinct, p.ascending), (2, 2, false));
+        assert_eq!(p.delta_bits, 3); // |-1 - 5| = 6; never increasing, so no sign bit
+        let empty: Profile<'_, u16> = Profile::of(&[], &Stats::compute(&[]));
+        assert_eq!((empty.distinct, empty.distinct_estimate), (0, 0));
+    }
+}
