@@ -37,7 +37,8 @@ pub fn progress_bar(visible: bool, total: u64, template: &str) -> ProgressBar {
 
 /// Encoding options from the command line.
 pub fn encode_options(args: &CompressArgs) -> EncodeOptions {
-    let mut options = EncodeOptions { segment_rows: args.segment_rows, ..EncodeOptions::default() };
+    let mut options =
+        EncodeOptions { segment_rows: args.segment_rows, objective: args.objective, ..EncodeOptions::default() };
     if let Some(cascade) = &args.encoding {
         options.cascade = cascade.clone();
     }
@@ -149,10 +150,9 @@ pub fn compress(args: &CompressArgs) -> Result<()> {
         ratio(input.file_bytes, summary.file_bytes),
         human_time(elapsed),
     ));
-    if args.objective != crate::objective::Objective::Balanced || args.memory_budget.is_some() {
+    if args.memory_budget.is_some() {
         text.push_str(
-            "note: --objective and --memory-budget are checked but not yet used: this build's encoder picks the \
-             smallest encoding per segment\n",
+            "note: --memory-budget is checked but not used yet: the core crate has no memory budget so far\n",
         );
     }
     emit(&text)
@@ -222,11 +222,116 @@ fn ratio_number(plain: u64, encoded: u64) -> Option<f64> {
 
 /// `lwc explain`.
 pub fn explain(args: &ExplainArgs) -> Result<()> {
-    let _ = (&args.input, &args.column, args.json);
-    bail!(
-        "explain needs the encoding selector's explain records (lwc::select), which this build of lwc does not have yet; \
-         `lwc inspect` shows the encodings chosen"
-    )
+    if args.segment_rows == 0 {
+        bail!("--segment-rows must be at least 1");
+    }
+    let file = if Format::detect(&args.input)? == Format::Lwc { open(&args.input)? } else { table_as_lwc(args)? };
+    let schema = file.schema();
+    let indices: Vec<usize> = if args.column.is_empty() {
+        let all: Vec<usize> = (0..schema.fields().len()).filter(|&i| file.int_column(i).is_ok()).collect();
+        if all.is_empty() {
+            bail!("{} has no integer-backed column to explain", args.input.display());
+        }
+        all
+    } else {
+        args.column.iter().map(|c| file.column_index(c.trim())).collect::<Result<_, _>>()?
+    };
+    let options =
+        EncodeOptions { segment_rows: args.segment_rows, objective: args.objective, ..EncodeOptions::default() };
+    let mut text = String::new();
+    let mut docs = Vec::new();
+    for i in indices {
+        let name = schema.field(i).name();
+        let column = file.int_column(i).context("explain works on integer-backed columns")?;
+        let explains = with_int_column!(&column, c => {
+            let values = c.decode(0..c.rows())?;
+            lwc::EncodedColumn::encode_explained(&values.values, values.validity.as_ref(), options.clone())?.1
+        });
+        if args.json {
+            docs.push(json!({
+                "column": name,
+                "type": schema.field(i).data_type().to_string(),
+                "stored_as": column.int_type().to_string(),
+                "segments": explains.iter().map(explain_json).collect::<Vec<_>>(),
+            }));
+            continue;
+        }
+        let bytes: usize = explains.iter().map(|e| e.actual_bytes).sum();
+        text.push_str(&format!(
+            "column {name} ({}, stored as {}): {} segments, {} rows, {} encoded, objective {}\n",
+            schema.field(i).data_type(),
+            column.int_type(),
+            explains.len(),
+            thousands(column.rows()),
+            human_bytes(bytes as u64),
+            args.objective
+        ));
+        let mut first = 0u64;
+        for (k, e) in explains.iter().enumerate() {
+            text.push_str(&format!("segment {k} (rows {first}..{}): {e}", first + e.rows as u64));
+            first += e.rows as u64;
+        }
+        text.push('\n');
+    }
+    if args.json {
+        return emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&json!({ "objective": args.objective.to_string(), "columns": docs }))?
+        ));
+    }
+    emit(&text)
+}
+
+/// A segment's explain record as JSON.
+fn explain_json(e: &lwc::SegmentExplain) -> serde_json::Value {
+    json!({
+        "rows": e.rows,
+        "nulls": e.nulls,
+        "chosen": e.chosen.to_string(),
+        "reason": e.reason,
+        "sampled_rows": e.sampled_rows,
+        "estimated_bytes": e.estimated_bytes,
+        "actual_bytes": e.actual_bytes,
+        "choose_ns": e.choose_ns,
+        "encode_ns": e.encode_ns,
+        "candidates": e.candidates.iter().map(|c| json!({
+            "encoding": c.encoding.name(),
+            "estimated_bytes": c.estimated_bytes,
+            "scan_ns_per_value": c.costs.map(|k| k.scan_ns),
+            "get_ns": c.costs.map(|k| k.get_ns),
+            "note": c.note,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// A table's wanted columns (or all) written to an in-memory .lwc file, so their integers can be read back.
+fn table_as_lwc(args: &ExplainArgs) -> Result<LwcFile> {
+    let mut input = Input::open(&args.input, CsvOptions { delimiter: args.delimiter })?;
+    let schema = input.schema.clone();
+    let wanted: Vec<usize> = if args.column.is_empty() {
+        (0..schema.fields().len()).collect()
+    } else {
+        args.column
+            .iter()
+            .map(|c| {
+                schema.index_of(c.trim()).map_err(|_| {
+                    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+                    anyhow::anyhow!("no column named '{}'; the table has columns: {}", c.trim(), names.join(", "))
+                })
+            })
+            .collect::<Result<_>>()?
+    };
+    let projected = Arc::new(schema.project(&wanted)?);
+    let mut batches = Vec::new();
+    while let Some(batch) = input.next_batch()? {
+        batches.push(batch.project(&wanted)?);
+    }
+    let options = WriteOptions {
+        encode: EncodeOptions { segment_rows: args.segment_rows, ..EncodeOptions::default() },
+        threads: None,
+    };
+    let bytes = lwc_file::write_to_bytes(projected, &batches, options)?;
+    Ok(LwcFile::from_bytes(bytes)?)
 }
 
 /// `lwc decompress`.
@@ -305,9 +410,9 @@ pub fn scan(args: &ScanArgs) -> Result<()> {
     let file = open(&args.file)?;
     let index = file.column_index(&args.column)?;
     let data_type = file.schema().field(index).data_type().clone();
-    let column = file.int_column(index).with_context(|| {
-        format!("scan works on integer-backed columns (integers, dates, times, timestamps, decimals up to 18 digits, booleans)")
-    })?;
+    let column = file.int_column(index).context(
+        "scan works on integer-backed columns (integers, dates, times, timestamps, decimals up to 18 digits, booleans)",
+    )?;
     let condition = args.condition.as_deref().map(|c| parse_condition(c, &args.column)).transpose()?;
     let result = with_int_column!(&column, c => {
         let predicate = condition.as_ref().map(|cond| to_predicate(cond, &data_type)).transpose()?;

@@ -134,7 +134,11 @@ pub fn run(args: &DemoArgs) -> Result<()> {
 
         bar.set_message(format!("{name}: lwc"));
         let t = Instant::now();
-        let bytes = lwc_file::write_to_bytes(schema.clone(), &batches, WriteOptions::default())
+        let options = WriteOptions {
+            encode: lwc::EncodeOptions { objective: lwc::Objective::Balanced, ..Default::default() },
+            threads: None,
+        };
+        let bytes = lwc_file::write_to_bytes(schema.clone(), &batches, options)
             .with_context(|| format!("compressing {name} with lwc"))?;
         let lwc_time = t.elapsed();
         if let Some(dir) = &args.out {

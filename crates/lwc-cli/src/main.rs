@@ -4,7 +4,6 @@
 mod commands;
 mod demo;
 mod input;
-mod objective;
 mod output;
 mod query;
 mod table;
@@ -16,7 +15,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::objective::Objective;
+use lwc::Objective;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -60,11 +59,15 @@ Examples:
   lwc inspect lineitem.lwc --json | jq '.columns[] | {name, ratio}'
   lwc inspect lineitem.lwc --verify                       # also check every segment's checksum")]
     Inspect(InspectArgs),
-    /// Show the encoding selector's decision for each segment (needs the selector's explain records).
+    /// Show how the encoding selector chose each segment's encoding: candidates, estimates, costs, reason.
     #[command(after_long_help = "\
+The column's values are encoded again with the objective given (an .lwc file's columns are decoded first),
+and the selector's record of every segment is printed: the candidates the statistics allowed, their
+estimated sizes and modelled scan and lookup costs, why the winner won, and the time spent choosing.
+
 Examples:
   lwc explain lineitem.lwc --column l_orderkey
-  lwc explain orders.csv --column o_orderdate --json")]
+  lwc explain orders.csv --column o_orderdate --objective random --json")]
     Explain(ExplainArgs),
     /// Write an .lwc file back out as CSV, Parquet (zstd) or Arrow IPC: an exact round trip.
     #[command(after_long_help = "\
@@ -117,15 +120,17 @@ pub struct CompressArgs {
     /// The .lwc file to write (replaced only once it is complete).
     #[arg(short, long, value_name = "OUT.lwc")]
     pub output: PathBuf,
-    /// What the encoding selector optimizes: size, scan, random, balanced, or weights such as
-    /// scan=0.8,get=0.2 (keys size, scan, get).
+    /// What the encoding selector optimizes per segment: size (smallest), scan (fastest full decode),
+    /// random (fastest point lookups), balanced (smallest unless a slightly larger one reads much faster),
+    /// or weights of scans and lookups per row such as scan=0.8,get=0.2.
     #[arg(long, default_value = "balanced", value_name = "OBJECTIVE")]
     pub objective: Objective,
-    /// Memory the selector may spend on sampling and trial encodings, e.g. 64MB, 512KiB, 1GiB
-    /// (KB/MB/GB are powers of 1000; KiB/MiB/GiB and K/M/G powers of 1024).
+    /// Memory the selector may spend, e.g. 64MB, 512KiB, 1GiB (KB/MB/GB are powers of 1000; KiB/MiB/GiB
+    /// and K/M/G powers of 1024). Checked, but not used yet: the core crate has no memory budget so far.
     #[arg(long, value_name = "BYTES", value_parser = parse_size)]
     pub memory_budget: Option<u64>,
-    /// Force one encoding or cascade for every integer segment instead of choosing per segment, by its
+    /// Force one encoding or cascade for every integer segment instead of choosing per segment (then
+    /// --objective does not matter), by its
     /// stable name: plain, constant, sequence, bitpack, bytepack, for, for_n:N, pfor, delta, delta2, dict,
     /// rle, varint, gcd, lz4, zstd, with child streams in parentheses: "rle(delta(dict), delta)".
     #[arg(long, value_name = "NAME")]
@@ -160,11 +165,20 @@ pub struct InspectArgs {
 /// Options of `lwc explain`.
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
-    /// An .lwc file, or a table (CSV, Parquet, Arrow IPC) to run the selector on.
+    /// An .lwc file, or a table (CSV, Parquet, Arrow IPC) whose integer-backed columns are encoded anew.
     pub input: PathBuf,
-    /// Only this column (default: every integer-backed column).
-    #[arg(long, value_name = "NAME")]
-    pub column: Option<String>,
+    /// Only these columns, comma separated or repeated (default: every integer-backed column).
+    #[arg(short, long, value_name = "NAME", value_delimiter = ',')]
+    pub column: Vec<String>,
+    /// The objective the selector is run with (see `lwc compress --help`).
+    #[arg(long, default_value = "balanced", value_name = "OBJECTIVE")]
+    pub objective: Objective,
+    /// Rows per segment.
+    #[arg(long, default_value_t = lwc::column::DEFAULT_SEGMENT_ROWS, value_name = "N")]
+    pub segment_rows: usize,
+    /// CSV field delimiter, for a CSV input (see `lwc compress --help`).
+    #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
+    pub delimiter: Option<u8>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
