@@ -39,7 +39,7 @@ fn encode_int_segment<T: LwcInt>(
     validity: Option<&Bitmap>,
     options: &EncodeOptions,
 ) -> Result<AlignedBytes> {
-    Ok(lwc::encode_segment(values, validity, options.cascade.clone())?)
+    Ok(lwc::encode_segment_for(values, validity, options.cascade.clone(), options.objective)?)
 }
 
 /// The validity of an array as an lwc bitmap, `None` when no row is null.

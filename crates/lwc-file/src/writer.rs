@@ -276,8 +276,8 @@ impl FileWriter {
         self.flush(true)?;
         let footer = Footer {
             options: format!(
-                "cascade={} segment_rows={}",
-                self.options.encode.cascade, self.options.encode.segment_rows
+                "cascade={} objective={} segment_rows={}",
+                self.options.encode.cascade, self.options.encode.objective, self.options.encode.segment_rows
             ),
             rows: self.rows,
             segment_rows: self.options.encode.segment_rows as u64,

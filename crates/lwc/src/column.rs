@@ -142,7 +142,8 @@ impl<T: LwcInt> ColumnBuilder<T> {
         let bytes = match &mut self.explains {
             None => write_segment(&self.values, validity.as_ref(), cascade, objective)?.0,
             Some(explains) => {
-                let (bytes, explain) = encode_segment_explained(&self.values, validity.as_ref(), cascade.clone(), objective)?;
+                let (bytes, explain) =
+                    encode_segment_explained(&self.values, validity.as_ref(), cascade.clone(), objective)?;
                 explains.push(explain);
                 bytes
             }

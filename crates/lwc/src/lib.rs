@@ -45,6 +45,7 @@ pub mod bytes;
 pub mod column;
 pub mod encodings;
 pub mod error;
+mod hashing;
 pub mod kernels;
 pub mod predicate;
 pub mod segment;
@@ -63,7 +64,7 @@ pub use column::{Column, ColumnBuilder, ColumnSelection, EncodeOptions, EncodedC
 pub use encodings::{Cascade, Encoding, EncodingId, MAX_CASCADE_DEPTH};
 pub use error::{Error, Result};
 pub use predicate::Predicate;
-pub use segment::{encode_segment, encode_segment_explained, Aggregates, Array, Segment};
+pub use segment::{encode_segment, encode_segment_explained, encode_segment_for, Aggregates, Array, Segment};
 pub use select::{AccessMix, CostModel, Objective, SegmentExplain};
 pub use selection::Selection;
 pub use types::{IntType, LwcInt};

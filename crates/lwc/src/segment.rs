@@ -118,6 +118,18 @@ pub fn encode_segment<T: LwcInt>(
     write_segment(values, validity, &encoding.into(), Objective::default()).map(|(bytes, _)| bytes)
 }
 
+/// [`encode_segment`] with [`Encoding::Auto`] choosing for `objective`.
+///
+/// [`Encoding::Auto`]: crate::Encoding::Auto
+pub fn encode_segment_for<T: LwcInt>(
+    values: &[T],
+    validity: Option<&Bitmap>,
+    encoding: impl Into<Cascade>,
+    objective: Objective,
+) -> Result<AlignedBytes> {
+    write_segment(values, validity, &encoding.into(), objective).map(|(bytes, _)| bytes)
+}
+
 /// [`encode_segment`] choosing for `objective`, with the record of how the encoding was chosen.
 pub fn encode_segment_explained<T: LwcInt>(
     values: &[T],

@@ -711,7 +711,10 @@ mod tests {
         for stride in [0, 8, 24, 1 << 17] {
             let mut w = Writer::new();
             let cascade = Encoding::Delta { stride }.into();
-            assert!(matches!(encode_stream(&values, &cascade, Default::default(), &mut w), Err(Error::InvalidArgument(_))), "{stride}");
+            assert!(
+                matches!(encode_stream(&values, &cascade, Default::default(), &mut w), Err(Error::InvalidArgument(_))),
+                "{stride}"
+            );
         }
         let bytes = encode(&values, "delta:16").to_vec();
         for (at, byte) in [(1, 8u8), (2, 1), (1, 17), (5, 2), (5, 0x81)] {

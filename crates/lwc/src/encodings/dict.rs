@@ -21,7 +21,7 @@ const HISTOGRAM_MAX: usize = 1024;
 
 /// Distinct values, sorted; `None` once there are more than `cap`.
 fn distinct<T: LwcInt>(values: &[T], cap: usize) -> Option<Vec<T>> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = crate::hashing::IntSet::default();
     for &v in values {
         if seen.insert(v) && seen.len() > cap {
             return None;

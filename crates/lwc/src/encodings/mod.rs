@@ -894,7 +894,13 @@ fn encode_stream_at<T: LwcInt>(
 }
 
 /// Writes `values` as encoding `id` (id byte and body).
-fn encode_as<T: LwcInt>(id: EncodingId, values: &[T], stats: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
+fn encode_as<T: LwcInt>(
+    id: EncodingId,
+    values: &[T],
+    stats: &Stats<T>,
+    params: &Params,
+    out: &mut Writer,
+) -> Result<()> {
     match id {
         EncodingId::Plain => encode_with::<plain::Plain, T>(values, stats, params, out),
         EncodingId::Constant => encode_with::<constant::Constant, T>(values, stats, params, out),

@@ -76,7 +76,9 @@ impl CostModel {
             }
         }
         let model = CostModel::calibrate();
-        let io = |e: std::io::Error| Error::InvalidArgument(format!("cannot cache the cost model at {}: {e}", path.display()));
+        let io = |e: std::io::Error| {
+            Error::InvalidArgument(format!("cannot cache the cost model at {}: {e}", path.display()))
+        };
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
@@ -96,7 +98,10 @@ impl CostModel {
     /// Measures every encoding at every width of [`WIDTHS`] on this machine (a few hundred milliseconds).
     pub fn calibrate() -> CostModel {
         let mut model = CostModel {
-            source: format!("calibrated on this machine ({} threads)", std::thread::available_parallelism().map_or(1, |n| n.get())),
+            source: format!(
+                "calibrated on this machine ({} threads)",
+                std::thread::available_parallelism().map_or(1, |n| n.get())
+            ),
             bandwidth: measure_bandwidth(),
             decode_ns: [[0.0; WIDTHS.len()]; EncodingId::ALL.len()],
             get_ns: [[0.0; WIDTHS.len()]; EncodingId::ALL.len()],
@@ -170,8 +175,13 @@ impl CostModel {
                         "get" => &mut model.get_ns,
                         _ => return Err(bad(format!("line {line:?}"))),
                     };
-                    let values: Vec<f64> = values.split_whitespace().map(number).collect::<Option<_>>().ok_or_else(|| bad(format!("line {line:?}")))?;
-                    table[id as usize] = values.try_into().map_err(|_| bad(format!("line {line:?} needs {} numbers", WIDTHS.len())))?;
+                    let values: Vec<f64> = values
+                        .split_whitespace()
+                        .map(number)
+                        .collect::<Option<_>>()
+                        .ok_or_else(|| bad(format!("line {line:?}")))?;
+                    table[id as usize] =
+                        values.try_into().map_err(|_| bad(format!("line {line:?} needs {} numbers", WIDTHS.len())))?;
                 }
             }
         }
@@ -249,7 +259,9 @@ fn calibration_data(id: EncodingId, width: u32, n: usize, rng: &mut SplitMix) ->
             (0..n).map(|_| pool[rng.below(pool.len())]).collect()
         }
         EncodingId::ForN => (0..n)
-            .map(|i| ((i as u64 / 64).wrapping_mul(0x9e37_79b9) & (limit >> 1)).saturating_add(rng.next() & mask) & limit)
+            .map(|i| {
+                ((i as u64 / 64).wrapping_mul(0x9e37_79b9) & (limit >> 1)).saturating_add(rng.next() & mask) & limit
+            })
             .collect(),
         EncodingId::Pfor => (0..n).map(|i| rng.next() & if i % 64 == 7 { limit } else { mask }).collect(),
         EncodingId::Delta | EncodingId::Delta2 => {
@@ -316,7 +328,11 @@ mod tests {
         // Sequences answer a get without touching data; plain bit-packing of 64-bit values must do work.
         let sequence = model.costs(EncodingId::Sequence, 8, 0.0);
         assert!(sequence.get_ns.is_finite() && sequence.scan_ns.is_finite());
-        assert_eq!(CostModel::load_or_calibrate(&path).unwrap().to_text(), model.to_text(), "second call reads the cache");
+        assert_eq!(
+            CostModel::load_or_calibrate(&path).unwrap().to_text(),
+            model.to_text(),
+            "second call reads the cache"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -51,6 +51,10 @@ const CANDIDATES: [EncodingId; 14] = [
     EncodingId::Plain,
 ];
 
+/// Streams up to this long consider only the encodings sized from min and max: anything cleverer saves
+/// at most a few bytes and costs a profile of its own.
+const TINY: usize = 64;
+
 /// The outcome of choosing one stream's encoding.
 #[derive(Debug, Clone)]
 pub(crate) struct Evaluation {
@@ -180,6 +184,7 @@ fn skip_reason<T: LwcInt>(
     match id {
         EncodingId::Constant => Some("values differ"),
         EncodingId::Sequence => Some("not an arithmetic sequence"),
+        _ if n <= TINY && !exact_from_stats(id) => Some("too few values to pay for more than a header"),
         _ if !room_for_children && !id.child_names().is_empty() => Some("no room for child streams at this depth"),
         EncodingId::Rle if 2 * profile.runs > s => Some("runs average under two rows"),
         EncodingId::Dict if 2 * profile.distinct_estimate > n || profile.distinct == s => {
@@ -218,7 +223,9 @@ fn sampled_estimate<T: LwcInt>(
         // One block holding an extreme the sample missed widens every block's residuals: assume the worst.
         let n = (profile.sample.len() as f64 * profile.scale) as usize;
         let references = n.div_ceil(params.for_n_block as usize) * size_of::<T>();
-        return Some(16 + references + estimate_of(EncodingId::For, &[], stats, params)? + n * stats.range_bits() as usize / 8);
+        return Some(
+            16 + references + estimate_of(EncodingId::For, &[], stats, params)? + n * stats.range_bits() as usize / 8,
+        );
     }
     let sampled = Params { sampled: true, ..Params::chosen(id, params) };
     let bytes = estimate_of(id, &profile.sample, stats, &sampled)?;
@@ -227,8 +234,9 @@ fn sampled_estimate<T: LwcInt>(
         // grow with the rows, one bit wider per doubling of the dictionary.
         let sampled_dictionary = 16 + profile.distinct * size_of::<T>();
         let code_bits = |d: usize| bits(d.max(2) - 1) as f64;
-        let codes = bytes.saturating_sub(sampled_dictionary) as f64 * profile.scale * code_bits(profile.distinct_estimate)
-            / code_bits(profile.distinct);
+        let codes =
+            bytes.saturating_sub(sampled_dictionary) as f64 * profile.scale * code_bits(profile.distinct_estimate)
+                / code_bits(profile.distinct);
         return Some(16 + profile.distinct_estimate * size_of::<T>() + codes as usize);
     }
     Some((bytes as f64 * profile.scale) as usize)
@@ -270,7 +278,15 @@ fn decide(candidates: &[Candidate], objective: Objective, plain: Costs) -> (usiz
         }
         Objective::Mix(mix) => {
             let w = by(&|_, c| mix.scan * c.scan_ns + mix.get * c.get_ns);
-            (w.0, format!("least time for scan={},get={} ({:.2} ns/row)", mix.scan, mix.get, mix.scan * w.2.scan_ns + mix.get * w.2.get_ns))
+            (
+                w.0,
+                format!(
+                    "least time for scan={},get={} ({:.2} ns/row)",
+                    mix.scan,
+                    mix.get,
+                    mix.scan * w.2.scan_ns + mix.get * w.2.get_ns
+                ),
+            )
         }
         Objective::Balanced => {
             let even = |c: Costs| 0.5 * c.scan_ns / plain.scan_ns + 0.5 * c.get_ns / plain.get_ns;
@@ -291,7 +307,14 @@ fn decide(candidates: &[Candidate], objective: Objective, plain: Costs) -> (usiz
                 );
                 (k, reason)
             } else {
-                (smallest.0, format!("smallest estimate ({} bytes); nothing within {:.0} % of it reads much faster", smallest.1, BALANCED_SIZE_SLACK * 100.0))
+                (
+                    smallest.0,
+                    format!(
+                        "smallest estimate ({} bytes); nothing within {:.0} % of it reads much faster",
+                        smallest.1,
+                        BALANCED_SIZE_SLACK * 100.0
+                    ),
+                )
             }
         }
     }

@@ -12,6 +12,7 @@ use std::borrow::Cow;
 
 use super::cost::SplitMix;
 use crate::encodings::Stats;
+use crate::hashing::IntSet;
 use crate::types::{LwcInt, Word};
 
 /// Consecutive values per sampled run.
@@ -51,7 +52,8 @@ impl<'a, T: LwcInt> Profile<'a, T> {
     /// The profile of `values`, whose min, max and OR are `stats`.
     pub fn of(values: &'a [T], stats: &Stats<T>) -> Self {
         let n = values.len();
-        let (sample, run) = if n <= SAMPLE_ALL { (Cow::Borrowed(values), n.max(1)) } else { (Cow::Owned(sample(values)), RUN) };
+        let (sample, run) =
+            if n <= SAMPLE_ALL { (Cow::Borrowed(values), n.max(1)) } else { (Cow::Owned(sample(values)), RUN) };
         let s = sample.len();
         let (mut ascending, mut descending, mut uniform_step) = (true, true, true);
         let (mut runs, mut widest) = (0usize, T::Unsigned::ZERO);
@@ -74,8 +76,10 @@ impl<'a, T: LwcInt> Profile<'a, T> {
         }
         // Distinct values are counted on rows spread evenly instead: runs of neighbours repeat each
         // other's values (a sorted key column), which would make every value look common.
-        let spread: Vec<T> = if n <= SAMPLE_ALL { values.to_vec() } else { (0..s).map(|k| values[k * n / s]).collect() };
-        let (distinct, singletons) = count_distinct(spread);
+        let (distinct, singletons) = match n <= SAMPLE_ALL {
+            true => count_distinct(values),
+            false => count_distinct(&(0..s).map(|k| values[k * n / s]).collect::<Vec<_>>()),
+        };
         let scale = n as f64 / s.max(1) as f64;
         let distinct_estimate =
             ((scale.sqrt() * singletons as f64) as usize + distinct - singletons).clamp(distinct, n.max(distinct));
@@ -130,17 +134,15 @@ fn step_breaks<T: LwcInt>(values: &[T]) -> usize {
 }
 
 /// Distinct values and values seen exactly once.
-fn count_distinct<T: LwcInt>(mut sorted: Vec<T>) -> (usize, usize) {
-    sorted.sort_unstable();
-    let (mut distinct, mut singletons) = (0, 0);
-    let mut i = 0;
-    while i < sorted.len() {
-        let j = i + sorted[i..].partition_point(|&v| v == sorted[i]);
-        distinct += 1;
-        singletons += usize::from(j - i == 1);
-        i = j;
+fn count_distinct<T: LwcInt>(values: &[T]) -> (usize, usize) {
+    let (mut once, mut more) = (IntSet::default(), IntSet::default());
+    once.reserve(values.len());
+    for &v in values {
+        if !once.insert(v) {
+            more.insert(v);
+        }
     }
-    (distinct, singletons)
+    (once.len(), once.len() - more.len())
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {

@@ -1,0 +1,145 @@
+//! The selector: each objective picks what it promises, on data whose answer is known, and finds on its
+//! own the cascades the catalog reached by hand on TPC-H's key columns.
+
+#[path = "common/shapes.rs"]
+mod shapes;
+
+use lwc::{
+    encode_segment_explained, Cascade, EncodeOptions, EncodedColumn, Encoding, LwcInt, Objective, SegmentExplain,
+};
+
+fn explain<T: LwcInt>(values: &[T], objective: Objective) -> SegmentExplain {
+    encode_segment_explained(values, None, Encoding::Auto, objective).unwrap().1
+}
+
+fn top(e: &SegmentExplain) -> &'static str {
+    e.chosen.encoding().id().unwrap().name()
+}
+
+fn column_bytes<T: LwcInt>(values: &[T], objective: Objective) -> (usize, Vec<(Cascade, usize)>) {
+    let encoded = EncodedColumn::encode(values, None, EncodeOptions::with_objective(objective)).unwrap();
+    let cascades = encoded.open::<T>().unwrap().cascades();
+    (encoded.as_bytes().len(), cascades)
+}
+
+fn sorted_ids() -> Vec<u64> {
+    (0..65_536u64).map(|i| 1_000_000 + 3 * i).collect()
+}
+
+fn few_distinct() -> Vec<u32> {
+    (0..65_536u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) % 50 * 1_000 + 7).collect()
+}
+
+fn random32() -> Vec<u32> {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    (0..65_536)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u32
+        })
+        .collect()
+}
+
+#[test]
+fn known_answers() {
+    for objective in [Objective::Size, Objective::Balanced, Objective::Scan] {
+        let e = explain(&sorted_ids(), objective);
+        assert!(["sequence", "delta", "for_n"].contains(&top(&e)), "{objective}: sorted ids got {}", e.chosen);
+        let e = explain(&random32(), objective);
+        assert!(["plain", "bitpack"].contains(&top(&e)), "{objective}: random got {}", e.chosen);
+    }
+    for objective in [Objective::Size, Objective::Balanced] {
+        let e = explain(&few_distinct(), objective);
+        assert!(["dict", "rle"].contains(&top(&e)), "{objective}: 50 distinct values got {}", e.chosen);
+    }
+    let runs: Vec<i64> = (0..65_536i64).map(|i| (i / 500) * 1_000_003 - 7).collect();
+    let e = explain(&runs, Objective::Size);
+    assert!(["rle", "dict"].contains(&top(&e)), "long runs got {}", e.chosen);
+}
+
+/// Each objective's winner is the best of the candidates by its own measure.
+#[test]
+fn objectives_pick_their_own_best() {
+    let d4 = shapes::d4(1 << 16);
+    let keys = shapes::l_orderkey(1 << 16);
+    for values in [&d4, &keys, &few_distinct(), &random32()] {
+        let pick = |objective| {
+            let e = explain(values.as_slice(), objective);
+            let viable: Vec<_> =
+                e.candidates.iter().filter_map(|c| Some((c.encoding, c.estimated_bytes?, c.costs?))).collect();
+            let won = *viable.iter().find(|c| c.0 == e.chosen.encoding().id().unwrap()).expect("winner is a candidate");
+            (won, viable)
+        };
+        let (won, all) = pick(Objective::Size);
+        assert!(all.iter().all(|c| won.1 <= c.1), "size: {won:?} of {all:?}");
+        let (won, all) = pick(Objective::Random);
+        assert!(all.iter().all(|c| won.2.get_ns <= c.2.get_ns), "random: {won:?} of {all:?}");
+        let (won, all) = pick(Objective::Scan);
+        assert!(all.iter().all(|c| won.2.scan_ns <= c.2.scan_ns), "scan: {won:?} of {all:?}");
+        let (won, all) = pick(Objective::Balanced);
+        let smallest = all.iter().map(|c| c.1).min().unwrap();
+        assert!(won.1 as f64 <= smallest as f64 * (1.0 + lwc::select::BALANCED_SIZE_SLACK) + 64.0, "balanced: {won:?}");
+        let mix = "scan=1,get=0.5".parse().unwrap();
+        let (won, all) = pick(mix);
+        let time = |c: &(lwc::EncodingId, usize, lwc::select::Costs)| c.2.scan_ns + 0.5 * c.2.get_ns;
+        assert!(all.iter().all(|c| time(&won) <= time(c)), "mix: {won:?} of {all:?}");
+    }
+}
+
+#[test]
+fn explain_records_say_what_was_written() {
+    let values = shapes::o_orderkey(100_000);
+    let (encoded, explains) =
+        EncodedColumn::encode_explained(&values, None, EncodeOptions::with_objective(Objective::Size)).unwrap();
+    let column = encoded.open::<u32>().unwrap();
+    assert_eq!(explains.len(), column.segments().len());
+    for (e, s) in explains.iter().zip(column.segments()) {
+        assert_eq!(e.chosen, s.cascade());
+        assert_eq!(e.actual_bytes, s.encoded_len());
+        assert_eq!(e.candidates.len(), 14, "every candidate is listed, skipped ones with a reason");
+        assert!(e.candidates.iter().any(|c| c.estimated_bytes.is_none() && !c.note.is_empty()));
+        assert!(e.choose_ns <= e.encode_ns && e.encode_ns > 0);
+        assert!(e.to_string().contains("candidate"));
+    }
+    let forced = encode_segment_explained(&values, None, Encoding::For, Objective::Size).unwrap().1;
+    assert!(forced.candidates.is_empty());
+    assert_eq!(forced.chosen.to_string(), "for");
+}
+
+#[test]
+fn choices_are_deterministic() {
+    let values = shapes::l_orderkey(200_000);
+    let once = EncodedColumn::encode(&values, None, EncodeOptions::default()).unwrap();
+    let again = EncodedColumn::encode(&values, None, EncodeOptions::default()).unwrap();
+    assert_eq!(once, again);
+}
+
+/// The catalog issue's bounds at TPC-H scale factor 1, reached by forcing cascades there; the selector
+/// must find them alone (with the `size` objective, and with the default).
+#[test]
+fn tpch_keys_at_scale_factor_1() {
+    let l_orderkey = shapes::l_orderkey(6_001_215);
+    let o_orderkey = shapes::o_orderkey(1_500_000);
+    let ps_partkey = shapes::ps_partkey(800_000);
+    for objective in [Objective::Size, Objective::Balanced] {
+        let (bytes, cascades) = column_bytes(&l_orderkey, objective);
+        assert!(bytes <= 1_000_000, "{objective}: l_orderkey {bytes} bytes as {cascades:?}");
+        let (bytes, cascades) = column_bytes(&o_orderkey, objective);
+        assert!(bytes <= 200_000, "{objective}: o_orderkey {bytes} bytes as {cascades:?}");
+        let (bytes, cascades) = column_bytes(&ps_partkey, objective);
+        assert!(bytes <= 25_000, "{objective}: ps_partkey {bytes} bytes as {cascades:?}");
+    }
+}
+
+/// 0 .. 10^7 as u64: every segment a `sequence`, a few dozen bytes each (10^8 is `lwc-file`'s size test).
+#[test]
+fn a_counting_column_costs_bytes_per_segment_not_per_row() {
+    let values: Vec<u64> = (0..10_000_000).collect();
+    let (bytes, cascades) = column_bytes(&values, Objective::default());
+    assert_eq!(cascades.len(), 1);
+    assert_eq!(cascades[0].0.to_string(), "sequence");
+    let per_segment = bytes as f64 / cascades[0].1 as f64;
+    assert!(per_segment < 80.0, "{per_segment} bytes a segment");
+}
