@@ -1,0 +1,401 @@
+//! Runs the `lwc` binary: round trips through every input and output format, inspect, get, scan,
+//! explain, bad inputs, and the demo at a small scale.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Date32Array, Decimal128Array, Float64Array, Int32Array, Int64Array,
+    RecordBatch, StringArray, TimestampMillisecondArray,
+};
+use arrow::datatypes::{DataType, Field, Int64Type, Schema, SchemaRef, TimeUnit};
+
+const ROWS: usize = 150_000;
+
+fn lwc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lwc")).args(args).env("RUST_BACKTRACE", "1").output().expect("run lwc")
+}
+
+/// Runs lwc and expects success; returns stdout.
+fn ok(args: &[&str]) -> String {
+    let out = lwc(args);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "lwc {args:?} failed\nstdout: {stdout}\nstderr: {stderr}");
+    stdout.into_owned()
+}
+
+/// Runs lwc and expects a clean failure; returns stderr.
+fn fails(args: &[&str]) -> String {
+    let out = lwc(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "lwc {args:?} should fail");
+    assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"), "lwc {args:?} panicked: {stderr}");
+    assert!(stderr.starts_with("error"), "lwc {args:?}: unclear message: {stderr}");
+    stderr
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// A table with every kind of column, nulls in several.
+fn table() -> RecordBatch {
+    let n = ROWS;
+    let id = Int64Array::from_iter_values(0..n as i64);
+    let qty = Int32Array::from_iter((0..n).map(|i| (i % 101 != 0).then_some(((i * 7919) % 50) as i32 + 1)));
+    let price = Float64Array::from_iter_values((0..n).map(|i| (i * 37 % 10_000) as f64 / 8.0));
+    let name = StringArray::from_iter((0..n).map(|i| (i % 13 != 0).then(|| format!("item-{}", i % 300))));
+    let day = Date32Array::from_iter_values((0..n).map(|i| 8035 + (i * 13 % 2557) as i32));
+    let flag = BooleanArray::from_iter((0..n).map(|i| (i % 17 != 0).then_some(i % 3 == 0)));
+    let amount = Decimal128Array::from_iter((0..n).map(|i| (i % 29 != 0).then_some((i * 7 % 100_000) as i128 - 500)))
+        .with_precision_and_scale(15, 2)
+        .unwrap();
+    let at = TimestampMillisecondArray::from_iter_values((0..n).map(|i| 1_700_000_000_000 + i as i64 * 1000));
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("qty", DataType::Int32, true),
+        Field::new("price", DataType::Float64, false),
+        Field::new("name", DataType::Utf8, true),
+        Field::new("day", DataType::Date32, false),
+        Field::new("flag", DataType::Boolean, true),
+        Field::new("amount", DataType::Decimal128(15, 2), true),
+        Field::new("at", DataType::Timestamp(TimeUnit::Millisecond, None), false),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(id),
+        Arc::new(qty),
+        Arc::new(price),
+        Arc::new(name),
+        Arc::new(day),
+        Arc::new(flag),
+        Arc::new(amount),
+        Arc::new(at),
+    ];
+    RecordBatch::try_new(schema, columns).unwrap()
+}
+
+fn write_csv(path: &Path, batch: &RecordBatch) {
+    let mut w = arrow::csv::WriterBuilder::new().with_header(true).build(File::create(path).unwrap());
+    w.write(batch).unwrap();
+}
+
+fn write_parquet(path: &Path, batch: &RecordBatch) {
+    let mut w = parquet::arrow::ArrowWriter::try_new(File::create(path).unwrap(), batch.schema(), None).unwrap();
+    w.write(batch).unwrap();
+    w.close().unwrap();
+}
+
+fn write_ipc_file(path: &Path, batch: &RecordBatch) {
+    let mut w = arrow::ipc::writer::FileWriter::try_new(File::create(path).unwrap(), &batch.schema()).unwrap();
+    w.write(batch).unwrap();
+    w.finish().unwrap();
+}
+
+fn write_ipc_stream(path: &Path, batch: &RecordBatch) {
+    let mut w = arrow::ipc::writer::StreamWriter::try_new(File::create(path).unwrap(), &batch.schema()).unwrap();
+    w.write(&batch.slice(0, ROWS / 2)).unwrap();
+    w.write(&batch.slice(ROWS / 2, ROWS - ROWS / 2)).unwrap();
+    w.finish().unwrap();
+}
+
+/// Reads a whole table back (one batch).
+fn read_back(path: &Path) -> RecordBatch {
+    let batches: Vec<RecordBatch> = match path.extension().unwrap().to_str().unwrap() {
+        "parquet" => parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap())
+            .unwrap()
+            .build()
+            .unwrap()
+            .map(Result::unwrap)
+            .collect(),
+        "arrow" => arrow::ipc::reader::FileReader::try_new(File::open(path).unwrap(), None)
+            .unwrap()
+            .map(Result::unwrap)
+            .collect(),
+        "csv" => {
+            let mut f = File::open(path).unwrap();
+            let format = arrow::csv::reader::Format::default().with_header(true);
+            let (schema, _) = format.infer_schema(&mut f, None).unwrap();
+            let f = File::open(path).unwrap();
+            arrow::csv::ReaderBuilder::new(Arc::new(schema))
+                .with_header(true)
+                .build(f)
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        }
+        other => panic!("no reader for {other}"),
+    };
+    let schema: SchemaRef = batches[0].schema();
+    arrow::compute::concat_batches(&schema, &batches).unwrap()
+}
+
+/// Compares two tables column by column: types, values, nulls. Schema metadata is ignored.
+fn assert_same(got: &RecordBatch, want: &RecordBatch, what: &str) {
+    assert_eq!(got.num_columns(), want.num_columns(), "{what}: columns");
+    assert_eq!(got.num_rows(), want.num_rows(), "{what}: rows");
+    for (i, field) in want.schema().fields().iter().enumerate() {
+        let g = got.schema().field(i).clone();
+        assert_eq!(g.name(), field.name(), "{what}: name of column {i}");
+        assert_eq!(g.data_type(), field.data_type(), "{what}: type of {}", field.name());
+        assert_eq!(got.column(i).to_data(), want.column(i).to_data(), "{what}: values of {}", field.name());
+    }
+}
+
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        Fixture { dir: tempfile::tempdir().unwrap() }
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+}
+
+#[test]
+fn every_input_format_round_trips_to_every_output_format() {
+    let f = Fixture::new();
+    let batch = table();
+    let csv_in = f.path("in.csv");
+    write_csv(&csv_in, &batch);
+    // What a CSV means is what arrow-csv infers from it.
+    let from_csv = read_back(&csv_in);
+    let inputs = [
+        (csv_in.clone(), from_csv.clone()),
+        (f.path("in.parquet"), batch.clone()),
+        (f.path("in.arrow"), batch.clone()),
+        (f.path("in.arrows"), batch.clone()),
+        // No extension: detected by magic bytes.
+        (f.path("in-parquet-no-extension"), batch.clone()),
+    ];
+    write_parquet(&inputs[1].0, &batch);
+    write_ipc_file(&inputs[2].0, &batch);
+    write_ipc_stream(&inputs[3].0, &batch);
+    write_parquet(&inputs[4].0, &batch);
+    for (k, (input, want)) in inputs.iter().enumerate() {
+        let lwc_path = f.path(&format!("t{k}.lwc"));
+        let summary = ok(&["compress", p(input), "-o", p(&lwc_path), "--quiet"]);
+        assert!(summary.contains("total") && summary.contains(&format!("{ROWS}").as_str()[..3]), "{summary}");
+        for ext in ["parquet", "arrow"] {
+            let out = f.path(&format!("t{k}.{ext}"));
+            ok(&["decompress", p(&lwc_path), "-o", p(&out), "--quiet"]);
+            assert_same(&read_back(&out), want, &format!("{} → .lwc → {ext}", input.display()));
+        }
+        // CSV out: exactly the text arrow's CSV writer makes of the same table.
+        let out = f.path(&format!("t{k}.csv"));
+        ok(&["decompress", p(&lwc_path), "-o", p(&out), "--quiet"]);
+        let expected = f.path(&format!("t{k}-expected.csv"));
+        write_csv(&expected, want);
+        assert!(std::fs::read(&out).unwrap() == std::fs::read(&expected).unwrap(), "{} → csv differs", input.display());
+    }
+    // Forced encodings, segment sizes and objectives give the same values.
+    let forced = f.path("forced.lwc");
+    let parquet_in = p(&inputs[1].0);
+    ok(&["compress", parquet_in, "-o", p(&forced), "--encoding", "for", "--segment-rows", "10000", "--threads", "1"]);
+    let back = f.path("forced.arrow");
+    ok(&["decompress", p(&forced), "-o", p(&back)]);
+    assert_same(&read_back(&back), &batch, "forced for");
+    let random = f.path("random.lwc");
+    ok(&["compress", parquet_in, "-o", p(&random), "--objective", "scan=0.2,get=0.8", "--memory-budget", "64MiB"]);
+    ok(&["decompress", p(&random), "-o", p(&back)]);
+    assert_same(&read_back(&back), &batch, "objective scan=0.2,get=0.8");
+}
+
+/// A compressed copy of [`table`] in a fresh directory.
+fn compressed() -> (Fixture, PathBuf, RecordBatch) {
+    let f = Fixture::new();
+    let batch = table();
+    let input = f.path("t.parquet");
+    write_parquet(&input, &batch);
+    let out = f.path("t.lwc");
+    ok(&["compress", p(&input), "-o", p(&out), "--quiet"]);
+    (f, out, batch)
+}
+
+#[test]
+fn inspect_prints_a_table_and_json() {
+    let (_f, file, batch) = compressed();
+    let text = ok(&["inspect", p(&file)]);
+    for name in ["id", "qty", "price", "name", "day", "flag", "amount", "at", "total"] {
+        assert!(text.lines().any(|l| l.starts_with(name)), "no line for {name}:\n{text}");
+    }
+    assert!(text.contains("150,000 rows"), "{text}");
+    let json: serde_json::Value = serde_json::from_str(&ok(&["inspect", p(&file), "--json", "--verify"])).unwrap();
+    assert_eq!(json["rows"], ROWS as u64);
+    assert_eq!(json["verified"], true);
+    let columns = json["columns"].as_array().unwrap();
+    assert_eq!(columns.len(), batch.num_columns());
+    assert_eq!(columns[1]["name"], "qty");
+    assert_eq!(columns[1]["nulls"], batch.column(1).null_count() as u64);
+    assert_eq!(columns[0]["type"], "Int64");
+    let segments: u64 =
+        columns[0]["encodings"].as_array().unwrap().iter().map(|e| e["segments"].as_u64().unwrap()).sum();
+    assert_eq!(segments, columns[0]["segments"].as_u64().unwrap());
+    assert!(json["file_bytes"].as_u64().unwrap() < json["plain_bytes"].as_u64().unwrap());
+}
+
+#[test]
+fn get_prints_the_rows_asked_for() {
+    let (_f, file, batch) = compressed();
+    let rows = [5usize, 17, 99, 149_999, 10, 11, 12];
+    let csv =
+        ok(&["get", p(&file), "--column", "id,qty", "--column", "day", "--rows", "5,17,99,149999,10..=12", "--csv"]);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "row,id,qty,day");
+    assert_eq!(lines.len(), rows.len() + 1);
+    let qty = batch.column(1).as_primitive::<arrow::datatypes::Int32Type>();
+    let day = batch.column(4).as_primitive::<arrow::datatypes::Date32Type>();
+    for (line, &row) in lines[1..].iter().zip(&rows) {
+        let q = if qty.is_null(row) { String::new() } else { qty.value(row).to_string() };
+        let d = day.value_as_date(row).unwrap().format("%Y-%m-%d").to_string();
+        assert_eq!(*line, format!("{row},{row},{q},{d}"));
+    }
+    // A null shows as NULL in the table view; all columns by default.
+    let table = ok(&["get", p(&file), "--rows", "0"]);
+    assert!(table.contains("| row | id | qty ") && table.contains("NULL"), "{table}");
+    let range = ok(&["get", p(&file), "-c", "name", "-r", "100..103", "--csv"]);
+    assert_eq!(range.lines().count(), 4);
+}
+
+#[test]
+fn scan_answers_match_plain_computation() {
+    let (_f, file, batch) = compressed();
+    let field = |out: &str, key: &str| -> String {
+        out.lines()
+            .find_map(|l| l.strip_prefix(&format!("{key}: ")))
+            .unwrap_or_else(|| panic!("no {key} in {out}"))
+            .to_string()
+    };
+    let qty: Vec<Option<i32>> = batch.column(1).as_primitive::<arrow::datatypes::Int32Type>().iter().collect();
+    let check = |condition: &str, keep: &dyn Fn(Option<i32>) -> bool| {
+        let out = ok(&["scan", p(&file), "--column", "qty", "--where", condition, "--sum", "--min", "--max"]);
+        let picked: Vec<Option<i32>> = qty.iter().copied().filter(|&v| keep(v)).collect();
+        let values: Vec<i64> = picked.iter().flatten().map(|&v| v as i64).collect();
+        assert_eq!(field(&out, "count"), picked.len().to_string(), "{condition}: {out}");
+        assert_eq!(field(&out, "sum"), values.iter().sum::<i64>().to_string(), "{condition}");
+        let min = values.iter().min().map_or("NULL".into(), |v| v.to_string());
+        assert_eq!(field(&out, "min"), min, "{condition}");
+        let max = values.iter().max().map_or("NULL".into(), |v| v.to_string());
+        assert_eq!(field(&out, "max"), max, "{condition}");
+        assert!(out.contains("time: "), "{out}");
+    };
+    check("> 40", &|v| v.is_some_and(|v| v > 40));
+    check("= 5", &|v| v == Some(5));
+    check("qty <> 5", &|v| v.is_some_and(|v| v != 5));
+    check("between 3 and 9", &|v| v.is_some_and(|v| (3..=9).contains(&v)));
+    check("in (1, 2, 3, 999)", &|v| v.is_some_and(|v| [1, 2, 3].contains(&v)));
+    check("is null", &|v| v.is_none());
+    check("is not null", &|v| v.is_some());
+    check("> 1000", &|_| false);
+    // No condition: every row; the count is the default output.
+    let all = ok(&["scan", p(&file), "-c", "id"]);
+    assert_eq!(field(&all, "count"), ROWS.to_string());
+    // Dates take YYYY-MM-DD; decimals are read in their scale.
+    let day = batch.column(4).as_primitive::<arrow::datatypes::Date32Type>();
+    let lo = 8035 + 366; // 1993-01-01 (1992 is a leap year)
+    let out = ok(&["scan", p(&file), "-c", "day", "-w", "between 1993-01-01 and '1993-12-31'", "--min", "--max"]);
+    assert_eq!(field(&out, "count"), day.values().iter().filter(|&&d| (lo..lo + 365).contains(&d)).count().to_string());
+    assert_eq!(field(&out, "min"), "1993-01-01");
+    assert_eq!(field(&out, "max"), "1993-12-31");
+    let amount = batch.column(6).as_primitive::<arrow::datatypes::Decimal128Type>();
+    let out = ok(&["scan", p(&file), "-c", "amount", "-w", "< 2.5", "--sum"]);
+    let small: Vec<i128> = amount.iter().flatten().filter(|&v| v < 250).collect();
+    assert_eq!(field(&out, "count"), small.len().to_string());
+    let sum: i128 = small.iter().sum();
+    assert_eq!(
+        field(&out, "sum"),
+        format!("{}{}.{:02}", if sum < 0 { "-" } else { "" }, sum.abs() / 100, sum.abs() % 100)
+    );
+    let ids = batch.column(0).as_primitive::<Int64Type>();
+    let out = ok(&["scan", p(&file), "-c", "id", "-w", ">= 149990", "--sum"]);
+    assert_eq!(field(&out, "sum"), ids.values().iter().filter(|&&v| v >= 149_990).sum::<i64>().to_string());
+}
+
+#[test]
+fn explain_prints_the_selectors_records() {
+    let (f, file, _) = compressed();
+    let text = ok(&["explain", p(&file), "--column", "id"]);
+    assert!(text.contains("column id") && text.contains("segment 0") && text.contains("chose"), "{text}");
+    let csv = f.path("small.csv");
+    std::fs::write(&csv, "k,v\n1,10\n2,10\n3,10\n4,11\n").unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&["explain", p(&csv), "--objective", "random", "--json"])).unwrap();
+    assert_eq!(json["objective"], "random");
+    assert_eq!(json["columns"].as_array().unwrap().len(), 2);
+    assert!(json["columns"][0]["segments"][0]["chosen"].is_string());
+    fails(&["explain", p(&file), "--column", "name"]);
+}
+
+#[test]
+fn bad_inputs_fail_with_a_clear_message() {
+    let (f, file, _) = compressed();
+    let missing = f.path("missing.csv");
+    assert!(fails(&["compress", p(&missing), "-o", p(&f.path("x.lwc"))]).contains("missing.csv"));
+    assert!(fails(&["inspect", p(&f.path("missing.lwc"))]).contains("does not exist"));
+    let bad_csv = f.path("bad.csv");
+    std::fs::write(&bad_csv, "a,b\n1,2\n3\n4,5,6\n").unwrap();
+    fails(&["compress", p(&bad_csv), "-o", p(&f.path("bad.lwc"))]);
+    assert!(!f.path("bad.lwc").exists(), "a failed compress leaves no output");
+    let unknown = fails(&["get", p(&file), "--column", "nope", "--rows", "1"]);
+    assert!(unknown.contains("nope") && unknown.contains("qty"), "{unknown}");
+    fails(&["scan", p(&file), "--column", "nope"]);
+    assert!(fails(&["get", p(&file), "--rows", "150000"]).contains("out of range"));
+    fails(&["get", p(&file), "--rows", "5..3"]);
+    fails(&["scan", p(&file), "--column", "qty", "--where", "like 5"]);
+    fails(&["scan", p(&file), "--column", "qty", "--where", "> abc"]);
+    fails(&["scan", p(&file), "--column", "name", "--where", "> 3"]);
+    fails(&["decompress", p(&file), "-o", p(&f.path("out.xyz"))]);
+    // Corrupt files: a flipped byte in the data, and a truncated file.
+    let bytes = std::fs::read(&file).unwrap();
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 3] ^= 0x5a;
+    let corrupt = f.path("corrupt.lwc");
+    std::fs::write(&corrupt, &flipped).unwrap();
+    let out = lwc(&["decompress", p(&corrupt), "-o", p(&f.path("c.arrow"))]);
+    let verify = lwc(&["inspect", p(&corrupt), "--verify"]);
+    assert!(!out.status.success() || !verify.status.success(), "a flipped byte goes unnoticed");
+    for o in [out, verify] {
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    let truncated = f.path("truncated.lwc");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    assert!(fails(&["inspect", p(&truncated)]).contains("truncated.lwc"));
+    std::fs::write(&truncated, b"").unwrap();
+    fails(&["inspect", p(&truncated)]);
+    // Flags are checked by the parser.
+    let out = lwc(&["compress", p(&bad_csv), "-o", "x.lwc", "--memory-budget", "12 parsecs"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = lwc(&["compress", p(&bad_csv), "-o", "x.lwc", "--objective", "fast"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn demo_runs_at_a_small_scale() {
+    let f = Fixture::new();
+    let out = ok(&["demo", "--scale", "0.01", "--runs", "1", "--out", p(f.dir.path())]);
+    for table in ["lineitem", "orders", "partsupp", "part", "customer", "supplier", "nation", "region", "total"] {
+        assert!(out.lines().any(|l| l.starts_with(table)), "no row for {table}:\n{out}");
+    }
+    assert!(out.contains("l_orderkey") && out.contains("ps_partkey"), "{out}");
+    assert!(out.contains("l_quantity < 3") && out.contains("sum(l_extendedprice)"), "{out}");
+    // The files it wrote open.
+    let lineitem = f.path("lineitem.lwc");
+    assert!(f.path("lineitem.parquet").exists());
+    let info: serde_json::Value = serde_json::from_str(&ok(&["inspect", p(&lineitem), "--json"])).unwrap();
+    assert_eq!(info["columns"].as_array().unwrap().len(), 16);
+}
+
+#[test]
+fn help_explains_every_command() {
+    let help = ok(&["--help"]);
+    for command in ["compress", "inspect", "explain", "decompress", "get", "scan", "demo"] {
+        assert!(help.contains(command), "{help}");
+        let long = ok(&[command, "--help"]);
+        assert!(long.contains("Examples:"), "{command} --help has no examples");
+    }
+}
