@@ -57,7 +57,8 @@ fn encode<T: LwcInt>(values: &[T]) -> EncodedColumn {
 fn selection(data: &Data) -> Option<(u64, u64, usize)> {
     fn run<T: LwcInt>(values: &[T]) -> (u64, u64, usize) {
         let (_, explains) = EncodedColumn::encode_explained(values, None, EncodeOptions::default()).expect("encodes");
-        let size = EncodedColumn::encode(values, None, EncodeOptions::with_objective(Objective::Size)).expect("encodes");
+        let size =
+            EncodedColumn::encode(values, None, EncodeOptions::with_objective(Objective::Size)).expect("encodes");
         let sum = |f: fn(&SegmentExplain) -> u64| explains.iter().map(f).sum::<u64>();
         (sum(|e| e.choose_ns), sum(|e| e.encode_ns), size.as_bytes().len())
     }
