@@ -159,7 +159,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
             }
             w.finish()?;
         }
-        bar.println(format!(
+        let line = format!(
             "[{}/{}] {name}: {} rows, generated in {}, lwc in {}, parquet in {}",
             k + 1,
             TABLES.len(),
@@ -167,18 +167,11 @@ pub fn run(args: &DemoArgs) -> Result<()> {
             human_time(generated),
             human_time(lwc_time),
             human_time(parquet_time)
-        ));
+        );
         if !visible && !args.quiet {
-            eprintln!(
-                "[{}/{}] {name}: {} rows, generated in {}, lwc in {}, parquet in {}",
-                k + 1,
-                TABLES.len(),
-                thousands(rows),
-                human_time(generated),
-                human_time(lwc_time),
-                human_time(parquet_time)
-            );
+            eprintln!("{line}");
         }
+        bar.println(line);
         bar.inc(1);
         for info in file.columns().iter().filter(|c| KEYS.contains(&c.name.as_str())) {
             keys.push(info.clone());
