@@ -56,6 +56,19 @@ pub struct FileWriter {
     failed: bool,
 }
 
+/// A temporary file in `dir` that gets the mode a plain `File::create` would (0666 less the umask on
+/// Unix), not tempfile's private 0600: the file is renamed into place and should read like any other.
+fn temp_file_in(dir: &Path) -> std::io::Result<NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".lwc-tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(dir)
+}
+
 impl FileWriter {
     /// Starts writing a file at `path` (created or replaced when [`FileWriter::finish`] succeeds).
     /// Fails at once if a column's type cannot be stored or the options are invalid.
@@ -66,7 +79,7 @@ impl FileWriter {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let tmp = NamedTempFile::new_in(&dir).map_err(|e| Error::io(&dir, e))?;
+        let tmp = temp_file_in(&dir).map_err(|e| Error::io(&dir, e))?;
         FileWriter::start(Sink::File { out: BufWriter::with_capacity(1 << 20, tmp), path }, schema, physical, options)
     }
 

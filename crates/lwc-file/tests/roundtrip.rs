@@ -199,6 +199,23 @@ fn write_file_failing_midway_leaves_nothing() {
     let bad = RecordBatch::try_new(other, vec![Arc::new(Int32Array::from(vec![1]))]).unwrap();
     assert!(write_file(&path, schema, &[good.clone(), good, bad], options(16)).is_err());
     assert!(!path.exists());
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(leftovers.is_empty(), "temporary file left behind: {leftovers:?}");
+}
+
+/// The file gets the mode any newly created file gets (umask applied), not a temp file's 0600.
+#[cfg(unix)]
+#[test]
+fn written_file_has_ordinary_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let reference = dir.path().join("reference");
+    std::fs::File::create(&reference).unwrap();
+    let path = dir.path().join("p.lwc");
+    let batch = all_types(10, 3);
+    write_file(&path, batch.schema(), std::slice::from_ref(&batch), options(16)).unwrap();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&path), mode(&reference));
 }
 
 #[test]
