@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use arrow::array::{ArrayRef, RecordBatch, UInt64Array};
 use arrow::datatypes::{DataType, Field, Schema};
 use indicatif::{ProgressBar, ProgressStyle};
-use lwc::EncodeOptions;
+use lwc::{AccessMix, EncodeOptions, Objective};
 use lwc_file::{with_int_column, ColumnInfo, FileWriter, LwcFile, WriteOptions};
 use serde_json::json;
 
@@ -115,23 +115,51 @@ pub fn compress(args: &CompressArgs) -> Result<()> {
     if args.output.exists() && args.input.canonicalize().ok() == args.output.canonicalize().ok() {
         bail!("the output {} is the input", args.output.display());
     }
+    let mix = match args.memory_budget {
+        Some(_) => Some(budget_mix(args)?),
+        None => None,
+    };
     let mut input = Input::open(&args.input, CsvOptions { delimiter: args.delimiter })?;
-    let options = WriteOptions { encode: encode_options(args), threads: args.threads.map(|t| t as usize) };
-    let mut writer = FileWriter::create(&args.output, input.schema.clone(), options)
-        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    let mut options =
+        WriteOptions { encode: encode_options(args), threads: args.threads.map(|t| t as usize), ..Default::default() };
     let bar = progress_bar(
         show_progress(args.quiet),
         input.file_bytes,
         "{spinner} compressing [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} {msg}",
     );
     let start = Instant::now();
-    while let Some(batch) = input.next_batch().with_context(|| format!("reading {}", args.input.display()))? {
-        writer.write(&batch).with_context(|| format!("writing {}", args.output.display()))?;
-        bar.set_position(input.bytes_read());
-        bar.set_message(format!("{} rows", thousands(writer.rows_written())));
-    }
-    bar.set_message("writing the footer");
-    let summary = writer.finish().with_context(|| format!("writing {}", args.output.display()))?;
+    let read_error = || format!("reading {}", args.input.display());
+    let write_error = || format!("writing {}", args.output.display());
+    let mut plan_text = String::new();
+    let summary = match (args.memory_budget, mix) {
+        (Some(budget), Some(mix)) => {
+            // The plan needs every row before the first is written: read the table into memory.
+            bar.set_message("reading the table to fit it to the budget");
+            let mut batches = Vec::new();
+            while let Some(batch) = input.next_batch().with_context(read_error)? {
+                batches.push(batch);
+                bar.set_position(input.bytes_read());
+            }
+            bar.set_message("encoding every integer column under each objective");
+            let plan = lwc_file::plan_budget(input.schema.clone(), &batches, budget, mix, &options)
+                .with_context(|| format!("cannot fit {} into {}", args.input.display(), human_bytes(budget)))?;
+            plan_text = plan.to_string();
+            options.column_objectives = plan.column_objectives();
+            bar.set_message("writing");
+            lwc_file::write_file(&args.output, input.schema.clone(), &batches, options).with_context(write_error)?
+        }
+        _ => {
+            let mut writer = FileWriter::create(&args.output, input.schema.clone(), options)
+                .with_context(|| format!("cannot write {}", args.output.display()))?;
+            while let Some(batch) = input.next_batch().with_context(read_error)? {
+                writer.write(&batch).with_context(write_error)?;
+                bar.set_position(input.bytes_read());
+                bar.set_message(format!("{} rows", thousands(writer.rows_written())));
+            }
+            bar.set_message("writing the footer");
+            writer.finish().with_context(write_error)?
+        }
+    };
     let elapsed = start.elapsed();
     bar.finish_and_clear();
     let plain: u64 = summary.columns.iter().map(|c| c.plain_bytes).sum();
@@ -150,12 +178,28 @@ pub fn compress(args: &CompressArgs) -> Result<()> {
         ratio(input.file_bytes, summary.file_bytes),
         human_time(elapsed),
     ));
-    if args.memory_budget.is_some() {
-        text.push_str(
-            "note: --memory-budget is checked but not used yet: the core crate has no memory budget so far\n",
-        );
+    if !plan_text.is_empty() {
+        text.push('\n');
+        text.push_str(&plan_text);
     }
     emit(&text)
+}
+
+/// The access mix a memory budget optimizes for, from `--objective`.
+fn budget_mix(args: &CompressArgs) -> Result<AccessMix> {
+    if args.encoding.is_some() {
+        bail!("--memory-budget chooses encodings per column; it cannot be combined with --encoding");
+    }
+    Ok(match args.objective {
+        Objective::Mix(mix) => mix,
+        Objective::Scan => AccessMix { scan: 1.0, get: 0.0 },
+        Objective::Random => AccessMix { scan: 0.0, get: 1.0 },
+        Objective::Balanced => AccessMix { scan: 1.0, get: 1.0 },
+        Objective::Size => bail!(
+            "--objective size already takes the smallest encoding; a memory budget needs an access mix \
+             (scan, random, balanced or weights such as scan=1,get=0.1)"
+        ),
+    })
 }
 
 /// `lwc inspect`.
@@ -328,7 +372,7 @@ fn table_as_lwc(args: &ExplainArgs) -> Result<LwcFile> {
     }
     let options = WriteOptions {
         encode: EncodeOptions { segment_rows: args.segment_rows, ..EncodeOptions::default() },
-        threads: None,
+        ..Default::default()
     };
     let bytes = lwc_file::write_to_bytes(projected, &batches, options)?;
     Ok(LwcFile::from_bytes(bytes)?)

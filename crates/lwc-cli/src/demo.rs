@@ -136,7 +136,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         let t = Instant::now();
         let options = WriteOptions {
             encode: lwc::EncodeOptions { objective: lwc::Objective::Balanced, ..Default::default() },
-            threads: None,
+            ..Default::default()
         };
         let bytes = lwc_file::write_to_bytes(schema.clone(), &batches, options)
             .with_context(|| format!("compressing {name} with lwc"))?;

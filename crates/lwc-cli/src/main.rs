@@ -125,8 +125,11 @@ pub struct CompressArgs {
     /// or weights of scans and lookups per row such as scan=0.8,get=0.2.
     #[arg(long, default_value = "balanced", value_name = "OBJECTIVE")]
     pub objective: Objective,
-    /// Memory the selector may spend, e.g. 64MB, 512KiB, 1GiB (KB/MB/GB are powers of 1000; KiB/MiB/GiB
-    /// and K/M/G powers of 1024). Checked, but not used yet: the core crate has no memory budget so far.
+    /// Fit the table's columns into this many bytes (e.g. 64MB, 512KiB, 1GiB; KB/MB/GB are powers of 1000,
+    /// KiB/MiB/GiB and K/M/G powers of 1024), choosing per column the encoding that reads fastest for the
+    /// access mix of --objective (scan: full scans; random: lookups; balanced: a scan and a lookup per
+    /// row; or weights) while the columns' encoded bytes stay within the budget. The table is read into
+    /// memory and every integer column encoded under five objectives first; the plan is printed.
     #[arg(long, value_name = "BYTES", value_parser = parse_size)]
     pub memory_budget: Option<u64>,
     /// Force one encoding or cascade for every integer segment instead of choosing per segment (then

@@ -31,15 +31,19 @@ pub(crate) struct EncodedChunk {
     pub(crate) kind: u8,
     /// What Arrow holds for these rows (values + offsets, no validity).
     pub(crate) plain_bytes: u64,
+    /// The cost model's price of reading the integer segment as chosen (per value), when the selector
+    /// chose it.
+    pub(crate) read_costs: Option<lwc::Costs>,
 }
 
-/// Every integer segment of a file is encoded here, and only here.
+/// Every integer segment of a file is encoded here, and only here; with the modeled cost of reading it.
 fn encode_int_segment<T: LwcInt>(
     values: &[T],
     validity: Option<&Bitmap>,
     options: &EncodeOptions,
-) -> Result<AlignedBytes> {
-    Ok(lwc::encode_segment_for(values, validity, options.cascade.clone(), options.objective)?)
+) -> Result<(AlignedBytes, Option<lwc::Costs>)> {
+    let (bytes, explain) = lwc::encode_segment_explained(values, validity, options.cascade.clone(), options.objective)?;
+    Ok((bytes, explain.chosen_costs()))
 }
 
 /// The validity of an array as an lwc bitmap, `None` when no row is null.
@@ -60,7 +64,7 @@ fn rows_u32(n: usize) -> Result<u32> {
 }
 
 fn encode_int<T: LwcInt>(values: &[T], validity: Option<&Bitmap>, options: &EncodeOptions) -> Result<EncodedChunk> {
-    let bytes = encode_int_segment(values, validity, options)?;
+    let (bytes, read_costs) = encode_int_segment(values, validity, options)?;
     let segment = Segment::<T>::open(&bytes)?;
     Ok(EncodedChunk {
         rows: rows_u32(segment.rows())?,
@@ -70,6 +74,7 @@ fn encode_int<T: LwcInt>(values: &[T], validity: Option<&Bitmap>, options: &Enco
         cascade: segment.cascade().to_string(),
         kind: 0,
         plain_bytes: 0,
+        read_costs,
         bytes: bytes.to_vec(),
     })
 }
@@ -136,6 +141,7 @@ fn encode_fixed(array: &dyn Array, width: usize, validity: Option<&Bitmap>) -> R
         cascade: "plain".into(),
         kind: KIND_FIXED,
         plain_bytes: values.len() as u64,
+        read_costs: None,
     })
 }
 
@@ -188,8 +194,9 @@ fn encode_bytes(array: &dyn Array, validity: Option<&Bitmap>, options: &EncodeOp
     let use_dict = (dict.len() as u64) * 2 <= non_null || dict_estimate < plain_estimate;
     let plain_bytes = total + offset_width(array.data_type()) * n as u64;
 
-    let (bytes, cascade, kind) = if use_dict {
-        let codes_seg = encode_int_segment(&codes, validity, options)?;
+    // A row's read is priced as that of its code (dictionary) or its end offset (plain).
+    let (bytes, cascade, kind, read_costs) = if use_dict {
+        let (codes_seg, read_costs) = encode_int_segment(&codes, validity, options)?;
         let mut end = 0u64;
         let ends: Vec<u64> = dict
             .iter()
@@ -198,10 +205,10 @@ fn encode_bytes(array: &dyn Array, validity: Option<&Bitmap>, options: &EncodeOp
                 end
             })
             .collect();
-        let ends_seg = encode_int_segment(&ends, None, options)?;
+        let (ends_seg, _) = encode_int_segment(&ends, None, options)?;
         let values: Vec<u8> = dict.concat();
         let cascade = format!("dict(codes: {})", Segment::<u32>::open(&codes_seg)?.cascade());
-        (write_parts(KIND_DICT, &[&codes_seg, &ends_seg, &values]), cascade, KIND_DICT)
+        (write_parts(KIND_DICT, &[&codes_seg, &ends_seg, &values]), cascade, KIND_DICT, read_costs)
     } else {
         let mut end = 0u64;
         let ends: Vec<u64> = rows
@@ -211,10 +218,10 @@ fn encode_bytes(array: &dyn Array, validity: Option<&Bitmap>, options: &EncodeOp
                 end
             })
             .collect();
-        let ends_seg = encode_int_segment(&ends, validity, options)?;
+        let (ends_seg, read_costs) = encode_int_segment(&ends, validity, options)?;
         let values: Vec<u8> = rows.iter().flatten().copied().collect::<Vec<&[u8]>>().concat();
         let cascade = format!("plain(ends: {})", Segment::<u64>::open(&ends_seg)?.cascade());
-        (write_parts(KIND_PLAIN, &[&ends_seg, &values]), cascade, KIND_PLAIN)
+        (write_parts(KIND_PLAIN, &[&ends_seg, &values]), cascade, KIND_PLAIN, read_costs)
     };
     Ok(EncodedChunk {
         bytes,
@@ -225,6 +232,7 @@ fn encode_bytes(array: &dyn Array, validity: Option<&Bitmap>, options: &EncodeOp
         cascade,
         kind,
         plain_bytes,
+        read_costs,
     })
 }
 

@@ -77,6 +77,14 @@ impl Error {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io { path: path.into(), source }
     }
+
+    /// The error with the column it arose in named, when the message does not say already.
+    pub(crate) fn in_column(self, column: &str) -> Self {
+        match self {
+            Error::InvalidArgument(m) => Error::InvalidArgument(format!("column '{column}': {m}")),
+            e => e,
+        }
+    }
 }
 
 /// Result with this crate's [`Error`].

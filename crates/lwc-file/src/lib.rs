@@ -84,6 +84,7 @@ macro_rules! int_dispatch {
     };
 }
 
+mod budget;
 mod convert;
 pub mod error;
 mod format;
@@ -94,6 +95,7 @@ mod reader;
 mod schema;
 mod writer;
 
+pub use budget::{plan_budget, BudgetPlan, ColumnPlan, PlannedOption, PLANNED_OBJECTIVES};
 pub use error::{Error, Result};
 pub use info::{ColumnInfo, FileSummary, SegmentInfo};
 pub use int_column::IntColumn;

@@ -2,12 +2,13 @@
 //! row group's columns in parallel and appends them; the footer goes last, then the file is synced and
 //! renamed into place.
 
+use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
-use lwc::EncodeOptions;
+use arrow_schema::{Schema, SchemaRef};
+use lwc::{EncodeOptions, Objective};
 use rayon::prelude::*;
 use tempfile::NamedTempFile;
 
@@ -27,6 +28,37 @@ pub struct WriteOptions {
     pub encode: EncodeOptions,
     /// Threads encoding columns in parallel; `None` uses rayon's global pool.
     pub threads: Option<usize>,
+    /// Objectives for single columns, by name, in place of `encode.objective` (see
+    /// [`crate::plan_budget`], which picks them so a table fits a memory budget).
+    pub column_objectives: BTreeMap<String, Objective>,
+}
+
+impl WriteOptions {
+    /// The encode options of each column of `schema`; fails on a column objective naming no column.
+    fn per_column(&self, schema: &Schema) -> Result<Vec<EncodeOptions>> {
+        if let Some(name) = self.column_objectives.keys().find(|name| schema.index_of(name).is_err()) {
+            return Err(Error::InvalidArgument(format!("an objective is given for '{name}', which is not a column")));
+        }
+        Ok(schema
+            .fields()
+            .iter()
+            .map(|field| match self.column_objectives.get(field.name()) {
+                Some(&objective) => EncodeOptions { objective, ..self.encode.clone() },
+                None => self.encode.clone(),
+            })
+            .collect())
+    }
+
+    /// What the footer records the file was written with (informational).
+    fn describe(&self) -> String {
+        let e = &self.encode;
+        let mut text = format!("cascade={} objective={} segment_rows={}", e.cascade, e.objective, e.segment_rows);
+        if !self.column_objectives.is_empty() {
+            let each: Vec<String> = self.column_objectives.iter().map(|(name, o)| format!("{name}:{o}")).collect();
+            text.push_str(&format!(" column_objectives={}", each.join(";")));
+        }
+        text
+    }
 }
 
 enum Sink {
@@ -47,6 +79,8 @@ pub struct FileWriter {
     schema: SchemaRef,
     physical: Vec<Physical>,
     options: WriteOptions,
+    /// How each column is encoded: `options.encode` with its column objective, if any.
+    column_encode: Vec<EncodeOptions>,
     pool: Option<rayon::ThreadPool>,
     pending: Vec<RecordBatch>,
     pending_rows: usize,
@@ -95,6 +129,7 @@ impl FileWriter {
             return Err(Error::InvalidArgument(format!("segment_rows {segment_rows} is not in 1..=2^32-1")));
         }
         options.encode.cascade.check()?;
+        let column_encode = options.per_column(&schema)?;
         let pool = match options.threads {
             Some(n) => Some(
                 rayon::ThreadPoolBuilder::new()
@@ -119,6 +154,7 @@ impl FileWriter {
             schema,
             physical,
             options,
+            column_encode,
             pool,
             pending: Vec::new(),
             pending_rows: 0,
@@ -217,12 +253,8 @@ impl FileWriter {
                 .into_par_iter()
                 .map(|k| {
                     let column = window[k / ncols].column(k % ncols);
-                    encode_chunk(column.as_ref(), self.physical[k % ncols], &self.options.encode).map_err(|e| match e {
-                        Error::InvalidArgument(m) => {
-                            Error::InvalidArgument(format!("column '{}': {m}", self.schema.field(k % ncols).name()))
-                        }
-                        e => e,
-                    })
+                    encode_chunk(column.as_ref(), self.physical[k % ncols], &self.column_encode[k % ncols])
+                        .map_err(|e| e.in_column(self.schema.field(k % ncols).name()))
                 })
                 .collect::<Result<Vec<_>>>()
         };
@@ -288,10 +320,7 @@ impl FileWriter {
         }
         self.flush(true)?;
         let footer = Footer {
-            options: format!(
-                "cascade={} objective={} segment_rows={}",
-                self.options.encode.cascade, self.options.encode.objective, self.options.encode.segment_rows
-            ),
+            options: self.options.describe(),
             rows: self.rows,
             segment_rows: self.options.encode.segment_rows as u64,
             schema: self.schema.as_ref().clone(),

@@ -16,6 +16,7 @@
 //! The winner is then encoded in full, and its child streams are chosen the same way on their full
 //! values. [`SegmentExplain`] records the candidates, estimates, costs and the reason.
 
+mod budget;
 mod cost;
 mod explain;
 mod objective;
@@ -24,6 +25,7 @@ mod profile;
 use std::cell::Cell;
 use std::time::Instant;
 
+pub use budget::{fit_to_budget, BudgetOption, BUDGET_STEPS};
 pub use cost::{CostModel, Costs, WIDTHS};
 pub use explain::{Candidate, SegmentExplain};
 pub use objective::{AccessMix, Objective, BALANCED_SIZE_SLACK, BALANCED_SPEEDUP};

@@ -1,0 +1,215 @@
+//! Fitting a table to a memory budget: which objective each column is written with.
+//!
+//! Every integer-backed, string and binary column is encoded (in memory, in parallel) under each
+//! objective of [`PLANNED_OBJECTIVES`] and under the access mix itself. Each way of storing it has its
+//! exact bytes and its modeled read time: rows × (`scan` × scan ns + `get` × get ns) from the cost
+//! model's price of each segment's chosen encoding (for strings, of their codes or end offsets: the
+//! bytes themselves are read alike whatever the objective). [`lwc::fit_to_budget`] then picks one per
+//! column so that the columns' bytes stay within the budget and the total time is least. Float and wide
+//! decimal columns are stored one way only, so they just take their share of the budget. The budget
+//! counts the columns' segment bytes (what `lwc inspect` lists as encoded), not the file's header,
+//! footer and padding.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::SchemaRef;
+use lwc::{AccessMix, BudgetOption, EncodeOptions, Objective};
+use rayon::prelude::*;
+
+use crate::convert::encode_chunk;
+use crate::error::{Error, Result};
+use crate::schema::{check_schema, Physical};
+use crate::writer::WriteOptions;
+
+/// The named objectives each integer column is tried with, besides the access mix itself.
+pub const PLANNED_OBJECTIVES: [Objective; 4] =
+    [Objective::Size, Objective::Balanced, Objective::Scan, Objective::Random];
+
+/// One way of storing a column, as measured by [`plan_budget`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedOption {
+    /// The objective the column was encoded with.
+    pub objective: Objective,
+    /// Bytes of the column's segments encoded this way.
+    pub bytes: u64,
+    /// Modeled nanoseconds to read the column under the access mix.
+    pub read_ns: f64,
+}
+
+/// The ways a column can be stored and the one picked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnPlan {
+    /// Column name.
+    pub name: String,
+    /// The distinct ways (by bytes and cost) of storing it, smallest first; one for float columns.
+    pub options: Vec<PlannedOption>,
+    /// Index of the pick in `options`.
+    pub chosen: usize,
+}
+
+impl ColumnPlan {
+    /// The option picked.
+    pub fn pick(&self) -> &PlannedOption {
+        &self.options[self.chosen]
+    }
+}
+
+/// Which objective each column is written with so the table fits a memory budget.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BudgetPlan {
+    /// The budget, bytes of column segments.
+    pub budget: u64,
+    /// The access mix read times are modeled for.
+    pub mix: AccessMix,
+    /// Per column, in schema order.
+    pub columns: Vec<ColumnPlan>,
+}
+
+impl BudgetPlan {
+    /// Bytes of every column as picked (at most the budget).
+    pub fn bytes(&self) -> u64 {
+        self.columns.iter().map(|c| c.pick().bytes).sum()
+    }
+
+    /// Modeled read time of every column as picked, in nanoseconds.
+    pub fn read_ns(&self) -> f64 {
+        self.columns.iter().map(|c| c.pick().read_ns).sum()
+    }
+
+    /// The objectives to write with, for [`WriteOptions::column_objectives`]: the pick of every column
+    /// that has a choice.
+    pub fn column_objectives(&self) -> BTreeMap<String, Objective> {
+        self.columns.iter().filter(|c| c.options.len() > 1).map(|c| (c.name.clone(), c.pick().objective)).collect()
+    }
+}
+
+impl fmt::Display for BudgetPlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "memory budget {} bytes for scan={},get={}: columns take {} bytes, modeled read time {:.1} ms",
+            self.budget,
+            self.mix.scan,
+            self.mix.get,
+            self.bytes(),
+            self.read_ns() / 1e6
+        )?;
+        for column in &self.columns {
+            let each: Vec<String> = column
+                .options
+                .iter()
+                .enumerate()
+                .map(|(k, o)| {
+                    let mark = if k == column.chosen { "*" } else { "" };
+                    format!("{mark}{} {} B {:.2} ms", o.objective, o.bytes, o.read_ns / 1e6)
+                })
+                .collect();
+            writeln!(f, "  {:<20} {}", column.name, each.join(" | "))?;
+        }
+        Ok(())
+    }
+}
+
+/// Picks the objective of each column of `batches` so that the columns' bytes stay within `budget` and
+/// the modeled time of reading them with `mix` is least; `options` are the write options to be used
+/// (segment rows, threads; the cascade must be automatic).
+///
+/// Costs one encode of every integer and string column per objective tried (five), with the whole
+/// table in memory.
+/// Fails when even the smallest encoding of every column exceeds the budget.
+pub fn plan_budget(
+    schema: SchemaRef,
+    batches: &[RecordBatch],
+    budget: u64,
+    mix: AccessMix,
+    options: &WriteOptions,
+) -> Result<BudgetPlan> {
+    if options.encode.cascade.encoding() != lwc::Encoding::Auto {
+        return Err(Error::InvalidArgument(format!(
+            "a memory budget chooses encodings, but the cascade is fixed to {}",
+            options.encode.cascade
+        )));
+    }
+    let physical = check_schema(&schema)?;
+    let objectives: Vec<Objective> =
+        PLANNED_OBJECTIVES.iter().copied().chain(std::iter::once(Objective::Mix(mix))).collect();
+    let columns: Vec<(usize, Objective)> = physical
+        .iter()
+        .enumerate()
+        .flat_map(|(c, p)| match p {
+            Physical::Fixed(_) => vec![(c, options.encode.objective)],
+            Physical::Int(_) | Physical::Bytes => objectives.iter().map(|&o| (c, o)).collect::<Vec<_>>(),
+        })
+        .collect();
+    let measure = || {
+        columns
+            .par_iter()
+            .map(|&(c, objective)| {
+                let arrays: Vec<ArrayRef> = batches.iter().map(|b| b.column(c).clone()).collect();
+                measure_column(&arrays, physical[c], objective, mix, &options.encode)
+                    .map(|(bytes, read_ns)| (c, PlannedOption { objective, bytes, read_ns }))
+                    .map_err(|e| e.in_column(schema.field(c).name()))
+            })
+            .collect::<Result<Vec<_>>>()
+    };
+    let measured = match options.threads {
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map_err(|e| Error::InvalidArgument(format!("cannot start {n} threads: {e}")))?
+            .install(measure)?,
+        None => measure()?,
+    };
+    let mut plans: Vec<ColumnPlan> =
+        schema.fields().iter().map(|f| ColumnPlan { name: f.name().clone(), options: Vec::new(), chosen: 0 }).collect();
+    for (c, option) in measured {
+        let same = |o: &PlannedOption| o.bytes == option.bytes && o.read_ns == option.read_ns;
+        if !plans[c].options.iter().any(same) {
+            plans[c].options.push(option);
+        }
+    }
+    for plan in &mut plans {
+        plan.options.sort_by(|a, b| a.bytes.cmp(&b.bytes).then(a.read_ns.total_cmp(&b.read_ns)));
+    }
+    let knapsack: Vec<Vec<BudgetOption>> = plans
+        .iter()
+        .map(|p| p.options.iter().map(|o| BudgetOption { bytes: o.bytes, cost: o.read_ns }).collect())
+        .collect();
+    let picks = lwc::fit_to_budget(&knapsack, budget)?;
+    for (plan, pick) in plans.iter_mut().zip(picks) {
+        plan.chosen = pick;
+    }
+    Ok(BudgetPlan { budget, mix, columns: plans })
+}
+
+/// Bytes and modeled read time of one column encoded for `objective`, row group by row group as the
+/// writer would cut it.
+fn measure_column(
+    arrays: &[ArrayRef],
+    physical: Physical,
+    objective: Objective,
+    mix: AccessMix,
+    encode: &EncodeOptions,
+) -> Result<(u64, f64)> {
+    let options = EncodeOptions { objective, ..encode.clone() };
+    let array = match arrays {
+        [one] => one.clone(),
+        many => {
+            let refs: Vec<&dyn arrow_array::Array> = many.iter().map(|a| a.as_ref()).collect();
+            arrow_select::concat::concat(&refs)?
+        }
+    };
+    let (mut bytes, mut read_ns) = (0u64, 0.0f64);
+    let rows = array.len();
+    for start in (0..rows).step_by(options.segment_rows.max(1)) {
+        let slice = array.slice(start, options.segment_rows.min(rows - start));
+        let chunk = encode_chunk(slice.as_ref(), physical, &options)?;
+        bytes += chunk.bytes.len() as u64;
+        if let Some(costs) = chunk.read_costs {
+            read_ns += slice.len() as f64 * (mix.scan * costs.scan_ns + mix.get * costs.get_ns);
+        }
+    }
+    Ok((bytes, read_ns))
+}
