@@ -57,6 +57,9 @@ const CANDIDATES: [EncodingId; 14] = [
 /// at most a few bytes and costs a profile of its own.
 const TINY: usize = 64;
 
+/// Child streams of a sample this deep are priced from min and max only.
+const SAMPLED_DEPTH: usize = 3;
+
 /// The outcome of choosing one stream's encoding.
 #[derive(Debug, Clone)]
 pub(crate) struct Evaluation {
@@ -115,8 +118,7 @@ fn evaluate_untimed<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) 
     let profile = Profile::of(values, stats);
     // A child stream of a sample (run values, run ends) breaks its step where the sample's runs meet;
     // the full stream's child has no such seams, so a few breaks still price it as a sequence.
-    let seams_only = params.sampled && profile.step_breaks <= profile::RUNS;
-    if params.sampled && seams_only && profile.step_breaks > 0 {
+    if params.sampled && (1..=profile::RUNS).contains(&profile.step_breaks(profile::RUNS)) {
         return single(EncodingId::Sequence, 16, "an arithmetic sequence but for the seams of the sample", n);
     }
     if profile.uniform_step && !params.not_a_sequence {
@@ -131,7 +133,7 @@ fn evaluate_untimed<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) 
     let mut candidates: Vec<Candidate> = CANDIDATES
         .iter()
         .map(|&id| {
-            let (estimate, note) = match skip_reason(id, &profile, range_bits, room_for_children, n) {
+            let (estimate, note) = match skip_reason(id, &profile, range_bits, room_for_children, n, params) {
                 Some(reason) => (None, reason),
                 None => {
                     let exact = exact_from_stats(id);
@@ -152,7 +154,8 @@ fn evaluate_untimed<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) 
             Candidate { encoding: id, estimated_bytes: estimate, costs, note }
         })
         .collect();
-    let (winner, reason) = decide(&candidates, params.objective, plain);
+    // Estimates inside a sample are never shown: they skip writing out why.
+    let (winner, reason) = decide(&candidates, params.objective, plain, !params.sampled);
     // The top encoding's parameters are the defaults: for_n's block and delta's stride.
     candidates.shrink_to_fit();
     Evaluation { candidates, winner, reason, sampled_rows: profile.sample.len() }
@@ -181,18 +184,22 @@ fn skip_reason<T: LwcInt>(
     range_bits: u32,
     room_for_children: bool,
     n: usize,
+    params: &Params,
 ) -> Option<&'static str> {
     let s = profile.sample.len().max(1);
     match id {
         EncodingId::Constant => Some("values differ"),
         EncodingId::Sequence => Some("not an arithmetic sequence"),
         _ if n <= TINY && !exact_from_stats(id) => Some("too few values to pay for more than a header"),
+        _ if params.sampled && params.depth >= SAMPLED_DEPTH && !exact_from_stats(id) => {
+            Some("deep inside a sample's estimate: priced from min and max only")
+        }
         _ if !room_for_children && !id.child_names().is_empty() => Some("no room for child streams at this depth"),
         EncodingId::Rle if 2 * profile.runs > s => Some("runs average under two rows"),
-        EncodingId::Dict if 2 * profile.distinct_estimate > n || profile.distinct == s => {
+        EncodingId::Dict if 2 * profile.distinct_estimate() > n || profile.distinct() == s => {
             Some("too many distinct values")
         }
-        EncodingId::Dict if (profile.distinct_estimate as u128) << 1 > 1u128 << range_bits => {
+        EncodingId::Dict if (profile.distinct_estimate() as u128) << 1 > 1u128 << range_bits => {
             Some("values fill their range: codes would be as wide as the values")
         }
         EncodingId::Gcd if profile.gcd <= 1 => Some("no common divisor"),
@@ -234,12 +241,12 @@ fn sampled_estimate<T: LwcInt>(
     if id == EncodingId::Dict {
         // The dictionary itself does not grow with the rows, it grows with the distinct values; the codes
         // grow with the rows, one bit wider per doubling of the dictionary.
-        let sampled_dictionary = 16 + profile.distinct * size_of::<T>();
+        let sampled_dictionary = 16 + profile.distinct() * size_of::<T>();
         let code_bits = |d: usize| bits(d.max(2) - 1) as f64;
         let codes =
-            bytes.saturating_sub(sampled_dictionary) as f64 * profile.scale * code_bits(profile.distinct_estimate)
-                / code_bits(profile.distinct);
-        return Some(16 + profile.distinct_estimate * size_of::<T>() + codes as usize);
+            bytes.saturating_sub(sampled_dictionary) as f64 * profile.scale * code_bits(profile.distinct_estimate())
+                / code_bits(profile.distinct());
+        return Some(16 + profile.distinct_estimate() * size_of::<T>() + codes as usize);
     }
     Some((bytes as f64 * profile.scale) as usize)
 }
@@ -249,7 +256,7 @@ fn cost_width<T: LwcInt>(id: EncodingId, stats: &Stats<T>, profile: &Profile<'_,
     match id {
         EncodingId::Bitpack | EncodingId::Plain => stats.or_bits.bits_used().max(1),
         EncodingId::Delta | EncodingId::Delta2 => profile.delta_bits.max(1),
-        EncodingId::Dict => bits(profile.distinct_estimate.max(2) - 1),
+        EncodingId::Dict => bits(profile.distinct_estimate().max(2) - 1),
         _ => stats.range_bits().max(1),
     }
 }
@@ -259,8 +266,8 @@ fn bits(x: usize) -> u32 {
     usize::BITS - x.leading_zeros()
 }
 
-/// The index of the winner among `candidates` for `objective`, and why.
-fn decide(candidates: &[Candidate], objective: Objective, plain: Costs) -> (usize, String) {
+/// The index of the winner among `candidates` for `objective`, and why (when `explain`).
+fn decide(candidates: &[Candidate], objective: Objective, plain: Costs, explain: bool) -> (usize, String) {
     let viable = || candidates.iter().enumerate().filter_map(|(k, c)| Some((k, c.estimated_bytes?, c.costs?)));
     // `min_by` keeps the first of equals: the earlier, preferred candidate.
     let smallest = viable().min_by_key(|&(_, bytes, _)| bytes).expect("plain always applies");
@@ -268,27 +275,21 @@ fn decide(candidates: &[Candidate], objective: Objective, plain: Costs) -> (usiz
         viable().min_by(|a, b| key(a.1, a.2).total_cmp(&key(b.1, b.2)).then(a.1.cmp(&b.1))).expect("plain")
     };
     let name = |k: usize| candidates[k].encoding.name();
+    let why = |text: &dyn Fn() -> String| if explain { text() } else { String::new() };
     match objective {
-        Objective::Size => (smallest.0, format!("smallest estimate ({} bytes)", smallest.1)),
+        Objective::Size => (smallest.0, why(&|| format!("smallest estimate ({} bytes)", smallest.1))),
         Objective::Scan => {
             let w = by(&|_, c| c.scan_ns);
-            (w.0, format!("fastest scan ({:.2} ns/value with reading its bytes)", w.2.scan_ns))
+            (w.0, why(&|| format!("fastest scan ({:.2} ns/value with reading its bytes)", w.2.scan_ns)))
         }
         Objective::Random => {
             let w = by(&|_, c| c.get_ns);
-            (w.0, format!("fastest lookup ({:.1} ns/get)", w.2.get_ns))
+            (w.0, why(&|| format!("fastest lookup ({:.1} ns/get)", w.2.get_ns)))
         }
         Objective::Mix(mix) => {
-            let w = by(&|_, c| mix.scan * c.scan_ns + mix.get * c.get_ns);
-            (
-                w.0,
-                format!(
-                    "least time for scan={},get={} ({:.2} ns/row)",
-                    mix.scan,
-                    mix.get,
-                    mix.scan * w.2.scan_ns + mix.get * w.2.get_ns
-                ),
-            )
+            let time = |c: Costs| mix.scan * c.scan_ns + mix.get * c.get_ns;
+            let w = by(&|_, c| time(c));
+            (w.0, why(&|| format!("least time for scan={},get={} ({:.2} ns/row)", mix.scan, mix.get, time(w.2))))
         }
         Objective::Balanced => {
             let even = |c: Costs| 0.5 * c.scan_ns / plain.scan_ns + 0.5 * c.get_ns / plain.get_ns;
@@ -297,26 +298,26 @@ fn decide(candidates: &[Candidate], objective: Objective, plain: Costs) -> (usiz
                 .filter(|&(_, bytes, _)| bytes as f64 <= limit)
                 .min_by(|a, b| even(a.2).total_cmp(&even(b.2)).then(a.1.cmp(&b.1)))
                 .expect("the smallest is close to itself");
+            let slack = BALANCED_SIZE_SLACK * 100.0;
             if fastest_close.0 != smallest.0 && even(fastest_close.2) <= BALANCED_SPEEDUP * even(smallest.2) {
                 let (k, bytes, costs) = fastest_close;
-                let reason = format!(
-                    "within {:.0} % of the smallest ({}, {} bytes) and {:.1}x faster to read ({} bytes)",
-                    BALANCED_SIZE_SLACK * 100.0,
-                    name(smallest.0),
-                    smallest.1,
-                    even(smallest.2) / even(costs),
-                    bytes
-                );
+                let reason = why(&|| {
+                    format!(
+                        "within {slack:.0} % of the smallest ({}, {} bytes) and {:.1}x faster to read ({bytes} bytes)",
+                        name(smallest.0),
+                        smallest.1,
+                        even(smallest.2) / even(costs),
+                    )
+                });
                 (k, reason)
             } else {
-                (
-                    smallest.0,
+                let reason = why(&|| {
                     format!(
-                        "smallest estimate ({} bytes); nothing within {:.0} % of it reads much faster",
-                        smallest.1,
-                        BALANCED_SIZE_SLACK * 100.0
-                    ),
-                )
+                        "smallest estimate ({} bytes); nothing within {slack:.0} % of it reads much faster",
+                        smallest.1
+                    )
+                });
+                (smallest.0, reason)
             }
         }
     }

@@ -9,10 +9,10 @@
 //! except the two estimates that extrapolate (distinct values, run length).
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 
 use super::cost::SplitMix;
 use crate::encodings::Stats;
-use crate::hashing::IntSet;
 use crate::types::{LwcInt, Word};
 
 /// Consecutive values per sampled run.
@@ -34,15 +34,12 @@ pub(crate) struct Profile<'a, T: LwcInt> {
     pub runs: usize,
     /// Every step inside every run is the same.
     pub uniform_step: bool,
-    /// Neighbours whose step differs from the most common step (both ways counted as different).
-    pub step_breaks: usize,
     /// Bits of the largest difference between neighbours (one more when they go both ways).
     pub delta_bits: u32,
-    /// Distinct values among as many rows spread evenly over the stream as the sample has.
-    pub distinct: usize,
-    /// Distinct values in the stream, estimated from the sample: GEE (`sqrt(n / s) · f1 + (d - f1)`), or
-    /// `d · n / s` when most sampled values are seen once.
-    pub distinct_estimate: usize,
+    /// The stream (distinct values are counted on rows spread over it, when first asked for).
+    values: &'a [T],
+    /// [`Profile::distinct`] and [`Profile::distinct_estimate`], once counted.
+    distinct: OnceCell<(usize, usize)>,
     /// Whether the sample holds the stream's min and its max.
     pub has_extremes: bool,
     /// Greatest common divisor of the sample's offsets from the stream's minimum (0 when all are equal).
@@ -70,26 +67,12 @@ impl<'a, T: LwcInt> Profile<'a, T> {
                 widest = widest.max(if b >= a { b.offset_from(a) } else { a.offset_from(b) });
             }
         }
-        let step_breaks = step_breaks(&sample);
         // Runs are taken in row order, so a sorted stream keeps the sample sorted across the seams too.
         for seam in (run..s).step_by(run) {
             ascending &= sample[seam - 1] <= sample[seam];
         }
-        // Distinct values are counted on rows spread evenly instead: runs of neighbours repeat each
-        // other's values (a sorted key column), which would make every value look common.
-        let (distinct, singletons) = match n <= SAMPLE_ALL {
-            true => count_distinct(values),
-            false => count_distinct(&(0..s).map(|k| values[k * n / s]).collect::<Vec<_>>()),
-        };
         let scale = n as f64 / s.max(1) as f64;
-        // GEE grows the singletons by only sqrt(n / s): right for skewed data, far too low when nearly
-        // every sampled value is unique (a key column), where scaling linearly is the better guess.
-        let scaled = match 2 * singletons > s {
-            true => distinct as f64 * scale,
-            false => scale.sqrt() * singletons as f64 + (distinct - singletons) as f64,
-        };
-        let distinct_estimate = (scaled as usize).clamp(distinct, n.max(distinct));
-        let gcd = sample.iter().fold(0u64, |g, v| gcd(g, v.offset_from(stats.min).to_u64()));
+        let gcd = common_divisor(sample.iter().map(|v| v.offset_from(stats.min).to_u64()));
         let has_extremes = sample.contains(&stats.min) && sample.contains(&stats.max);
         Profile {
             has_extremes,
@@ -97,10 +80,9 @@ impl<'a, T: LwcInt> Profile<'a, T> {
             ascending,
             runs,
             uniform_step,
-            step_breaks,
             delta_bits: widest.bits_used() + u32::from(!ascending && !descending),
-            distinct,
-            distinct_estimate,
+            values,
+            distinct: OnceCell::new(),
             gcd,
             sample,
         }
@@ -109,6 +91,43 @@ impl<'a, T: LwcInt> Profile<'a, T> {
     /// Whether the sample is the whole stream.
     pub fn is_whole(&self) -> bool {
         self.scale == 1.0
+    }
+
+    /// Distinct values among as many rows spread evenly over the stream as the sample has.
+    pub fn distinct(&self) -> usize {
+        self.distinct_counts().0
+    }
+
+    /// Distinct values in the stream, estimated from the sample: GEE (`sqrt(n / s) · f1 + (d - f1)`), or
+    /// `d · n / s` when most sampled values are seen once.
+    pub fn distinct_estimate(&self) -> usize {
+        self.distinct_counts().1
+    }
+
+    /// Counted on first use: a stream found to be a sequence never needs them.
+    fn distinct_counts(&self) -> (usize, usize) {
+        *self.distinct.get_or_init(|| {
+            let (n, s) = (self.values.len(), self.sample.len());
+            // Counted on rows spread evenly, not on the sample: runs of neighbours repeat each other's
+            // values (a sorted key column), which would make every value look common.
+            let (distinct, singletons) = match self.is_whole() {
+                true => count_distinct(self.values),
+                false => count_distinct(&(0..s).map(|k| self.values[k * n / s]).collect::<Vec<_>>()),
+            };
+            // GEE grows the singletons by only sqrt(n / s): right for skewed data, far too low when
+            // nearly every sampled value is unique (a key column), where scaling linearly is the better guess.
+            let scaled = match 2 * singletons > s {
+                true => distinct as f64 * self.scale,
+                false => self.scale.sqrt() * singletons as f64 + (distinct - singletons) as f64,
+            };
+            (distinct, (scaled as usize).clamp(distinct, n.max(distinct)))
+        })
+    }
+
+    /// Neighbours in the sample whose step differs from the most common step (both ways counted as
+    /// different), counted up to `limit + 1`; on demand, as only estimates on samples ask.
+    pub fn step_breaks(&self, limit: usize) -> usize {
+        step_breaks(&self.sample, limit)
     }
 }
 
@@ -126,29 +145,42 @@ fn sample<T: LwcInt>(values: &[T]) -> Vec<T> {
     out
 }
 
-/// Pairs of neighbours whose step is not the most common one (a majority vote finds it).
-fn step_breaks<T: LwcInt>(values: &[T]) -> usize {
+/// Pairs of neighbours whose step is not the most common one (a majority vote finds it), counted up
+/// to `limit + 1`: callers only ask whether there are at most `limit`.
+fn step_breaks<T: LwcInt>(values: &[T], limit: usize) -> usize {
     let step = |w: &[T]| (w[1].offset_from(w[0]), w[1] >= w[0]);
-    let (mut candidate, mut votes) = (None, 0usize);
+    let Some(first) = values.get(..2) else { return 0 };
+    let (mut candidate, mut votes) = (step(first), 0usize);
     for w in values.windows(2) {
+        let s = step(w);
         if votes == 0 {
-            candidate = Some(step(w));
+            candidate = s;
         }
-        votes = if candidate == Some(step(w)) { votes + 1 } else { votes - 1 };
+        votes = if candidate == s { votes + 1 } else { votes - 1 };
     }
-    values.windows(2).filter(|w| Some(step(w)) != candidate).count()
+    values.windows(2).filter(|w| step(w) != candidate).take(limit + 1).count()
 }
 
-/// Distinct values and values seen exactly once.
+/// Distinct values and values seen exactly once. Sorting a copy beats hashing at the few thousand
+/// values a profile holds at most.
 fn count_distinct<T: LwcInt>(values: &[T]) -> (usize, usize) {
-    let (mut once, mut more) = (IntSet::default(), IntSet::default());
-    once.reserve(values.len());
-    for &v in values {
-        if !once.insert(v) {
-            more.insert(v);
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    sorted
+        .chunk_by(|a, b| a == b)
+        .fold((0, 0), |(distinct, once), group| (distinct + 1, once + usize::from(group.len() == 1)))
+}
+
+/// Greatest common divisor of `values` (0 when all are 0); stops as soon as it reaches 1.
+fn common_divisor(values: impl Iterator<Item = u64>) -> u64 {
+    let mut g = 0;
+    for v in values {
+        g = gcd(g, v);
+        if g == 1 {
+            break;
         }
     }
-    (once.len(), once.len() - more.len())
+    g
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
@@ -171,8 +203,8 @@ mod tests {
         assert_eq!(p.delta_bits, 2);
         assert_eq!(p.gcd, 3);
         assert_eq!(p.runs, RUN * RUNS, "every value differs from its neighbour");
-        assert_eq!(p.distinct, p.sample.len());
-        assert_eq!(p.distinct_estimate, 1_000_000, "all distinct: {}", p.distinct_estimate);
+        assert_eq!(p.distinct(), p.sample.len());
+        assert_eq!(p.distinct_estimate(), 1_000_000, "all distinct: {}", p.distinct_estimate());
     }
 
     #[test]
@@ -180,16 +212,16 @@ mod tests {
         let codes: Vec<u32> = (0..65_536u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) % 50).collect();
         let p = Profile::of(&codes, &Stats::compute(&codes));
         assert!(!p.ascending && !p.uniform_step);
-        assert!((45..=60).contains(&p.distinct_estimate), "{}", p.distinct_estimate);
+        assert!((45..=60).contains(&p.distinct_estimate()), "{}", p.distinct_estimate());
     }
 
     #[test]
     fn small_streams_are_their_own_sample() {
         let p = Profile::of(&[5i8, 5, 5, -1], &Stats::compute(&[5i8, 5, 5, -1]));
         assert!(p.is_whole());
-        assert_eq!((p.runs, p.distinct, p.ascending), (2, 2, false));
+        assert_eq!((p.runs, p.distinct(), p.ascending), (2, 2, false));
         assert_eq!(p.delta_bits, 3); // |-1 - 5| = 6; never increasing, so no sign bit
         let empty: Profile<'_, u16> = Profile::of(&[], &Stats::compute(&[]));
-        assert_eq!((empty.distinct, empty.distinct_estimate), (0, 0));
+        assert_eq!((empty.distinct(), empty.distinct_estimate()), (0, 0));
     }
 }
