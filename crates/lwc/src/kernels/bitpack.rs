@@ -673,6 +673,11 @@ pub(crate) mod simd {
         }
     }
 
+    /// How far ahead of the group being decoded [`unpack_u32`] asks for the packed bytes: the hardware
+    /// prefetcher alone left wide streams waiting on L2 (4% slower at width 20 on 65,536 values;
+    /// no change at widths 3 and 11).
+    const PREFETCH_AHEAD: usize = 512;
+
     /// # Safety
     /// AVX2; `src + g * step .. + reach` readable for each of the `out.len() / 8` groups `g`.
     #[target_feature(enable = "avx2")]
@@ -694,6 +699,8 @@ pub(crate) mod simd {
             let d = dst.as_mut_ptr();
             // SAFETY: the four groups are readable (caller's contract) and `dst` holds 32 `u32`.
             unsafe {
+                // A hint, which never faults: `wrapping_add` keeps a pointer past the end well defined.
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(PREFETCH_AHEAD).cast());
                 let v0 = r.decode8::<MODE>(p);
                 let v1 = r.decode8::<MODE>(p.add(step));
                 let v2 = r.decode8::<MODE>(p.add(2 * step));
