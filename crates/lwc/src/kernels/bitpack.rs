@@ -1224,7 +1224,7 @@ mod tests {
             let mut buf = vec![0x55u8; 1];
             pack(&values, w, &mut buf);
             let packed = &buf[1..]; // exact length at an odd address
-            let mut out = vec![0u32; n + 8];
+            let mut out = vec![0u32; n + 16];
             let aligned = (out.as_ptr() as usize).wrapping_neg() % 32 / 4;
             for base in [0, u32::MAX - 2] {
                 for offset in 0..8 {
