@@ -36,6 +36,7 @@ fn every_experiment_produces_its_tables() {
         assert!(stdout.contains(title), "missing {title} in\n{stdout}");
     }
     assert!(stdout.contains("| lwc for |"), "lwc rows missing:\n{stdout}");
+    assert!(stdout.contains("| lwc-file string column, 1 thread |"), "lwc-file string rows missing:\n{stdout}");
     let records: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("valid json");
     assert!(records.iter().any(|r| r["experiment"] == "access" && r["ratio_to_plain"].is_number()));
