@@ -135,7 +135,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         bar.set_message(format!("{name}: lwc"));
         let t = Instant::now();
         let options = WriteOptions {
-            encode: lwc::EncodeOptions { objective: lwc::Objective::Balanced, ..Default::default() },
+            encode: lwc::EncodeOptions { objective: args.objective, ..Default::default() },
             ..Default::default()
         };
         let bytes = lwc_file::write_to_bytes(schema.clone(), &batches, options)
@@ -187,9 +187,9 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     bar.finish_and_clear();
 
     let mut text = format!(
-        "TPC-H at scale factor {} (tpchgen), each table compressed by lwc into an in-memory .lwc file, and written as \
-         Parquet (zstd level 3) in memory; plain = Arrow buffers\n\n",
-        args.scale
+        "TPC-H at scale factor {} (tpchgen), each table compressed by lwc (objective {}) into an in-memory .lwc file, \
+         and written as Parquet (zstd level 3) in memory; plain = Arrow buffers\n\n",
+        args.scale, args.objective
     );
     let mut t = Table::new(&[
         "table",

@@ -100,7 +100,7 @@ Examples:
     /// Generate TPC-H, compress every table, compare sizes and query times with Parquet and Arrow.
     #[command(after_long_help = "\
 For each of the 8 TPC-H tables (generated in memory by tpchgen): rows, plain bytes (Arrow buffers),
-Parquet with zstd (written in memory), lwc (objective balanced), and ratios; the encodings chosen for the
+Parquet with zstd (written in memory), lwc (objective --objective, balanced by default), and ratios; the encodings chosen for the
 key columns; then times (median of several runs) of a point lookup, a selective scan and a sum on lineitem,
 on lwc's encoded columns and on plain Arrow arrays with arrow's compute kernels. Build with --release for
 meaningful times.
@@ -254,6 +254,9 @@ pub struct DemoArgs {
     /// Timed runs per operation (the median is reported).
     #[arg(long, default_value_t = 7, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
+    /// What lwc's encoding selector optimizes (see `lwc compress --help`).
+    #[arg(long, default_value = "balanced", value_name = "OBJECTIVE")]
+    pub objective: Objective,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
