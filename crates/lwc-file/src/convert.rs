@@ -403,14 +403,26 @@ fn decode_bytes(chunk: &ChunkRef<'_>, data_type: &DataType, range: Range<usize>)
             let ends = ends_seg.decode_all().values;
             check_ends(chunk, &ends, dict.len())?;
             let picked = codes.decode(range)?;
+            let valid = |i: usize| picked.validity.as_ref().is_none_or(|v| v.get(i));
+            // Entry `code` spans `dict[entry(code)]`; null rows take no bytes.
+            let entry = |code: u32| -> Result<Range<usize>> {
+                let code = code as usize;
+                match ends.get(code) {
+                    Some(&end) => Ok(if code == 0 { 0 } else { ends[code - 1] as usize }..end as usize),
+                    None => Err(chunk.corrupt(format!("code {code} past the {}-entry dictionary", ends.len()))),
+                }
+            };
+            // Sized first, so the bytes are copied once into a buffer that never grows.
+            let mut total = 0;
             for (i, &code) in picked.values.iter().enumerate() {
-                if picked.validity.as_ref().is_none_or(|v| v.get(i)) {
-                    let code = code as usize;
-                    if code >= ends.len() {
-                        return Err(chunk.corrupt(format!("code {code} past the {}-entry dictionary", ends.len())));
-                    }
-                    let start = if code == 0 { 0 } else { ends[code - 1] as usize };
-                    out.extend_from_slice(&dict[start..ends[code] as usize]);
+                if valid(i) {
+                    total += entry(code)?.len();
+                }
+            }
+            out.reserve_exact(total);
+            for (i, &code) in picked.values.iter().enumerate() {
+                if valid(i) {
+                    out.extend_from_slice(&dict[entry(code)?]);
                 }
                 offsets.push(out.len() as u64);
             }
