@@ -1,6 +1,13 @@
-//! lwc's encodings behind the same interface as the peers, so an experiment loops over both alike.
+//! lwc's encodings behind the same interface as the peers, so an experiment loops over both alike; and lwc's
+//! string path, a column written to an in-memory `.lwc` file by `lwc-file`.
 
+use std::fmt::Display;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{Field, Schema};
 use lwc::{Cascade, Column, EncodeOptions, EncodedColumn, Encoding};
+use lwc_file::{ColumnInfo, LwcFile, WriteOptions};
 
 use crate::peers::{Peer, PeerEncoded};
 
@@ -55,8 +62,31 @@ pub fn cascades() -> Vec<Lwc> {
 /// What lwc's automatic choice picked, as its explain record for now: each cascade and on how many of the
 /// column's segments (`delta(for, for) on 90, bitpack on 2 of 92 segments`).
 pub fn explain<T: lwc::LwcInt>(column: &Column<T>) -> String {
-    let used: Vec<String> = column.cascades().iter().map(|(c, n)| format!("{c} on {n}")).collect();
-    format!("{} of {} segments", used.join(", "), column.segments().len())
+    chosen(&column.cascades(), column.segments().len())
+}
+
+/// What lwc-file chose for a column of a file, in [`explain`]'s words (`dict(codes: bitpack) on 92 of 92
+/// segments`).
+pub fn explain_file(column: &ColumnInfo) -> String {
+    chosen(&column.cascades, column.segments.len())
+}
+
+fn chosen(cascades: &[(impl Display, usize)], segments: usize) -> String {
+    let used: Vec<String> = cascades.iter().map(|(c, n)| format!("{c} on {n}")).collect();
+    format!("{} of {segments} segments", used.join(", "))
+}
+
+/// `array` (no nulls) as a batch of one column named `name`, as lwc-file takes it.
+pub fn one_column(name: &str, array: ArrayRef) -> RecordBatch {
+    let schema = Arc::new(Schema::new(vec![Field::new(name, array.data_type().clone(), false)]));
+    RecordBatch::try_new(schema, vec![array]).expect("one column without nulls")
+}
+
+/// `batch` written by `lwc-file` in memory with the default `WriteOptions` (the selector's `balanced` objective;
+/// segments are encoded in parallel on the current rayon pool), then opened with `LwcFile::from_bytes`.
+pub fn write_file(batch: &RecordBatch) -> lwc_file::Result<LwcFile> {
+    let bytes = lwc_file::write_to_bytes(batch.schema(), std::slice::from_ref(batch), WriteOptions::default())?;
+    LwcFile::from_bytes(bytes)
 }
 
 /// The value types lwc columns are measured over, each with its opened-column type.

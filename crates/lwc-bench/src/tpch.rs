@@ -1,10 +1,13 @@
 //! TPC-H tables from the `tpchgen` crate turned into columns, for the keys and database experiments.
 //!
 //! Column types follow a fixed-width layout: integers (keys, counts) as `i32` (TPC-H's fit below scale
-//! factor 300), dates as `i32` days since 1970, decimals as `i64` hundredths, and strings as their bytes back to
-//! back with a 4-byte offset each (Arrow's layout).
+//! factor 300), dates as `i32` days since 1970, decimals as `i64` hundredths, and strings as Arrow `StringArray`s
+//! (their bytes back to back with a 4-byte offset each), written by a builder, so lwc-file takes them as they are.
 
 use std::fmt::{Display, Write as _};
+
+use arrow_array::builder::StringBuilder;
+use arrow_array::{Array, StringArray};
 
 use tpchgen::dates::TPCHDate;
 use tpchgen::distribution::Distributions;
@@ -13,8 +16,6 @@ use tpchgen::generators::{
     PartGenerator, PartSupp, PartSuppGenerator, Region, RegionGenerator, Supplier, SupplierGenerator,
 };
 use tpchgen::text::TextPool;
-
-use crate::data::Strings;
 
 /// The text pool of dbgen (and `tpchgen`'s default) at scale factor 1.
 const FULL_TEXT_POOL: f64 = 300.0 * 1024.0 * 1024.0;
@@ -28,7 +29,8 @@ pub enum Data {
     Date(Vec<i32>),
     /// Hundredths.
     Decimal(Vec<i64>),
-    Text(Strings),
+    /// No nulls. Cloning shares the buffers.
+    Text(StringArray),
 }
 
 impl Data {
@@ -37,7 +39,7 @@ impl Data {
         match self {
             Data::Int(v) | Data::Date(v) => size_of_val(v.as_slice()),
             Data::Decimal(v) => size_of_val(v.as_slice()),
-            Data::Text(s) => s.plain_bytes(),
+            Data::Text(s) => s.values().len() + size_of::<i32>() * s.len(),
         }
     }
 
@@ -76,41 +78,60 @@ enum Field<R> {
     Text(fn(&R) -> &dyn Display),
 }
 
-impl<R> Field<R> {
-    fn empty(&self) -> Data {
+/// A column while it is generated: strings go to an Arrow builder (whose buffers become the array's).
+enum Growing {
+    Values(Data),
+    Text(StringBuilder),
+}
+
+impl Growing {
+    fn finish(self) -> Data {
         match self {
-            Field::Int(_) => Data::Int(Vec::new()),
-            Field::Date(_) => Data::Date(Vec::new()),
-            Field::Decimal(_) => Data::Decimal(Vec::new()),
-            Field::Text(_) => Data::Text(Strings::default()),
+            Growing::Values(data) => data,
+            Growing::Text(mut builder) => Data::Text(builder.finish()),
+        }
+    }
+}
+
+impl<R> Field<R> {
+    fn empty(&self) -> Growing {
+        match self {
+            Field::Int(_) => Growing::Values(Data::Int(Vec::new())),
+            Field::Date(_) => Growing::Values(Data::Date(Vec::new())),
+            Field::Decimal(_) => Growing::Values(Data::Decimal(Vec::new())),
+            Field::Text(_) => Growing::Text(StringBuilder::new()),
         }
     }
 
-    /// Appends `row`'s value to `data` (made by [`Field::empty`] of the same field).
-    fn push(&self, row: &R, data: &mut Data) {
-        match (self, data) {
-            (Field::Int(f), Data::Int(v)) => v.push(i32::try_from(f(row)).expect("TPC-H integers fit in i32")),
-            (Field::Date(f), Data::Date(v)) => v.push(f(row).to_unix_epoch()),
-            (Field::Decimal(f), Data::Decimal(v)) => v.push(f(row)),
-            (Field::Text(f), Data::Text(s)) => {
-                write!(s.bytes, "{}", f(row)).expect("writing to a String");
-                s.end_string();
+    /// Appends `row`'s value to `column` (made by [`Field::empty`] of the same field).
+    fn push(&self, row: &R, column: &mut Growing) {
+        match (self, column) {
+            (Field::Int(f), Growing::Values(Data::Int(v))) => {
+                v.push(i32::try_from(f(row)).expect("TPC-H integers fit in i32"))
             }
-            _ => unreachable!("data made by Field::empty"),
+            (Field::Date(f), Growing::Values(Data::Date(v))) => v.push(f(row).to_unix_epoch()),
+            (Field::Decimal(f), Growing::Values(Data::Decimal(v))) => v.push(f(row)),
+            (Field::Text(f), Growing::Text(s)) => {
+                write!(s, "{}", f(row)).expect("writing to a builder");
+                // Ends the row written above.
+                s.append_value("");
+            }
+            _ => unreachable!("columns made by Field::empty"),
         }
     }
 }
 
 /// Generates `rows` into columns, one per field.
 fn build<R>(name: &'static str, rows: impl Iterator<Item = R>, fields: &[(&'static str, Field<R>)]) -> Table {
-    let mut columns: Vec<Column> = fields.iter().map(|(name, f)| Column { name, data: f.empty() }).collect();
+    let mut growing: Vec<Growing> = fields.iter().map(|(_, f)| f.empty()).collect();
     let mut count = 0;
     for row in rows {
-        for ((_, f), column) in fields.iter().zip(&mut columns) {
-            f.push(&row, &mut column.data);
+        for ((_, f), column) in fields.iter().zip(&mut growing) {
+            f.push(&row, column);
         }
         count += 1;
     }
+    let columns = fields.iter().zip(growing).map(|((name, _), g)| Column { name, data: g.finish() }).collect();
     Table { name, rows: count, columns }
 }
 
@@ -310,7 +331,7 @@ mod tests {
                 let len = match &c.data {
                     Data::Int(v) | Data::Date(v) => v.len(),
                     Data::Decimal(v) => v.len(),
-                    Data::Text(s) => s.ends.len(),
+                    Data::Text(s) => s.len(),
                 };
                 assert_eq!(len, t.rows, "{}.{}", t.name, c.name);
             }
@@ -320,6 +341,11 @@ mod tests {
         let orders = &tables[1].columns;
         assert_eq!(orders[0].data.plain_bytes(), 4 * 1500);
         assert_eq!(orders[3].data.kind(), "decimal");
+        // Strings: one a row, no nulls, a byte and an offset each for the status flag.
+        let Data::Text(status) = &orders[2].data else { panic!("o_orderstatus is a string") };
+        assert_eq!(status.null_count(), 0);
+        assert!(status.iter().all(|s| matches!(s, Some("F" | "O" | "P"))));
+        assert_eq!(orders[2].data.plain_bytes(), 5 * 1500);
         // A date in the generated range (1992-01-01 is day 8035).
         let Data::Date(dates) = &orders[4].data else { panic!("o_orderdate is a date") };
         assert!(dates.iter().all(|&d| (8035..8035 + 2557).contains(&d)));

@@ -31,7 +31,7 @@ fn every_experiment_produces_its_tables() {
         "### adaptive: sorted integers",
         "### adaptive: low-cardinality strings",
         "### database: TPC-H SF",
-        "### database: lwc's automatic choice per integer-like column",
+        "### database: lwc's automatic choice per column",
     ] {
         assert!(stdout.contains(title), "missing {title} in\n{stdout}");
     }

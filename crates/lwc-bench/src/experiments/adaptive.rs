@@ -13,9 +13,8 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use arrow_array::{Array, RecordBatch, StringArray};
-use arrow_schema::{DataType, Field, Schema};
 use lwc::{EncodeOptions, EncodedColumn, LwcInt, SegmentExplain};
-use lwc_file::{LwcFile, WriteOptions};
+use lwc_file::LwcFile;
 
 use super::Config;
 use crate::codecs::{self, Lwc};
@@ -64,14 +63,12 @@ pub fn run(cfg: &Config) -> Report {
     let [mut ratios, absolute] =
         tables(&mut report.records, "low-cardinality strings 'Key_' + (random % 10)", &rows, n);
     let column = &file.columns()[0];
-    let cascades: Vec<String> = column.cascades.iter().map(|(c, k)| format!("{c} on {k}")).collect();
     ratios.note(format!(
-        "lwc-file rows: the keys as an Arrow `StringArray`, written with `lwc_file::write_to_bytes` (default `WriteOptions`: the selector's `balanced` objective, {}-row segments; encode includes opening the bytes with `LwcFile::from_bytes`) and read back whole with `read_column` into a fresh `StringArray`. Bytes are the whole in-memory file: the column's segments take {} bytes, header and footer {}. Chosen: {} of {} segments.",
+        "lwc-file rows: the keys as an Arrow `StringArray`, written with `lwc_file::write_to_bytes` (default `WriteOptions`: the selector's `balanced` objective, {}-row segments; encode includes opening the bytes with `LwcFile::from_bytes`) and read back whole with `read_column` into a fresh `StringArray`. Bytes are the whole in-memory file: the column's segments take {} bytes, header and footer {}. Chosen: {}.",
         EncodeOptions::default().segment_rows,
         column.encoded_bytes,
         file.file_bytes() - column.encoded_bytes,
-        cascades.join(", "),
-        column.segments.len()
+        codecs::explain_file(column),
     ));
     ratios.note(format!("lwc-file encodes and decodes segments in parallel on rayon's pool: the 1-thread row runs in a one-thread pool, like the peers, which all run on one thread; the {}-thread row in a pool of {}.", cfg.threads, cfg.threads));
     let (_, codes) = dictionary(&keys);
@@ -156,9 +153,7 @@ struct Input<'a> {
 
 impl<'a> Input<'a> {
     fn new(strings: &'a Strings) -> Self {
-        let schema = Arc::new(Schema::new(vec![Field::new("key", DataType::Utf8, false)]));
-        let keys = StringArray::from_iter_values(strings.iter());
-        let batch = RecordBatch::try_new(schema, vec![Arc::new(keys)]).expect("one string column");
+        let batch = codecs::one_column("key", Arc::new(StringArray::from_iter_values(strings.iter())));
         Input { strings, batch }
     }
 }
@@ -190,10 +185,7 @@ impl StringCodec {
                 Form::Codes { dictionary, codes: p.encode(&codes)? }
             }
             StringCodec::File(pool) => {
-                let batch = std::slice::from_ref(&input.batch);
-                let bytes =
-                    pool.install(|| lwc_file::write_to_bytes(input.batch.schema(), batch, WriteOptions::default()));
-                Form::File { file: LwcFile::from_bytes(bytes.ok()?).ok()?, pool: pool.clone() }
+                Form::File { file: pool.install(|| codecs::write_file(&input.batch)).ok()?, pool: pool.clone() }
             }
         })
     }
