@@ -163,35 +163,49 @@ fn offset_width(data_type: &DataType) -> u64 {
     }
 }
 
+/// Rows of a string segment probed before its dictionary is built (see [`all_distinct_in_probe`]).
+const DICT_PROBE: usize = 1024;
+
+/// Whether [`DICT_PROBE`] rows spread evenly over a segment of more than four times as many are all
+/// distinct (nulls aside). Then nearly every row is (two sampled rows sharing a value are likely once a
+/// few percent of rows repeat), a dictionary would be as large as the strings themselves, and hashing
+/// every row to find that out would cost more than writing them.
+fn all_distinct_in_probe(rows: &[Option<&[u8]>]) -> bool {
+    let n = rows.len();
+    if n <= 4 * DICT_PROBE {
+        return false;
+    }
+    let mut seen = std::collections::HashSet::with_capacity(DICT_PROBE);
+    (0..DICT_PROBE).filter_map(|k| rows[k * n / DICT_PROBE]).all(|v| seen.insert(v))
+}
+
 /// Strings and binary: a dictionary when at most half the non-null rows are distinct or the dictionary
-/// is estimated smaller than plain storage, plain otherwise.
+/// is estimated smaller than plain storage, plain otherwise (at once when a probe finds no repeats).
 fn encode_bytes(array: &dyn Array, validity: Option<&Bitmap>, options: &EncodeOptions) -> Result<EncodedChunk> {
     let rows = byte_rows(array)?;
     let n = rows.len();
+    let total: u64 = rows.iter().flatten().map(|v| v.len() as u64).sum();
+    let non_null = rows.iter().flatten().count() as u64;
     let mut index: HashMap<&[u8], u32> = HashMap::new();
     let mut dict: Vec<&[u8]> = Vec::new();
-    let mut codes = Vec::with_capacity(n);
-    let (mut total, mut non_null) = (0u64, 0u64);
-    for row in &rows {
-        match row {
-            Some(v) => {
-                total += v.len() as u64;
-                non_null += 1;
+    let mut codes = Vec::new();
+    let use_dict = !all_distinct_in_probe(&rows) && {
+        codes.reserve_exact(n);
+        for row in &rows {
+            codes.push(row.map_or(0, |v| {
                 let next = dict.len() as u32;
-                let code = *index.entry(v).or_insert_with(|| {
+                *index.entry(v).or_insert_with(|| {
                     dict.push(v);
                     next
-                });
-                codes.push(code);
-            }
-            None => codes.push(0),
+                })
+            }));
         }
-    }
-    let dict_bytes: u64 = dict.iter().map(|v| v.len() as u64).sum();
-    let code_bits = u64::from(32 - (dict.len() as u32).leading_zeros());
-    let dict_estimate = dict_bytes + 4 * dict.len() as u64 + (n as u64 * code_bits).div_ceil(8);
-    let plain_estimate = total + 2 * n as u64;
-    let use_dict = (dict.len() as u64) * 2 <= non_null || dict_estimate < plain_estimate;
+        let dict_bytes: u64 = dict.iter().map(|v| v.len() as u64).sum();
+        let code_bits = u64::from(32 - (dict.len() as u32).leading_zeros());
+        let dict_estimate = dict_bytes + 4 * dict.len() as u64 + (n as u64 * code_bits).div_ceil(8);
+        let plain_estimate = total + 2 * n as u64;
+        (dict.len() as u64) * 2 <= non_null || dict_estimate < plain_estimate
+    };
     let plain_bytes = total + offset_width(array.data_type()) * n as u64;
 
     // A row's read is priced as that of its code (dictionary) or its end offset (plain).

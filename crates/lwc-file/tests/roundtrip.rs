@@ -90,6 +90,23 @@ fn strings_choose_dictionary_or_plain() {
     assert!(dict.cascades.iter().all(|(c, _)| c.starts_with("dict(codes: ")), "{:?}", dict.cascades);
 }
 
+/// Large segments: a probe of spread rows sends all-distinct strings straight to plain, while strings
+/// that repeat (each one twice) still get a dictionary.
+#[test]
+fn large_string_segments_probe_before_hashing_every_row() {
+    let rows = 20_000;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("unique", DataType::Utf8, true),
+        Field::new("twice", DataType::Utf8, false),
+    ]));
+    let unique = StringArray::from_iter((0..rows).map(|i| (i % 9 != 0).then(|| format!("comment number {i}"))));
+    let twice = StringArray::from_iter_values((0..rows).map(|i| format!("clerk {}", i % (rows / 2))));
+    let batch = RecordBatch::try_new(schema, vec![Arc::new(unique), Arc::new(twice)]).unwrap();
+    let (file, _dir) = round_trip(std::slice::from_ref(&batch), options(rows));
+    assert_eq!(file.columns()[0].storage, Storage::Bytes { dict_segments: 0, plain_segments: 1 });
+    assert_eq!(file.columns()[1].storage, Storage::Bytes { dict_segments: 1, plain_segments: 0 });
+}
+
 #[test]
 fn extremes_and_all_null_segments() {
     let schema = Arc::new(Schema::new(vec![
