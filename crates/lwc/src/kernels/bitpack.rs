@@ -622,7 +622,7 @@ pub(crate) mod simd {
     /// Decodes `out.len() / 8` whole groups of width `w` from `src` into `out`, adding `base`, when there
     /// is an AVX2 kernel for this word and width; returns `false` (touching nothing) otherwise.
     pub fn unpack<U: Word>(src: &[u8], w: u32, base: U, out: &mut [U]) -> bool {
-        assert!(out.len() % 8 == 0 && w >= 1);
+        assert!(out.len().is_multiple_of(8) && w >= 1);
         if !has_avx2() {
             return false;
         }
@@ -692,7 +692,7 @@ pub(crate) mod simd {
     /// Decodes `out.len() / 8` runs of 8 values, `w` bytes apart from `src` (which starts at the first
     /// byte the first run loads), as `plan` places them, adding `base`.
     fn unpack_runs_u32(src: &[u8], w: u32, plan: &Plan32, base: u32, out: &mut [u32]) {
-        assert!(has_avx2() && out.len() % 8 == 0);
+        assert!(has_avx2() && out.len().is_multiple_of(8));
         plan.check(src, w, out.len() / 8);
         // SAFETY: AVX2 is present; `check` bounds every run's reads.
         unsafe {
