@@ -890,6 +890,11 @@ pub(crate) mod simd {
     /// no change at widths 3 and 11).
     const PREFETCH_AHEAD: usize = 512;
 
+    /// How many values ahead of the quad being stored [`unpack_u32`] asks for the output's lines, for
+    /// writing: 65,536 values (256 KiB of output, beyond L1) decoded about 2% faster with a base at
+    /// width 20, and faster at widths 3 and 11 too; 128 to 512 values measured alike.
+    const OUT_PREFETCH_AHEAD: usize = 256;
+
     /// The decoding loop, inlined into [`unpack_u32_avx2`] and [`unpack_u32_vbmi`] and compiled with
     /// their features.
     ///
@@ -915,8 +920,12 @@ pub(crate) mod simd {
             let d = dst.as_mut_ptr();
             // SAFETY: the four groups are readable (caller's contract) and `dst` holds 32 `u32`.
             unsafe {
-                // A hint, which never faults: `wrapping_add` keeps a pointer past the end well defined.
+                // Hints, which never fault: `wrapping_add` keeps a pointer past the end well defined.
                 _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(PREFETCH_AHEAD).cast());
+                // The two output lines of the quad `OUT_PREFETCH_AHEAD` values on, asked for in
+                // exclusive state (`prefetchw`) so their stores need no read-for-ownership then.
+                _mm_prefetch::<_MM_HINT_ET0>(d.wrapping_add(OUT_PREFETCH_AHEAD).cast());
+                _mm_prefetch::<_MM_HINT_ET0>(d.wrapping_add(OUT_PREFETCH_AHEAD + 16).cast());
                 let v0 = r.decode8::<MODE>(p);
                 let v1 = r.decode8::<MODE>(p.add(step));
                 let v2 = r.decode8::<MODE>(p.add(2 * step));
