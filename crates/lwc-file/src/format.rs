@@ -70,7 +70,7 @@ pub(crate) fn locate_footer(bytes: &[u8]) -> Result<std::ops::Range<usize>> {
         return Err(Error::Corrupt(format!("footer length {footer_len} exceeds the {room} bytes before the tail")));
     }
     let start = len - TAIL_LEN - footer_len as usize;
-    if start % 8 != 0 {
+    if !start.is_multiple_of(8) {
         return Err(Error::Corrupt(format!("footer starts at {start}, not a multiple of 8")));
     }
     let footer = start..len - TAIL_LEN;

@@ -52,7 +52,7 @@ impl Bitmap {
     }
 
     fn clear_tail(&mut self) {
-        if self.len % 64 != 0 {
+        if !self.len.is_multiple_of(64) {
             if let Some(last) = self.words.last_mut() {
                 *last &= (1u64 << (self.len % 64)) - 1;
             }

@@ -211,10 +211,10 @@ fn corrupt_segments<T: LwcInt>() {
         // every third byte. For a third of the encodings also 1,030 rows (past a 1,024-value scan block),
         // sparsely. Nulls every other time.
         let turn = e + T::TYPE as usize;
-        let sizes: &[(usize, usize)] = if turn % 3 == 0 { &[(100, 3), (1030, 61)] } else { &[(100, 3)] };
+        let sizes: &[(usize, usize)] = if turn.is_multiple_of(3) { &[(100, 3), (1030, 61)] } else { &[(100, 3)] };
         let before = outcome.opened;
         for &(n, stride) in sizes {
-            let with_nulls = (turn + n) % 2 == 0 && takes_nulls(&cascade);
+            let with_nulls = (turn + n).is_multiple_of(2) && takes_nulls(&cascade);
             let values = values::<T>(&cascade, n, &mut rng);
             let validity = validity(n, with_nulls, &mut rng);
             let bytes = encode_segment(&values, validity.as_ref(), cascade.clone()).unwrap();

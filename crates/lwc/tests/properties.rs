@@ -803,7 +803,7 @@ fn crossing_segment_boundary<T: TestInt>() {
         let all_preds = predicates(&rows, &case.constants, &mut rng);
         let preds: Vec<Predicate<T>> = (0..6).map(|_| all_preds[rng.gen_range(0..all_preds.len())].clone()).collect();
         let turn = T::TYPE as usize + k;
-        for (e, cascade) in encodings().into_iter().enumerate().filter(|(e, _)| (e + turn) % 3 == 0) {
+        for (e, cascade) in encodings().into_iter().enumerate().filter(|(e, _)| (e + turn).is_multiple_of(3)) {
             let what = format!("{} column {cascade}, {n} rows", T::TYPE);
             let encoded =
                 EncodedColumn::encode(&case.values, validity.as_ref(), EncodeOptions::with_encoding(cascade.clone()));
@@ -815,7 +815,7 @@ fn crossing_segment_boundary<T: TestInt>() {
             let column = encoded.open::<T>().unwrap();
             assert_eq!(column.segments().len(), n.div_ceil(65_536), "{what}: segments");
             check_view(&column, &rows, &preds, &mut rng, &what);
-            if n == 65_537 && (e / 3 + turn) % 3 == 0 {
+            if n == 65_537 && (e / 3 + turn).is_multiple_of(3) {
                 let what = format!("{} segment {cascade}, {n} rows", T::TYPE);
                 let bytes = encode_segment(&case.values, validity.as_ref(), cascade).unwrap();
                 let segment = Segment::<T>::open(&bytes).unwrap();
