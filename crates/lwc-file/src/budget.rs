@@ -144,11 +144,15 @@ pub fn plan_budget(
         })
         .collect();
     let measure = || {
+        // Each column is put together once, then encoded under every objective.
+        let whole: Vec<ArrayRef> = (0..physical.len())
+            .into_par_iter()
+            .map(|c| whole_column(batches, c, schema.field(c).data_type()))
+            .collect::<Result<Vec<_>>>()?;
         columns
             .par_iter()
             .map(|&(c, objective)| {
-                let arrays: Vec<ArrayRef> = batches.iter().map(|b| b.column(c).clone()).collect();
-                measure_column(&arrays, physical[c], objective, mix, &options.encode)
+                measure_column(&whole[c], physical[c], objective, mix, &options.encode)
                     .map(|(bytes, read_ns)| (c, PlannedOption { objective, bytes, read_ns }))
                     .map_err(|e| e.in_column(schema.field(c).name()))
             })
@@ -184,23 +188,28 @@ pub fn plan_budget(
     Ok(BudgetPlan { budget, mix, columns: plans })
 }
 
+/// Column `c` (of type `data_type`) of every batch as one array.
+fn whole_column(batches: &[RecordBatch], c: usize, data_type: &arrow_schema::DataType) -> Result<ArrayRef> {
+    match batches {
+        [] => Ok(arrow_array::new_empty_array(data_type)),
+        [one] => Ok(one.column(c).clone()),
+        many => {
+            let parts: Vec<&dyn arrow_array::Array> = many.iter().map(|b| b.column(c).as_ref()).collect();
+            Ok(arrow_select::concat::concat(&parts)?)
+        }
+    }
+}
+
 /// Bytes and modeled read time of one column encoded for `objective`, row group by row group as the
 /// writer would cut it.
 fn measure_column(
-    arrays: &[ArrayRef],
+    array: &ArrayRef,
     physical: Physical,
     objective: Objective,
     mix: AccessMix,
     encode: &EncodeOptions,
 ) -> Result<(u64, f64)> {
     let options = EncodeOptions { objective, ..encode.clone() };
-    let array = match arrays {
-        [one] => one.clone(),
-        many => {
-            let refs: Vec<&dyn arrow_array::Array> = many.iter().map(|a| a.as_ref()).collect();
-            arrow_select::concat::concat(&refs)?
-        }
-    };
     let (mut bytes, mut read_ns) = (0u64, 0.0f64);
     let rows = array.len();
     for start in (0..rows).step_by(options.segment_rows.max(1)) {

@@ -115,6 +115,13 @@ fn impossible_budgets_and_fixed_cascades_are_errors() {
 }
 
 #[test]
+fn an_empty_table_fits_any_budget() {
+    let batch = table();
+    let p = plan_budget(batch.schema(), &[], 0, LOOKUPS, &options()).unwrap();
+    assert_eq!((p.bytes(), p.columns.len()), (0, batch.num_columns()));
+}
+
+#[test]
 fn column_objectives_must_name_columns() {
     let batch = table();
     let opts = WriteOptions { column_objectives: BTreeMap::from([("nope".to_string(), Objective::Size)]), ..options() };
