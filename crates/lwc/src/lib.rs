@@ -35,7 +35,7 @@
 //! ```
 //!
 //! Layers, bottom up: [`kernels`] (pure functions over slices, the only `unsafe`), [`encodings`] (one
-//! file each, same operation set), [`segment`] (header, validity, zone map, dispatch), [`column`]
+//! file each, same operation set), [`segment`] (header, validity, zone map, dispatch), [`column`](mod@column)
 //! (segments behind global row ids).
 
 #![warn(missing_docs)]

@@ -109,6 +109,7 @@ impl<T: LwcInt> Aggregates<T> {
 /// Encodes one segment with an [`Encoding`] or a [`Cascade`] ([`Encoding::Auto`] chooses for the default
 /// [`Objective`]). `validity` (bit set = not null) must have one bit per value when given.
 ///
+/// [`Encoding`]: crate::Encoding
 /// [`Encoding::Auto`]: crate::Encoding::Auto
 pub fn encode_segment<T: LwcInt>(
     values: &[T],

@@ -126,7 +126,7 @@ impl From<EncodingId> for Cascade {
     }
 }
 
-/// `name` for a leaf, `name(child, child)` otherwise, with the names of [`Encoding::name`].
+/// `name` for a leaf, `name(child, child)` otherwise, with the names of [`EncodingId::name`].
 impl fmt::Display for Cascade {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.encoding)?;

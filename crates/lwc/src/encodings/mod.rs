@@ -2,7 +2,7 @@
 //!
 //! An encoding turns a slice of integers (no nulls: the segment layer has replaced them) into a *stream*
 //! and reads a stream back through a validated view. Every view answers the same operations
-//! ([`StreamOps`]): decode a range, get one value, take positions, filter by a value range or set, sum and
+//! (`StreamOps`): decode a range, get one value, take positions, filter by a value range or set, sum and
 //! aggregate a selection. Operations an encoding cannot do better than "decode a block, then work on
 //! plain values" use the provided defaults, which stay block-at-a-time so nothing is materialized whole.
 //!
