@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use crate::convert::encode_chunk;
 use crate::error::{Error, Result};
 use crate::schema::{check_schema, Physical};
-use crate::writer::WriteOptions;
+use crate::writer::{run_on, thread_pool, WriteOptions};
 
 /// The named objectives each integer column is tried with, besides the access mix itself.
 pub const PLANNED_OBJECTIVES: [Objective; 4] =
@@ -158,14 +158,7 @@ pub fn plan_budget(
             })
             .collect::<Result<Vec<_>>>()
     };
-    let measured = match options.threads {
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .map_err(|e| Error::InvalidArgument(format!("cannot start {n} threads: {e}")))?
-            .install(measure)?,
-        None => measure()?,
-    };
+    let measured = run_on(thread_pool(options.threads)?.as_ref(), measure)?;
     let mut plans: Vec<ColumnPlan> =
         schema.fields().iter().map(|f| ColumnPlan { name: f.name().clone(), options: Vec::new(), chosen: 0 }).collect();
     for (c, option) in measured {

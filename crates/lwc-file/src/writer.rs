@@ -90,6 +90,26 @@ pub struct FileWriter {
     failed: bool,
 }
 
+/// The pool `threads` asks for; `None` (no count given) means rayon's global pool.
+pub(crate) fn thread_pool(threads: Option<usize>) -> Result<Option<rayon::ThreadPool>> {
+    threads
+        .map(|n| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .map_err(|e| Error::InvalidArgument(format!("cannot start {n} threads: {e}")))
+        })
+        .transpose()
+}
+
+/// Runs `work` on `pool`, or on rayon's global pool without one.
+pub(crate) fn run_on<R: Send>(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() -> R + Send) -> R {
+    match pool {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
+}
+
 /// A temporary file in `dir` that gets the mode a plain `File::create` would (0666 less the umask on
 /// Unix), not tempfile's private 0600: the file is renamed into place and should read like any other.
 fn temp_file_in(dir: &Path) -> std::io::Result<NamedTempFile> {
@@ -130,15 +150,7 @@ impl FileWriter {
         }
         options.encode.cascade.check()?;
         let column_encode = options.per_column(&schema)?;
-        let pool = match options.threads {
-            Some(n) => Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .build()
-                    .map_err(|e| Error::InvalidArgument(format!("cannot start {n} threads: {e}")))?,
-            ),
-            None => None,
-        };
+        let pool = thread_pool(options.threads)?;
         let columns = physical
             .iter()
             .map(|&physical| ColumnFooter {
@@ -258,10 +270,7 @@ impl FileWriter {
                 })
                 .collect::<Result<Vec<_>>>()
         };
-        match &self.pool {
-            Some(pool) => pool.install(run),
-            None => run(),
-        }
+        run_on(self.pool.as_ref(), run)
     }
 
     fn write_bytes(&mut self, bytes: &[u8]) -> Result<()> {
