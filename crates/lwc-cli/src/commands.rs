@@ -115,10 +115,8 @@ pub fn compress(args: &CompressArgs) -> Result<()> {
     if args.output.exists() && args.input.canonicalize().ok() == args.output.canonicalize().ok() {
         bail!("the output {} is the input", args.output.display());
     }
-    let mix = match args.memory_budget {
-        Some(_) => Some(budget_mix(args)?),
-        None => None,
-    };
+    // Checked before any reading: a budget needs an access mix.
+    let budget = args.memory_budget.map(|bytes| budget_mix(args).map(|mix| (bytes, mix))).transpose()?;
     let mut input = Input::open(&args.input, CsvOptions { delimiter: args.delimiter })?;
     let mut options =
         WriteOptions { encode: encode_options(args), threads: args.threads.map(|t| t as usize), ..Default::default() };
@@ -131,8 +129,8 @@ pub fn compress(args: &CompressArgs) -> Result<()> {
     let read_error = || format!("reading {}", args.input.display());
     let write_error = || format!("writing {}", args.output.display());
     let mut plan_text = String::new();
-    let summary = match (args.memory_budget, mix) {
-        (Some(budget), Some(mix)) => {
+    let summary = match budget {
+        Some((budget, mix)) => {
             // The plan needs every row before the first is written: read the table into memory.
             bar.set_message("reading the table to fit it to the budget");
             let mut batches = Vec::new();
@@ -140,7 +138,7 @@ pub fn compress(args: &CompressArgs) -> Result<()> {
                 batches.push(batch);
                 bar.set_position(input.bytes_read());
             }
-            bar.set_message("encoding every integer column under each objective");
+            bar.set_message("encoding every integer and string column under each objective");
             let plan = lwc_file::plan_budget(input.schema.clone(), &batches, budget, mix, &options)
                 .with_context(|| format!("cannot fit {} into {}", args.input.display(), human_bytes(budget)))?;
             plan_text = plan.to_string();
@@ -148,7 +146,7 @@ pub fn compress(args: &CompressArgs) -> Result<()> {
             bar.set_message("writing");
             lwc_file::write_file(&args.output, input.schema.clone(), &batches, options).with_context(write_error)?
         }
-        _ => {
+        None => {
             let mut writer = FileWriter::create(&args.output, input.schema.clone(), options)
                 .with_context(|| format!("cannot write {}", args.output.display()))?;
             while let Some(batch) = input.next_batch().with_context(read_error)? {
