@@ -184,8 +184,8 @@ fn all_distinct_in_probe(rows: &[Option<&[u8]>]) -> bool {
 fn encode_bytes(array: &dyn Array, validity: Option<&Bitmap>, options: &EncodeOptions) -> Result<EncodedChunk> {
     let rows = byte_rows(array)?;
     let n = rows.len();
-    let total: u64 = rows.iter().flatten().map(|v| v.len() as u64).sum();
-    let non_null = rows.iter().flatten().count() as u64;
+    let (total, non_null) =
+        rows.iter().flatten().fold((0u64, 0u64), |(bytes, count), v| (bytes + v.len() as u64, count + 1));
     let mut index: HashMap<&[u8], u32> = HashMap::new();
     let mut dict: Vec<&[u8]> = Vec::new();
     let mut codes = Vec::new();
