@@ -1,0 +1,121 @@
+//! Golden files: `.lwc` files written by earlier versions, each with its expected contents as an Arrow IPC
+//! file, read back by this version. A change that breaks one must bump the format version and keep reading
+//! the old one.
+//!
+//! `tests/golden/v1/` was written once by `LWC_WRITE_GOLDEN=1 cargo test -p lwc-file --test golden`, which
+//! adds files only for cases that have none (into the folder of the format this build writes, [`CURRENT`]).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema};
+use lwc_file::{write_file, LwcFile, WriteOptions};
+
+/// The version new golden files are written as: the format this build writes.
+const CURRENT: &str = "v1";
+
+fn dir(version: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(version)
+}
+
+/// The tables of the golden cases: every stored type across several segments, one row, no rows.
+fn cases() -> Vec<(&'static str, RecordBatch, usize)> {
+    let one = common::all_types(1, 11);
+    let empty = one.slice(0, 0);
+    let ids: ArrayRef = Arc::new(Int64Array::from_iter((0..2_000i64).map(|i| (i % 13 != 5).then_some(i * 3))));
+    let text: ArrayRef = Arc::new(StringArray::from_iter((0..2_000).map(|i| match i % 9 {
+        0 => None,
+        1 => Some(String::new()),
+        _ => Some(format!("{}-{}", ["MAIL", "SHIP", "AIR"][i % 3], "x".repeat(i % 40))),
+    })));
+    let schema = Schema::new(vec![Field::new("id", DataType::Int64, true), Field::new("text", DataType::Utf8, true)]);
+    let mixed = RecordBatch::try_new(Arc::new(schema), vec![ids, text]).unwrap();
+    vec![
+        ("all_types", common::all_types(1_000, 7), 300),
+        ("one_row", one, 65_536),
+        ("empty", empty, 65_536),
+        ("ids_and_text", mixed, 512),
+    ]
+}
+
+fn read_ipc(path: &Path) -> RecordBatch {
+    let file = std::fs::File::open(path).unwrap();
+    let reader = arrow_ipc::reader::FileReader::try_new(file, None).unwrap();
+    let schema = reader.schema();
+    let batches: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
+    arrow_select_concat(schema, &batches)
+}
+
+fn arrow_select_concat(schema: arrow_schema::SchemaRef, batches: &[RecordBatch]) -> RecordBatch {
+    if batches.is_empty() {
+        return RecordBatch::new_empty(schema);
+    }
+    let columns: Vec<ArrayRef> = (0..schema.fields().len())
+        .map(|c| {
+            let parts: Vec<&dyn Array> = batches.iter().map(|b| b.column(c).as_ref()).collect();
+            arrow_select::concat::concat(&parts).unwrap()
+        })
+        .collect();
+    let options =
+        arrow_array::RecordBatchOptions::new().with_row_count(Some(batches.iter().map(|b| b.num_rows()).sum()));
+    RecordBatch::try_new_with_options(schema, columns, &options).unwrap()
+}
+
+fn write_missing(version: &str) {
+    if std::env::var_os("LWC_WRITE_GOLDEN").is_none() {
+        return;
+    }
+    let dir = dir(version);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, batch, segment_rows) in cases() {
+        let lwc = dir.join(format!("{name}.lwc"));
+        if lwc.exists() {
+            continue;
+        }
+        let mut options = WriteOptions::default();
+        options.encode.segment_rows = segment_rows;
+        write_file(&lwc, batch.schema(), std::slice::from_ref(&batch), options).unwrap();
+        let ipc = std::fs::File::create(dir.join(format!("{name}.arrow"))).unwrap();
+        let mut writer = arrow_ipc::writer::FileWriter::try_new(ipc, &batch.schema()).unwrap();
+        writer.write(&batch).unwrap();
+        writer.finish().unwrap();
+    }
+}
+
+/// Reads every golden file of `version` and compares it with its expected contents; returns how many.
+fn check_version(version: &str) -> usize {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir(version))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "lwc"))
+        .collect();
+    files.sort();
+    for path in &files {
+        let name = path.display();
+        let expected = read_ipc(&path.with_extension("arrow"));
+        let file = LwcFile::open(path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        file.verify().unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(file.schema(), expected.schema(), "{name}: schema");
+        assert_eq!(file.read_batch().unwrap(), expected, "{name}: contents");
+        let rows = expected.num_rows() as u64;
+        let picks: Vec<u64> = (0..rows).rev().step_by(7).collect();
+        for c in 0..expected.num_columns() {
+            let taken = file.take(c, &picks).unwrap();
+            let indices = arrow_array::UInt64Array::from(picks.clone());
+            let want = arrow_select::take::take(expected.column(c).as_ref(), &indices, None).unwrap();
+            assert_eq!(taken.as_ref(), want.as_ref(), "{name}: take of column {c}");
+        }
+    }
+    files.len()
+}
+
+#[test]
+fn golden_files_of_every_version_read_back_exactly() {
+    write_missing(CURRENT);
+    for (version, cases) in [("v1", 4)] {
+        assert_eq!(check_version(version), cases, "{version}: every case has its golden files");
+    }
+}
