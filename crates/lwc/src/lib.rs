@@ -64,7 +64,9 @@ pub use column::{Column, ColumnBuilder, ColumnSelection, EncodeOptions, EncodedC
 pub use encodings::{Cascade, Encoding, EncodingId, MAX_CASCADE_DEPTH};
 pub use error::{Error, Result};
 pub use predicate::Predicate;
-pub use segment::{encode_segment, encode_segment_explained, encode_segment_for, Aggregates, Array, Segment};
-pub use select::{fit_to_budget, AccessMix, BudgetOption, CostModel, Costs, Objective, SegmentExplain};
+pub use segment::{
+    encode_segment, encode_segment_explained, encode_segment_for, fill_nulls, Aggregates, Array, Segment,
+};
+pub use select::{fit_to_budget, AccessMix, BudgetOption, CostModel, Costs, Fallback, Objective, SegmentExplain};
 pub use selection::Selection;
 pub use types::{IntType, LwcInt};

@@ -15,7 +15,8 @@
 //! | 32 | 8 · ⌈rows / 64⌉ | validity, one bit per row, 1 = not null (only when flagged) |
 //! | … | … | the stream: one byte of encoding id, then the encoding's body |
 //!
-//! Null rows hold the minimum in the stream, so they never widen a frame of reference.
+//! A null row's slot in the stream holds a value that keeps the column's shape (see [`fill_nulls`]);
+//! readers never rely on which value it is.
 
 use std::ops::Range;
 use std::time::Instant;
@@ -27,13 +28,16 @@ use crate::error::{Error, Result};
 use crate::predicate::{Normalized, Predicate};
 use crate::select::{self, Evaluation, Objective, SegmentExplain};
 use crate::selection::Selection;
-use crate::types::{IntType, LwcInt};
+use crate::types::{IntType, LwcInt, Word};
 
 const MAGIC: &[u8; 4] = b"LWS1";
 const HAS_VALIDITY: u8 = 1;
 
 /// Positions validated and served at a time by [`Segment::take_into`] (16 KiB of positions).
 const TAKE_CHUNK: usize = 4096;
+
+/// A segment with at most one null in this many rows sums everything and takes the null slots back out.
+const FEW_NULLS: usize = 16;
 
 /// Lists up to this long are read value by value in [`Segment::take_into`].
 const SHORT_TAKE: usize = 4;
@@ -178,10 +182,9 @@ pub(crate) fn write_segment<T: LwcInt>(
         .filter(|&(i, _)| valid(i))
         .fold(None, |acc: Option<(T, T)>, (_, &v)| Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v)))));
     let (min, max) = min_max.unwrap_or_default();
-    // Null slots take the minimum so they never widen the encoding.
     let filled: std::borrow::Cow<[T]> = match validity {
         None => values.into(),
-        Some(_) => values.iter().enumerate().map(|(i, &v)| if valid(i) { v } else { min }).collect(),
+        Some(v) => fill_nulls(values, v).into(),
     };
 
     let mut w = Writer::new();
@@ -198,6 +201,64 @@ pub(crate) fn write_segment<T: LwcInt>(
     }
     let evaluation = encodings::encode_stream(&filled, cascade, objective, &mut w)?;
     Ok((w.into_aligned(), evaluation))
+}
+
+/// The values a segment's stream stores for `values` whose null rows are the clear bits of `validity`:
+/// every null slot takes a value that keeps the column's shape, so the encodings see the data as it is.
+///
+/// - When the non-null values lie on one arithmetic sequence `base + row * step` (ids with gaps), null
+///   slots take the sequence's value, and the stream stays a `sequence`.
+/// - Otherwise a null slot repeats the previous non-null value (leading nulls the first one): sorted data
+///   stays sorted, runs stay unbroken, deltas are zero, no new value joins a dictionary and no common
+///   divisor is lost.
+///
+/// Either way min and max stay those of the non-null values, so no frame of reference widens. An all-null
+/// segment stores zeros.
+pub fn fill_nulls<T: LwcInt>(values: &[T], validity: &Bitmap) -> Vec<T> {
+    let valid = |i: usize| validity.get(i);
+    let mut present = (0..values.len()).filter(|&i| valid(i));
+    let Some(first) = present.next() else { return vec![T::default(); values.len()] };
+    if let Some(line) = present.next().and_then(|second| Line::through(values, first, second)) {
+        if (0..values.len()).all(|i| !valid(i) || line.at(i) == Some(values[i])) {
+            if let Some(filled) = (0..values.len()).map(|i| line.at(i)).collect::<Option<Vec<T>>>() {
+                return filled;
+            }
+        }
+    }
+    let mut last = values[first];
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            if valid(i) {
+                last = v;
+            }
+            last
+        })
+        .collect()
+}
+
+/// The integer line `base + row * step` through two rows, as `sequence` stores it.
+struct Line {
+    base: i128,
+    step: i128,
+}
+
+impl Line {
+    fn through<T: LwcInt>(values: &[T], a: usize, b: usize) -> Option<Line> {
+        let rise = values[b].to_i128() - values[a].to_i128();
+        let run = (b - a) as i128;
+        (rise % run == 0).then(|| {
+            let step = rise / run;
+            Line { base: values[a].to_i128() - a as i128 * step, step }
+        })
+    }
+
+    /// The line's value at `row`, `None` outside `T`'s range.
+    fn at<T: LwcInt>(&self, row: usize) -> Option<T> {
+        let v = self.base.checked_add(self.step.checked_mul(row as i128)?)?;
+        (T::MIN.to_i128()..=T::MAX.to_i128()).contains(&v).then(|| T::from_bits(T::Unsigned::from_u64(v as u64)))
+    }
 }
 
 /// Checks a magic and the integer type id after it (segments and columns start alike).
@@ -430,12 +491,10 @@ impl<'a, T: LwcInt> Segment<'a, T> {
     pub fn aggregate(&self, selection: Option<&Selection>) -> Result<Aggregates<T>> {
         let Some(selection) = selection else {
             let valid = self.rows - self.nulls;
-            // Null slots hold the minimum: take them back out of the stream's sum.
-            let sum = self.stream.sum() - self.nulls as i128 * self.min.to_i128();
             return Ok(Aggregates {
                 count: valid as u64,
                 null_count: self.nulls as u64,
-                sum: if valid == 0 { 0 } else { sum },
+                sum: self.sum_of_valid_rows(),
                 min: self.min(),
                 max: self.max(),
             });
@@ -450,6 +509,30 @@ impl<'a, T: LwcInt> Segment<'a, T> {
             min: partial.min,
             max: partial.max,
         })
+    }
+
+    /// The sum of the non-null rows. Null slots hold whatever the writer put there (files of every version
+    /// differ), so they are read back and taken out when few, and skipped by the selection when many.
+    fn sum_of_valid_rows(&self) -> i128 {
+        let Some(words) = self.validity else { return self.stream.sum() };
+        if self.nulls == self.rows {
+            return 0;
+        }
+        if self.nulls * FEW_NULLS > self.rows {
+            let valid = Bitmap::from_words(words.to_vec(), self.rows).expect("validated length");
+            return self.stream.aggregate(&Selection::Bitmap(valid)).sum;
+        }
+        let mut null_rows = Vec::with_capacity(self.nulls);
+        for (k, &w) in words.iter().enumerate() {
+            let mut missing = !w & if (k + 1) * 64 > self.rows { (1u64 << (self.rows % 64)) - 1 } else { u64::MAX };
+            while missing != 0 {
+                null_rows.push((k * 64) as u32 + missing.trailing_zeros());
+                missing &= missing - 1;
+            }
+        }
+        let mut slots = vec![T::default(); null_rows.len()];
+        self.stream.take_sorted_into(&null_rows, &mut slots);
+        self.stream.sum() - T::sum(&slots)
     }
 
     /// Checks a selection against the rows; returns its size and its non-null part.

@@ -94,7 +94,8 @@ fn values<T: LwcInt>(cascade: &Cascade, n: usize, rng: &mut StdRng) -> Vec<T> {
     values
 }
 
-/// Whether the data of [`values`] stays encodable with nulls, which the segment fills with the minimum.
+/// Whether the data of [`values`] stays encodable with nulls (a sequence with a null is one no longer when
+/// the null breaks the line the segment fills it with).
 fn takes_nulls(cascade: &Cascade) -> bool {
     !cascade.to_string().contains("sequence")
 }

@@ -102,10 +102,37 @@ fn saturating_offset<T: LwcInt>(base: T, by: u64) -> T {
     }
 }
 
-/// What the segment layer stores for `rows`: null slots hold the smallest valid value.
+/// What the segment layer stores for `rows` (see `lwc::fill_nulls`): when the non-null values lie on one
+/// line `base + row * step` that stays in the type over every row, the line; otherwise each null slot holds
+/// the previous non-null value, leading ones the first. All null: zeros.
 fn stored<T: LwcInt>(rows: &[Option<T>]) -> Vec<T> {
-    let min = rows.iter().flatten().min().copied().unwrap_or_default();
-    rows.iter().map(|r| r.unwrap_or(min)).collect()
+    let present: Vec<(i128, i128)> =
+        rows.iter().enumerate().filter_map(|(i, r)| r.map(|v| (i as i128, v.to_i128()))).collect();
+    let Some(&(_, first)) = present.first() else { return vec![T::default(); rows.len()] };
+    if let [(i0, v0), (i1, v1), ..] = present[..] {
+        if (v1 - v0) % (i1 - i0) == 0 {
+            let step = (v1 - v0) / (i1 - i0);
+            let line = |i: i128| v0 + (i - i0) * step;
+            let in_type = |v: i128| (T::MIN.to_i128()..=T::MAX.to_i128()).contains(&v);
+            if present.iter().all(|&(i, v)| line(i) == v) && (0..rows.len() as i128).all(|i| in_type(line(i))) {
+                return (0..rows.len() as i128).map(|i| from_i128(line(i))).collect();
+            }
+        }
+    }
+    let mut last = from_i128(first);
+    rows.iter()
+        .map(|r| {
+            if let Some(v) = r {
+                last = *v;
+            }
+            last
+        })
+        .collect()
+}
+
+/// The value of `T` with the low bits of `v`.
+fn from_i128<T: LwcInt>(v: i128) -> T {
+    T::from_bits(<T::Unsigned as Word>::from_u64(v as u64))
 }
 
 /// The greatest common divisor of the values' differences from their minimum (0 if they are all equal).

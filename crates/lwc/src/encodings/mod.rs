@@ -36,7 +36,7 @@ use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::{bitpack::BLOCK, positions::has_dense_block, scan};
-use crate::select::{self, Evaluation, Objective};
+use crate::select::{self, Evaluation, Fallback, Objective};
 use crate::selection::Selection;
 use crate::types::{LwcInt, Word};
 
@@ -390,8 +390,9 @@ pub(crate) struct Params {
     pub depth: usize,
     /// What `Auto` optimizes, here and in child streams.
     pub objective: Objective,
-    /// The stream's sample looked like an arithmetic sequence but the stream is not one.
-    pub not_a_sequence: bool,
+    /// Encodings `Auto` may not choose here: ones chosen before that did not apply to the whole stream
+    /// (bit `id`).
+    pub excluded: u32,
     /// The stream is (a child of) a sample being estimated, not data being written.
     pub sampled: bool,
 }
@@ -406,7 +407,7 @@ impl Params {
             cascade: cascade.clone(),
             depth,
             objective,
-            not_a_sequence: false,
+            excluded: 0,
             sampled: false,
         };
         match cascade.encoding() {
@@ -868,28 +869,32 @@ fn encode_stream_at<T: LwcInt>(
     out: &mut Writer,
 ) -> Result<Option<Evaluation>> {
     let stats = Stats::compute(values);
-    let mut params = Params::of(cascade, depth, objective);
-    let evaluation = match cascade.encoding().id() {
-        Some(_) => None,
-        None => {
-            let evaluation = select::evaluate(values, &stats, &params);
-            params = Params::chosen(evaluation.encoding(), &params);
-            Some(evaluation)
+    let params = Params::of(cascade, depth, objective);
+    if let Some(id) = cascade.encoding().id() {
+        return encode_as(id, values, &stats, &params, out).map(|()| None);
+    }
+    // An encoding chosen on a sample may not fit the whole stream (a sample can look like a sequence, or
+    // share a divisor, that the stream does not). Then the next best is chosen without it, and the
+    // record says so: a stream `Auto` encodes never fails, as `plain` always applies.
+    let mut fallbacks = Vec::new();
+    let mut excluded = 0u32;
+    loop {
+        let params = Params { excluded, ..params.clone() };
+        let mut evaluation = select::evaluate(values, &stats, &params);
+        let id = evaluation.encoding();
+        let start = out.len();
+        match encode_as(id, values, &stats, &Params::chosen(id, &params), out) {
+            Err(Error::NotApplicable { reason, .. }) if id != EncodingId::Plain => {
+                out.truncate(start);
+                excluded |= 1 << id as u32;
+                fallbacks.push(Fallback { encoding: id, reason });
+            }
+            Err(e) => return Err(e),
+            Ok(()) => {
+                evaluation.fallbacks = fallbacks;
+                return Ok(Some(evaluation));
+            }
         }
-    };
-    let id = params.cascade.encoding().id().expect("Auto was resolved above");
-    let start = out.len();
-    match encode_as(id, values, &stats, &params, out) {
-        // A sample that looked like a sequence, on a stream that is not one: choose again without it.
-        Err(Error::NotApplicable { .. }) if id == EncodingId::Sequence && evaluation.is_some() => {
-            out.truncate(start);
-            let params = Params { not_a_sequence: true, ..Params::of(cascade, depth, objective) };
-            let evaluation = select::evaluate(values, &stats, &params);
-            let params = Params::chosen(evaluation.encoding(), &params);
-            encode_as(evaluation.encoding(), values, &stats, &params, out)?;
-            Ok(Some(evaluation))
-        }
-        result => result.map(|()| evaluation),
     }
 }
 

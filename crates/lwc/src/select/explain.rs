@@ -19,6 +19,16 @@ pub struct Candidate {
     pub note: &'static str,
 }
 
+/// An encoding the selector chose that did not apply to the whole stream (its sample suggested it), so the
+/// next best was taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fallback {
+    /// The encoding chosen first.
+    pub encoding: EncodingId,
+    /// Why it did not apply.
+    pub reason: String,
+}
+
 /// How one segment's encoding was chosen and what it came to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SegmentExplain {
@@ -36,6 +46,8 @@ pub struct SegmentExplain {
     pub chosen: Cascade,
     /// Why it won.
     pub reason: String,
+    /// Encodings of the top stream chosen before the winner that did not apply to all its values.
+    pub fallbacks: Vec<Fallback>,
     /// The winner's estimated stream bytes.
     pub estimated_bytes: Option<usize>,
     /// Bytes of the segment as written (header, validity and stream).
@@ -48,12 +60,12 @@ pub struct SegmentExplain {
 
 impl SegmentExplain {
     pub(crate) fn new(rows: usize, nulls: usize, objective: Objective, evaluation: Option<Evaluation>) -> Self {
-        let (candidates, sampled_rows, reason, estimated_bytes) = match evaluation {
+        let (candidates, sampled_rows, reason, fallbacks, estimated_bytes) = match evaluation {
             Some(e) => {
                 let estimated = Some(e.estimated_bytes());
-                (e.candidates, e.sampled_rows, e.reason, estimated)
+                (e.candidates, e.sampled_rows, e.reason, e.fallbacks, estimated)
             }
-            None => (Vec::new(), 0, "given by the caller".to_string(), None),
+            None => (Vec::new(), 0, "given by the caller".to_string(), Vec::new(), None),
         };
         SegmentExplain {
             rows,
@@ -63,6 +75,7 @@ impl SegmentExplain {
             sampled_rows,
             chosen: Cascade::chosen(EncodingId::Plain),
             reason,
+            fallbacks,
             estimated_bytes,
             actual_bytes: 0,
             choose_ns: 0,
@@ -110,6 +123,9 @@ impl fmt::Display for SegmentExplain {
             self.encode_ns as f64 / 1e3,
             100.0 * self.choose_share()
         )?;
+        for fallback in &self.fallbacks {
+            writeln!(f, "  chose {} first, but it did not apply: {}", fallback.encoding, fallback.reason)?;
+        }
         if !self.candidates.is_empty() {
             writeln!(f, "  {:<9} {:>12} {:>10} {:>9}  note", "candidate", "est. bytes", "scan ns/v", "get ns")?;
         }

@@ -27,7 +27,7 @@ use std::time::Instant;
 
 pub use budget::{fit_to_budget, BudgetOption, BUDGET_STEPS};
 pub use cost::{CostModel, Costs, WIDTHS};
-pub use explain::{Candidate, SegmentExplain};
+pub use explain::{Candidate, Fallback, SegmentExplain};
 pub use objective::{AccessMix, Objective, BALANCED_SIZE_SLACK, BALANCED_SPEEDUP};
 
 use crate::encodings::{estimate_of, Cascade, EncodingId, Params, Stats, MAX_CASCADE_DEPTH};
@@ -71,6 +71,8 @@ pub(crate) struct Evaluation {
     pub reason: String,
     /// Rows the estimates were made on.
     pub sampled_rows: usize,
+    /// Encodings chosen before the winner that did not apply to the whole stream, in order.
+    pub fallbacks: Vec<Fallback>,
 }
 
 impl Evaluation {
@@ -121,7 +123,7 @@ fn evaluate_untimed<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) 
     if params.sampled && (1..=profile::RUNS).contains(&profile.step_breaks(profile::RUNS)) {
         return single(EncodingId::Sequence, 16, "an arithmetic sequence but for the seams of the sample", n);
     }
-    if profile.uniform_step && !params.not_a_sequence {
+    if profile.uniform_step && !params.is_excluded(EncodingId::Sequence) {
         // Not verified here: the encoder checks every step anyway, and on a miss the stream is chosen
         // again without `sequence` (see `encodings::encode_stream_at`), so sequences cost one pass, not two.
         return single(EncodingId::Sequence, 16, "an arithmetic sequence: two numbers answer everything", n);
@@ -158,7 +160,7 @@ fn evaluate_untimed<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) 
     let (winner, reason) = decide(&candidates, params.objective, plain, !params.sampled);
     // The top encoding's parameters are the defaults: for_n's block and delta's stride.
     candidates.shrink_to_fit();
-    Evaluation { candidates, winner, reason, sampled_rows: profile.sample.len() }
+    Evaluation { candidates, winner, reason, sampled_rows: profile.sample.len(), fallbacks: Vec::new() }
 }
 
 /// An evaluation with one obvious candidate.
@@ -169,6 +171,7 @@ fn single(id: EncodingId, bytes: usize, reason: &'static str, n: usize) -> Evalu
         winner: 0,
         reason: reason.to_string(),
         sampled_rows: 0,
+        fallbacks: Vec::new(),
     }
 }
 
@@ -188,6 +191,7 @@ fn skip_reason<T: LwcInt>(
 ) -> Option<&'static str> {
     let s = profile.sample.len().max(1);
     match id {
+        _ if params.is_excluded(id) => Some("chosen first, but did not apply to the whole stream"),
         EncodingId::Constant => Some("values differ"),
         EncodingId::Sequence => Some("not an arithmetic sequence"),
         _ if n <= TINY && !exact_from_stats(id) => Some("too few values to pay for more than a header"),
@@ -324,11 +328,16 @@ fn decide(candidates: &[Candidate], objective: Objective, plain: Costs, explain:
 }
 
 impl Params {
+    /// Whether `Auto` may not choose `id` for this stream.
+    pub(crate) fn is_excluded(&self, id: EncodingId) -> bool {
+        self.excluded & (1 << id as u32) != 0
+    }
+
     /// The parameters of candidate `id` under `parent`'s settings: default parameters, children left to
     /// the selector (a chosen encoding's children are chosen too, where a forced one's take defaults).
     pub(crate) fn chosen(id: EncodingId, parent: &Params) -> Params {
         Params {
-            not_a_sequence: parent.not_a_sequence,
+            excluded: parent.excluded,
             sampled: parent.sampled,
             ..Params::of(&Cascade::chosen(id), parent.depth, parent.objective)
         }

@@ -6,7 +6,10 @@
 //! taken inside runs only, so the seams between runs never fake a break in sortedness or in a step.
 //! Every statistic here is a property the sample can only *lack* if the data lacks it (a sorted stream
 //! has sorted samples), so pruning on them never rules out a candidate that fits the whole stream,
-//! except the two estimates that extrapolate (distinct values, run length).
+//! except the two estimates that extrapolate (distinct values, run length). The converse does not hold:
+//! a sample can look like a sequence, or share a divisor, where the stream does not. The divisor is
+//! therefore checked on the whole stream; a sequence is checked by its encoder, and the driver chooses
+//! again without it when it does not apply.
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
@@ -42,7 +45,7 @@ pub(crate) struct Profile<'a, T: LwcInt> {
     distinct: OnceCell<(usize, usize)>,
     /// Whether the sample holds the stream's min and its max.
     pub has_extremes: bool,
-    /// Greatest common divisor of the sample's offsets from the stream's minimum (0 when all are equal).
+    /// Greatest common divisor of the stream's offsets from its minimum (0 when all are equal).
     pub gcd: u64,
 }
 
@@ -72,7 +75,15 @@ impl<'a, T: LwcInt> Profile<'a, T> {
             ascending &= sample[seam - 1] <= sample[seam];
         }
         let scale = n as f64 / s.max(1) as f64;
-        let gcd = common_divisor(sample.iter().map(|v| v.offset_from(stats.min).to_u64()));
+        // A sample's divisor is a multiple of the stream's, and may be larger: rows the sample missed can
+        // break it (clock times with 2.5 % nulls once chose `gcd` for a segment whose sample happened to
+        // be all multiples of 5). So a divisor the sample shows is checked on every value; one pass that
+        // stops at the first value it fails on.
+        let offsets = |values: &'a [T]| values.iter().map(|v| v.offset_from(stats.min).to_u64());
+        let gcd = match common_divisor(sample.iter().map(|v| v.offset_from(stats.min).to_u64())) {
+            d if d > 1 && n > s => common_divisor(offsets(values)),
+            d => d,
+        };
         let has_extremes = sample.contains(&stats.min) && sample.contains(&stats.max);
         Profile {
             has_extremes,
