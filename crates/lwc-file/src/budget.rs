@@ -154,7 +154,7 @@ pub fn plan_budget(
             .map(|&(c, objective)| {
                 measure_column(&whole[c], physical[c], objective, mix, &options.encode)
                     .map(|(bytes, read_ns)| (c, PlannedOption { objective, bytes, read_ns }))
-                    .map_err(|e| e.in_column(schema.field(c).name()))
+                    .map_err(|e| e.located(schema.field(c).name(), None))
             })
             .collect::<Result<Vec<_>>>()
     };

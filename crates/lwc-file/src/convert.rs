@@ -263,18 +263,23 @@ pub(crate) struct ChunkRef<'a> {
 }
 
 impl ChunkRef<'_> {
-    /// `segment N of column 'C'`.
+    /// `column 'C', segment N`.
     pub(crate) fn what(&self) -> String {
-        format!("segment {} of column '{}'", self.segment, self.column)
+        format!("column '{}', segment {}", self.column, self.segment)
     }
 
     fn corrupt(&self, m: impl std::fmt::Display) -> Error {
         Error::Corrupt(format!("{}: {m}", self.what()))
     }
 
+    /// An error of the core in this segment, its kind kept.
+    pub(crate) fn core_error(&self, source: lwc::Error) -> Error {
+        Error::InColumn { column: self.column.to_string(), segment: Some(self.segment), source }
+    }
+
     /// Opens an lwc segment part and checks its row count (and null count, when given).
     fn open_int<'b, T: LwcInt>(&self, bytes: &'b [u8], rows: usize, nulls: Option<usize>) -> Result<Segment<'b, T>> {
-        let segment = Segment::<T>::open(bytes).map_err(|e| self.corrupt(e))?;
+        let segment = Segment::<T>::open(bytes).map_err(|e| self.core_error(e))?;
         if segment.rows() != rows || nulls.is_some_and(|n| n != segment.null_count()) {
             return Err(self.corrupt(format!(
                 "holds {} rows ({} null), the index says {rows} ({nulls:?})",
@@ -326,7 +331,7 @@ pub(crate) fn decode_chunk(
     match physical {
         Physical::Int(t) => int_dispatch!(t, T => {
             let segment = open_int_segment::<T>(chunk)?;
-            let array = segment.decode(range)?;
+            let array = segment.decode(range).map_err(|e| chunk.core_error(e))?;
             int_to_arrow::<T>(data_type, array.values, array.validity)
         }),
         Physical::Fixed(width) => decode_fixed(chunk, data_type, width as usize, range),
@@ -413,10 +418,10 @@ fn decode_bytes(chunk: &ChunkRef<'_>, data_type: &DataType, range: Range<usize>)
     match (kind, &parts[..]) {
         (KIND_DICT, &[codes, ends, dict]) => {
             let codes = chunk.open_int::<u32>(codes, chunk.rows, Some(chunk.nulls))?;
-            let ends_seg = Segment::<u64>::open(ends).map_err(|e| chunk.corrupt(e))?;
+            let ends_seg = Segment::<u64>::open(ends).map_err(|e| chunk.core_error(e))?;
             let ends = ends_seg.decode_all().values;
             check_ends(chunk, &ends, dict.len())?;
-            let picked = codes.decode(range)?;
+            let picked = codes.decode(range).map_err(|e| chunk.core_error(e))?;
             let valid = |i: usize| picked.validity.as_ref().is_none_or(|v| v.get(i));
             // Entry `code` spans `dict[entry(code)]`; null rows take no bytes.
             let entry = |code: u32| -> Result<Range<usize>> {

@@ -21,9 +21,21 @@ pub enum Error {
     /// The file's bytes are not a valid `.lwc` file; the message names what is wrong and where.
     #[error("corrupt lwc file: {0}")]
     Corrupt(String),
-    /// An error from the lwc core (encoding a segment, or a segment's own validation).
+    /// An error from the lwc core that belongs to no one column (parsing a cascade, ...).
     #[error(transparent)]
     Lwc(#[from] lwc::Error),
+    /// An error from the lwc core raised in a column (and one of its segments, when known): encoding the
+    /// segment, or the segment's own validation on read. The core's kind is kept in `source`.
+    #[error("column '{column}'{}: {source}", segment.map(|s| format!(", segment {s}")).unwrap_or_default())]
+    InColumn {
+        /// Name of the column.
+        column: String,
+        /// Index of the segment in the column, when the error belongs to one.
+        segment: Option<usize>,
+        /// The core's error.
+        #[source]
+        source: lwc::Error,
+    },
     /// An error from Arrow (building an array or a record batch).
     #[error("arrow: {0}")]
     Arrow(#[from] ArrowError),
@@ -78,11 +90,33 @@ impl Error {
         Error::Io { path: path.into(), source }
     }
 
-    /// The error with the column it arose in named, when the message does not say already.
-    pub(crate) fn in_column(self, column: &str) -> Self {
+    /// The error with the column (and segment) it arose in named, when it does not say already.
+    pub(crate) fn located(self, column: &str, segment: Option<usize>) -> Self {
+        let place = match segment {
+            Some(s) => format!("column '{column}', segment {s}"),
+            None => format!("column '{column}'"),
+        };
         match self {
-            Error::InvalidArgument(m) => Error::InvalidArgument(format!("column '{column}': {m}")),
+            Error::Lwc(source) => Error::InColumn { column: column.to_string(), segment, source },
+            Error::InvalidArgument(m) => Error::InvalidArgument(format!("{place}: {m}")),
             e => e,
+        }
+    }
+
+    /// Whether the error says the file's bytes are damaged: the file layer found it, or a segment's
+    /// own validation did (truncated, corrupt, an unknown encoding, misaligned).
+    pub fn is_corrupt(&self) -> bool {
+        match self {
+            Error::Corrupt(_) => true,
+            Error::InColumn { source, .. } | Error::Lwc(source) => matches!(
+                source,
+                lwc::Error::Corrupt(_)
+                    | lwc::Error::Truncated { .. }
+                    | lwc::Error::UnknownEncoding(_)
+                    | lwc::Error::Misaligned { .. }
+                    | lwc::Error::TypeMismatch { .. }
+            ),
+            _ => false,
         }
     }
 }

@@ -10,8 +10,11 @@ use crate::schema::{read_schema, write_schema, Physical, Storage};
 
 /// First and last four bytes of every `.lwc` file.
 pub(crate) const MAGIC: &[u8; 4] = b"LWCF";
-/// The format version this crate writes and reads.
-pub(crate) const VERSION: u16 = 1;
+/// The format version this crate writes. Version 2 checksums every byte: a segment's CRC-32C covers the
+/// zero padding after it, and segments tile the file between the header and the footer.
+pub(crate) const VERSION: u16 = 2;
+/// Versions this crate reads (1: a segment's CRC-32C covers its `length` bytes only).
+pub(crate) const READABLE: std::ops::RangeInclusive<u16> = 1..=VERSION;
 /// Header: magic, version (u16), reserved (u16, zero).
 pub(crate) const HEADER_LEN: usize = 8;
 /// Tail: footer length (u64), footer CRC-32C (u32), magic.
@@ -43,8 +46,25 @@ pub(crate) fn tail(footer: &[u8]) -> [u8; TAIL_LEN] {
     t
 }
 
-/// Checks header and tail, and returns the footer's byte range (its checksum verified).
-pub(crate) fn locate_footer(bytes: &[u8]) -> Result<std::ops::Range<usize>> {
+/// The bytes a segment's checksum covers from its offset: its `len` bytes and, from version 2 on, the zero
+/// padding to the next multiple of 8 (where the next segment or the footer starts).
+pub(crate) fn checksummed_len(version: u16, len: u64) -> u64 {
+    if version >= 2 {
+        len.next_multiple_of(8)
+    } else {
+        len
+    }
+}
+
+/// The CRC-32C of a segment as written by this version: its bytes, then its padding.
+pub(crate) fn segment_checksum(bytes: &[u8]) -> u32 {
+    let padding = [0u8; 8];
+    crc32c::crc32c_append(crc32c::crc32c(bytes), &padding[..bytes.len().next_multiple_of(8) - bytes.len()])
+}
+
+/// Checks header and tail, and returns the format version and the footer's byte range (its checksum
+/// verified).
+pub(crate) fn locate_footer(bytes: &[u8]) -> Result<(u16, std::ops::Range<usize>)> {
     let len = bytes.len();
     if len < HEADER_LEN + TAIL_LEN {
         return Err(Error::Corrupt(format!("truncated: {len} bytes, a file has at least {}", HEADER_LEN + TAIL_LEN)));
@@ -53,8 +73,12 @@ pub(crate) fn locate_footer(bytes: &[u8]) -> Result<std::ops::Range<usize>> {
         return Err(Error::Corrupt("bad magic at the start (not an lwc file)".into()));
     }
     let version = u16::from_le_bytes([bytes[4], bytes[5]]);
-    if version != VERSION {
-        return Err(Error::Corrupt(format!("unsupported format version {version} (this reader knows {VERSION})")));
+    if !READABLE.contains(&version) {
+        return Err(Error::Corrupt(format!(
+            "unsupported format version {version} (this reader knows {} to {})",
+            READABLE.start(),
+            READABLE.end()
+        )));
     }
     if bytes[6..8] != [0, 0] {
         return Err(Error::Corrupt("reserved header bytes are not zero".into()));
@@ -78,7 +102,7 @@ pub(crate) fn locate_footer(bytes: &[u8]) -> Result<std::ops::Range<usize>> {
     if actual != crc {
         return Err(Error::Corrupt(format!("footer checksum mismatch (stored {crc:#010x}, computed {actual:#010x})")));
     }
-    Ok(footer)
+    Ok((version, footer))
 }
 
 /// Appends little-endian values to the footer.

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use crate::convert::{decode_chunk, int_to_arrow, open_int_segment, ChunkRef};
 use crate::error::{Error, Result};
-use crate::format::{locate_footer, ColumnFooter, Footer, HEADER_LEN};
+use crate::format::{checksummed_len, locate_footer, ColumnFooter, Footer, HEADER_LEN};
 use crate::info::ColumnInfo;
 use crate::int_column::IntColumn;
 use crate::schema::Physical;
@@ -45,6 +45,8 @@ pub struct LwcFile {
     /// Per column and segment: the checksum verdict, computed on first use.
     checked: Vec<Vec<OnceLock<std::result::Result<(), String>>>>,
     footer_start: usize,
+    /// The format version the file was written in.
+    version: u16,
 }
 
 impl LwcFile {
@@ -70,7 +72,7 @@ impl LwcFile {
 
     fn with_backing(backing: Backing) -> Result<Self> {
         let bytes = backing.bytes();
-        let footer_range = locate_footer(bytes)?;
+        let (version, footer_range) = locate_footer(bytes)?;
         let footer = Footer::decode(&bytes[footer_range.clone()], bytes.len() as u64)?;
         let footer_start = footer_range.start as u64;
         let mut starts = Vec::with_capacity(footer.columns.len());
@@ -79,7 +81,7 @@ impl LwcFile {
             let mut row = 0u64;
             let mut column_starts = Vec::with_capacity(c.segments.len() + 1);
             for (i, s) in c.segments.iter().enumerate() {
-                let bad = |m: String| Error::Corrupt(format!("segment {i} of column '{name}': {m}"));
+                let bad = |m: String| Error::Corrupt(format!("column '{name}', segment {i}: {m}"));
                 let end = s.offset.checked_add(s.len);
                 if s.offset < HEADER_LEN as u64 || s.offset % 8 != 0 || end.is_none_or(|e| e > footer_start) {
                     return Err(bad(format!(
@@ -110,6 +112,9 @@ impl LwcFile {
             }
             starts.push(column_starts);
         }
+        if version >= 2 {
+            check_tiling(&footer, footer_start)?;
+        }
         let infos = footer.columns.iter().zip(footer.schema.fields()).map(|(c, f)| c.info(f)).collect();
         let checked = footer.columns.iter().map(|c| c.segments.iter().map(|_| OnceLock::new()).collect()).collect();
         Ok(LwcFile {
@@ -121,6 +126,7 @@ impl LwcFile {
             starts,
             checked,
             footer_start: footer_range.start,
+            version,
             backing,
         })
     }
@@ -165,23 +171,36 @@ impl LwcFile {
         Ok(())
     }
 
-    /// The bytes of a segment, its checksum verified on first use.
+    /// The format version the file was written in.
+    pub fn format_version(&self) -> u16 {
+        self.version
+    }
+
+    /// The bytes of a segment, its checksum (over them and, from version 2, their padding) verified on
+    /// first use.
     fn segment_bytes(&self, column: usize, segment: usize) -> Result<&[u8]> {
         let s = &self.columns[column].segments[segment];
-        let bytes = &self.backing.bytes()[s.offset as usize..(s.offset + s.len) as usize];
+        let all = self.backing.bytes();
+        let bytes = &all[s.offset as usize..(s.offset + s.len) as usize];
         let verdict = self.checked[column][segment].get_or_init(|| {
-            let actual = crc32c::crc32c(bytes);
+            let covered = &all[s.offset as usize..(s.offset + checksummed_len(self.version, s.len)) as usize];
+            let actual = crc32c::crc32c(covered);
             if actual == s.checksum {
                 Ok(())
             } else {
                 Err(format!(
-                    "segment {segment} of column '{}' checksum mismatch (stored {:#010x}, computed {actual:#010x})",
+                    "column '{}', segment {segment}: checksum mismatch (stored {:#010x}, computed {actual:#010x})",
                     self.infos[column].name, s.checksum
                 ))
             }
         });
         verdict.clone().map_err(Error::Corrupt)?;
         Ok(bytes)
+    }
+
+    /// An error of the core in segment `segment` of `column`, its kind kept.
+    fn core_error(&self, column: usize, segment: usize, source: lwc::Error) -> Error {
+        Error::InColumn { column: self.infos[column].name.clone(), segment: Some(segment), source }
     }
 
     /// Runs `f` on a checked segment.
@@ -298,7 +317,7 @@ impl LwcFile {
                 local.push((rows[k + local.len()] - range.start) as u32);
             }
             let n = local.len();
-            segment.take_into(&local, &mut values[k..k + n])?;
+            segment.take_into(&local, &mut values[k..k + n]).map_err(|e| self.core_error(column, s, e))?;
             if let Some(words) = segment.validity() {
                 for (j, &p) in local.iter().enumerate() {
                     valid[k + j] = words[p as usize / 64] >> (p % 64) & 1 == 1;
@@ -388,6 +407,29 @@ impl LwcFile {
         }
         Ok(())
     }
+}
+
+/// Checks that the segments of every column tile the file from the header to the footer, each starting
+/// where the one before ends, rounded up to 8: then every byte of a version 2 file lies in the header
+/// (checked by value), in a segment or its padding (covered by the segment's checksum), in the footer or
+/// in the tail (covered by the footer's checksum and the magic).
+fn check_tiling(footer: &Footer, footer_start: u64) -> Result<()> {
+    let mut spans: Vec<(u64, u64)> =
+        footer.columns.iter().flat_map(|c| c.segments.iter().map(|s| (s.offset, s.len))).collect();
+    spans.sort_unstable();
+    let mut cursor = HEADER_LEN as u64;
+    for (offset, len) in spans {
+        if offset != cursor || len == 0 {
+            return Err(Error::Corrupt(format!(
+                "segment at byte {offset} ({len} bytes) does not start where the one before ends (byte {cursor})"
+            )));
+        }
+        cursor = (offset + len).next_multiple_of(8);
+    }
+    if cursor != footer_start {
+        return Err(Error::Corrupt(format!("the segments end at byte {cursor}, the footer starts at {footer_start}")));
+    }
+    Ok(())
 }
 
 /// One array from the parts of a range, in order.

@@ -14,7 +14,7 @@ use tempfile::NamedTempFile;
 
 use crate::convert::{encode_chunk, EncodedChunk};
 use crate::error::{Error, Result};
-use crate::format::{header, tail, ColumnFooter, Footer};
+use crate::format::{header, segment_checksum, tail, ColumnFooter, Footer};
 use crate::info::{FileSummary, SegmentInfo};
 use crate::schema::{check_schema, Physical};
 
@@ -264,9 +264,10 @@ impl FileWriter {
             (0..window.len() * ncols)
                 .into_par_iter()
                 .map(|k| {
-                    let column = window[k / ncols].column(k % ncols);
-                    encode_chunk(column.as_ref(), self.physical[k % ncols], &self.column_encode[k % ncols])
-                        .map_err(|e| e.in_column(self.schema.field(k % ncols).name()))
+                    let (group, c) = (k / ncols, k % ncols);
+                    let segment = self.columns[c].segments.len() + group;
+                    encode_chunk(window[group].column(c).as_ref(), self.physical[c], &self.column_encode[c])
+                        .map_err(|e| e.located(self.schema.field(c).name(), Some(segment)))
                 })
                 .collect::<Result<Vec<_>>>()
         };
@@ -305,7 +306,7 @@ impl FileWriter {
             nulls: chunk.nulls,
             min: chunk.min,
             max: chunk.max,
-            checksum: crc32c::crc32c(&chunk.bytes),
+            checksum: segment_checksum(&chunk.bytes),
         });
         if c.physical == Physical::Bytes {
             c.kinds.push(chunk.kind);

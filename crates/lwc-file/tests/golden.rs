@@ -1,8 +1,9 @@
-//! Golden files: `.lwc` files written by earlier versions, each with its expected contents as an Arrow IPC
-//! file, read back by this version. A change that breaks one must bump the format version and keep reading
+//! Golden files: `.lwc` files written by earlier versions, read back by this version and compared with
+//! their expected contents (`tests/golden/expected/NAME.arrow`, Arrow IPC, shared by every version's file
+//! of that name). A change that breaks one must bump the format version and keep reading
 //! the old one.
 //!
-//! `tests/golden/v1/` was written once by `LWC_WRITE_GOLDEN=1 cargo test -p lwc-file --test golden`, which
+//! `tests/golden/vN/` was written once (per version N) by `LWC_WRITE_GOLDEN=1 cargo test -p lwc-file --test golden`, which
 //! adds files only for cases that have none (into the folder of the format this build writes, [`CURRENT`]).
 
 mod common;
@@ -15,7 +16,7 @@ use arrow_schema::{DataType, Field, Schema};
 use lwc_file::{write_file, LwcFile, WriteOptions};
 
 /// The version new golden files are written as: the format this build writes.
-const CURRENT: &str = "v1";
+const CURRENT: &str = "v2";
 
 fn dir(version: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(version)
@@ -78,7 +79,11 @@ fn write_missing(version: &str) {
         let mut options = WriteOptions::default();
         options.encode.segment_rows = segment_rows;
         write_file(&lwc, batch.schema(), std::slice::from_ref(&batch), options).unwrap();
-        let ipc = std::fs::File::create(dir.join(format!("{name}.arrow"))).unwrap();
+        let expected = dir.parent().unwrap().join("expected").join(format!("{name}.arrow"));
+        if expected.exists() {
+            continue;
+        }
+        let ipc = std::fs::File::create(expected).unwrap();
         let mut writer = arrow_ipc::writer::FileWriter::try_new(ipc, &batch.schema()).unwrap();
         writer.write(&batch).unwrap();
         writer.finish().unwrap();
@@ -95,8 +100,10 @@ fn check_version(version: &str) -> usize {
     files.sort();
     for path in &files {
         let name = path.display();
-        let expected = read_ipc(&path.with_extension("arrow"));
+        let stem = path.file_stem().unwrap().to_string_lossy();
+        let expected = read_ipc(&dir(version).parent().unwrap().join("expected").join(format!("{stem}.arrow")));
         let file = LwcFile::open(path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(format!("v{}", file.format_version()), version, "{name}: format version");
         file.verify().unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(file.schema(), expected.schema(), "{name}: schema");
         assert_eq!(file.read_batch().unwrap(), expected, "{name}: contents");
@@ -115,7 +122,7 @@ fn check_version(version: &str) -> usize {
 #[test]
 fn golden_files_of_every_version_read_back_exactly() {
     write_missing(CURRENT);
-    for (version, cases) in [("v1", 4)] {
+    for (version, cases) in [("v1", 4), ("v2", 4)] {
         assert_eq!(check_version(version), cases, "{version}: every case has its golden files");
     }
 }
