@@ -58,7 +58,7 @@ fn validity(pattern: u8, n: usize, segment_rows: usize, seed: u64) -> Option<Bit
             _ => i == (seed as usize) % n.max(1),
         })
         .collect();
-    (pattern % 6 != 0).then(|| Bitmap::from_bools(&bits))
+    (!pattern.is_multiple_of(6)).then(|| Bitmap::from_bools(&bits))
 }
 
 fn round_trips<T: LwcInt>(shape: u8, pattern: u8, n: usize, segment_rows: usize, seed: u64) {
