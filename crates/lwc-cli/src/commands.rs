@@ -424,7 +424,7 @@ pub fn decompress(args: &DecompressArgs) -> Result<()> {
 /// `lwc get`.
 pub fn get(args: &GetArgs) -> Result<()> {
     let file = open(&args.file)?;
-    let rows = query::parse_rows(&args.rows, file.num_rows())?;
+    let rows = query::parse_rows(&args.rows, file.num_rows()).with_context(|| args.file.display().to_string())?;
     let schema = file.schema();
     let indices: Vec<usize> = if args.column.is_empty() {
         (0..schema.fields().len()).collect()
@@ -435,7 +435,7 @@ pub fn get(args: &GetArgs) -> Result<()> {
     let mut columns: Vec<ArrayRef> = vec![Arc::new(UInt64Array::from(rows.clone()))];
     for &i in &indices {
         fields.push(schema.field(i).clone());
-        columns.push(file.take(i, &rows).with_context(|| format!("reading column '{}'", schema.field(i).name()))?);
+        columns.push(file.take(i, &rows).with_context(|| format!("reading {}", args.file.display()))?);
     }
     let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)?;
     if args.csv {
@@ -452,13 +452,16 @@ pub fn scan(args: &ScanArgs) -> Result<()> {
     let file = open(&args.file)?;
     let index = file.column_index(&args.column)?;
     let data_type = file.schema().field(index).data_type().clone();
-    let column = file.int_column(index).context(
-        "scan works on integer-backed columns (integers, dates, times, timestamps, decimals up to 18 digits, booleans)",
-    )?;
+    let column = file.int_column(index).map_err(|e| match e {
+        lwc_file::Error::NotInteger { .. } => anyhow::Error::new(e).context(
+            "scan works on integer-backed columns (integers, dates, times, timestamps, decimals up to 18 digits, booleans)",
+        ),
+        e => anyhow::Error::new(e).context(format!("reading {}", args.file.display())),
+    })?;
     let condition = args.condition.as_deref().map(|c| parse_condition(c, &args.column)).transpose()?;
     let result = with_int_column!(&column, c => {
         let predicate = condition.as_ref().map(|cond| to_predicate(cond, &data_type)).transpose()?;
-        query::scan(c, predicate.as_ref())?
+        query::scan(c, predicate.as_ref()).with_context(|| format!("scanning {}", args.file.display()))?
     });
     let mut text = format!(
         "{} ({data_type}, stored as {}){}\n",

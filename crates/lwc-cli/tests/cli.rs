@@ -1,44 +1,20 @@
 //! Runs the `lwc` binary: round trips through every input and output format, inspect, get, scan,
 //! explain, bad inputs, and the demo at a small scale.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 use arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, Date32Array, Decimal128Array, Float64Array, Int32Array, Int64Array,
     RecordBatch, StringArray, TimestampMillisecondArray,
 };
-use arrow::datatypes::{DataType, Field, Int64Type, Schema, SchemaRef, TimeUnit};
+use arrow::datatypes::{DataType, Field, Int64Type, Schema, TimeUnit};
+
+mod common;
+
+use common::*;
 
 const ROWS: usize = 150_000;
-
-fn lwc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lwc")).args(args).env("RUST_BACKTRACE", "1").output().expect("run lwc")
-}
-
-/// Runs lwc and expects success; returns stdout.
-fn ok(args: &[&str]) -> String {
-    let out = lwc(args);
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "lwc {args:?} failed\nstdout: {stdout}\nstderr: {stderr}");
-    stdout.into_owned()
-}
-
-/// Runs lwc and expects a clean failure; returns stderr.
-fn fails(args: &[&str]) -> String {
-    let out = lwc(args);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!out.status.success(), "lwc {args:?} should fail");
-    assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"), "lwc {args:?} panicked: {stderr}");
-    assert!(stderr.starts_with("error"), "lwc {args:?}: unclear message: {stderr}");
-    stderr
-}
-
-fn p(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
 
 /// A table with every kind of column, nulls in several.
 fn table() -> RecordBatch {
@@ -74,73 +50,6 @@ fn table() -> RecordBatch {
         Arc::new(at),
     ];
     RecordBatch::try_new(schema, columns).unwrap()
-}
-
-fn write_csv(path: &Path, batch: &RecordBatch) {
-    let mut w = arrow::csv::WriterBuilder::new().with_header(true).build(File::create(path).unwrap());
-    w.write(batch).unwrap();
-}
-
-fn write_parquet(path: &Path, batch: &RecordBatch) {
-    let mut w = parquet::arrow::ArrowWriter::try_new(File::create(path).unwrap(), batch.schema(), None).unwrap();
-    w.write(batch).unwrap();
-    w.close().unwrap();
-}
-
-fn write_ipc_file(path: &Path, batch: &RecordBatch) {
-    let mut w = arrow::ipc::writer::FileWriter::try_new(File::create(path).unwrap(), &batch.schema()).unwrap();
-    w.write(batch).unwrap();
-    w.finish().unwrap();
-}
-
-fn write_ipc_stream(path: &Path, batch: &RecordBatch) {
-    let mut w = arrow::ipc::writer::StreamWriter::try_new(File::create(path).unwrap(), &batch.schema()).unwrap();
-    w.write(&batch.slice(0, ROWS / 2)).unwrap();
-    w.write(&batch.slice(ROWS / 2, ROWS - ROWS / 2)).unwrap();
-    w.finish().unwrap();
-}
-
-/// Reads a whole table back (one batch).
-fn read_back(path: &Path) -> RecordBatch {
-    let batches: Vec<RecordBatch> = match path.extension().unwrap().to_str().unwrap() {
-        "parquet" => parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap())
-            .unwrap()
-            .build()
-            .unwrap()
-            .map(Result::unwrap)
-            .collect(),
-        "arrow" => arrow::ipc::reader::FileReader::try_new(File::open(path).unwrap(), None)
-            .unwrap()
-            .map(Result::unwrap)
-            .collect(),
-        "csv" => {
-            let mut f = File::open(path).unwrap();
-            let format = arrow::csv::reader::Format::default().with_header(true);
-            let (schema, _) = format.infer_schema(&mut f, None).unwrap();
-            let f = File::open(path).unwrap();
-            arrow::csv::ReaderBuilder::new(Arc::new(schema))
-                .with_header(true)
-                .build(f)
-                .unwrap()
-                .map(Result::unwrap)
-                .collect()
-        }
-        other => panic!("no reader for {other}"),
-    };
-    let schema: SchemaRef = batches[0].schema();
-    arrow::compute::concat_batches(&schema, &batches).unwrap()
-}
-
-/// Compares two tables column by column: types, values, nulls. Schema metadata is ignored.
-fn assert_same(got: &RecordBatch, want: &RecordBatch, what: &str) {
-    assert_eq!(got.num_columns(), want.num_columns(), "{what}: columns");
-    assert_eq!(got.num_rows(), want.num_rows(), "{what}: rows");
-    for (i, field) in want.schema().fields().iter().enumerate() {
-        let g = got.schema().field(i).clone();
-        assert_eq!(g.name(), field.name(), "{what}: name of column {i}");
-        assert_eq!(g.data_type(), field.data_type(), "{what}: type of {}", field.name());
-        assert_eq!(got.column(i).to_data(), want.column(i).to_data(), "{what}: values of {}", field.name());
-    }
 }
 
 struct Fixture {

@@ -89,6 +89,11 @@ pub(crate) fn encode_chunk(array: &dyn Array, physical: Physical, options: &Enco
     let rows = array.len();
     let validity = validity_of(array);
     let mut chunk = match (physical, array.data_type()) {
+        (Physical::Int(_), DataType::Null) => {
+            let mut c = encode_int(&vec![0u8; rows], Some(&Bitmap::new_clear(rows)), options)?;
+            c.plain_bytes = 0;
+            c
+        }
         (Physical::Int(_), DataType::Boolean) => {
             let values: Vec<u8> = array.as_boolean().values().iter().map(u8::from).collect();
             let mut c = encode_int(&values, validity.as_ref(), options)?;
@@ -305,6 +310,7 @@ pub(crate) fn int_to_arrow<T: LwcInt + ArrowNativeType>(
     let n = values.len();
     let nulls = nulls_of(validity);
     Ok(match data_type {
+        DataType::Null => arrow_array::new_null_array(data_type, n),
         DataType::Boolean => std::sync::Arc::new(BooleanArray::new(
             BooleanBuffer::from_iter(values.iter().map(|v| v.to_i128() != 0)),
             nulls,

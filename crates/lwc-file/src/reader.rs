@@ -374,7 +374,7 @@ impl LwcFile {
             (0..self.columns[c].segments.len()).try_for_each(|s| {
                 self.with_chunk(c, s, |chunk| {
                     let array = decode_chunk(chunk, data_type, physical, 0..chunk.rows)?;
-                    if array.null_count() != chunk.nulls {
+                    if array.logical_null_count() != chunk.nulls {
                         return Err(Error::Corrupt(format!("{}: null count differs from the index", chunk.what())));
                     }
                     if let Physical::Int(t) = physical {

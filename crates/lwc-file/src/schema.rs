@@ -88,7 +88,8 @@ pub(crate) fn physical_for(data_type: &DataType) -> Option<Physical> {
         Int16 => Physical::Int(IntType::I16),
         Int32 => Physical::Int(IntType::I32),
         Int64 => Physical::Int(IntType::I64),
-        UInt8 | Boolean => Physical::Int(IntType::U8),
+        // Null columns (a CSV column with no values) are all-null u8 segments: a few bytes each.
+        UInt8 | Boolean | Null => Physical::Int(IntType::U8),
         UInt16 => Physical::Int(IntType::U16),
         UInt32 => Physical::Int(IntType::U32),
         UInt64 => Physical::Int(IntType::U64),
@@ -166,6 +167,7 @@ fn write_type(w: &mut ByteWriter, data_type: &DataType) {
         Float32 => w.u8(11),
         Float64 => w.u8(12),
         Boolean => w.u8(13),
+        Null => w.u8(14),
         Date32 => w.u8(20),
         Date64 => w.u8(21),
         Timestamp(unit, tz) => {
@@ -221,6 +223,7 @@ fn read_type(r: &mut ByteReader<'_>) -> Result<DataType> {
         11 => Float32,
         12 => Float64,
         13 => Boolean,
+        14 => Null,
         20 => Date32,
         21 => Date64,
         22 => {
