@@ -79,6 +79,9 @@ fn field<'a>(output: &'a str, key: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no '{key}' in {output}"))
 }
 
+/// Whether a row's value passes a condition.
+type Keep = Box<dyn Fn(Option<i128>) -> bool>;
+
 /// `lwc scan` of every integer column under conditions drawn from its values, against a plain filter, sum,
 /// min and max of the same rows.
 fn check_scans(file: &Path, want: &RecordBatch, what: &str) {
@@ -90,7 +93,7 @@ fn check_scans(file: &Path, want: &RecordBatch, what: &str) {
         sorted.sort_unstable();
         let pick = |q: usize| sorted.get(sorted.len() * q / 4).copied().unwrap_or(7);
         let (lo, mid, hi) = (pick(1), pick(2), pick(3));
-        let conditions: Vec<(String, Box<dyn Fn(Option<i128>) -> bool>)> = vec![
+        let conditions: Vec<(String, Keep)> = vec![
             ("is not null".into(), Box::new(|v: Option<i128>| v.is_some())),
             ("is null".into(), Box::new(|v: Option<i128>| v.is_none())),
             (format!("> {mid}"), Box::new(move |v: Option<i128>| v.is_some_and(|v| v > mid))),
