@@ -425,6 +425,17 @@ fn decode_bytes(chunk: &ChunkRef<'_>, data_type: &DataType, range: Range<usize>)
         (KIND_DICT, &[codes, ends, dict]) => {
             let codes = chunk.open_int::<u32>(codes, chunk.rows, Some(chunk.nulls))?;
             let ends_seg = Segment::<u64>::open(ends).map_err(|e| chunk.core_error(e))?;
+            // Entries are distinct, so all but one (the empty string) take a byte at least; and a writer
+            // keeps only the entries its rows use. Checked before decoding, as a damaged count can claim
+            // billions of entries that a few bytes of a constant stream would hold.
+            let entries = ends_seg.rows();
+            if entries > dict.len() + 1 || entries > chunk.rows {
+                return Err(chunk.corrupt(format!(
+                    "{entries} dictionary entries for {} rows and {} bytes of values",
+                    chunk.rows,
+                    dict.len()
+                )));
+            }
             let ends = ends_seg.decode_all().values;
             check_ends(chunk, &ends, dict.len())?;
             let picked = codes.decode(range).map_err(|e| chunk.core_error(e))?;

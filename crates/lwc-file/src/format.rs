@@ -63,8 +63,8 @@ pub(crate) fn segment_checksum(bytes: &[u8]) -> u32 {
 }
 
 /// Checks header and tail, and returns the format version and the footer's byte range (its checksum
-/// verified).
-pub(crate) fn locate_footer(bytes: &[u8]) -> Result<(u16, std::ops::Range<usize>)> {
+/// verified when `verify_checksum`).
+pub(crate) fn locate_footer(bytes: &[u8], verify_checksum: bool) -> Result<(u16, std::ops::Range<usize>)> {
     let len = bytes.len();
     if len < HEADER_LEN + TAIL_LEN {
         return Err(Error::Corrupt(format!("truncated: {len} bytes, a file has at least {}", HEADER_LEN + TAIL_LEN)));
@@ -99,7 +99,7 @@ pub(crate) fn locate_footer(bytes: &[u8]) -> Result<(u16, std::ops::Range<usize>
     }
     let footer = start..len - TAIL_LEN;
     let actual = crc32c::crc32c(&bytes[footer.clone()]);
-    if actual != crc {
+    if verify_checksum && actual != crc {
         return Err(Error::Corrupt(format!("footer checksum mismatch (stored {crc:#010x}, computed {actual:#010x})")));
     }
     Ok((version, footer))

@@ -99,6 +99,6 @@ pub use budget::{plan_budget, BudgetPlan, ColumnPlan, PlannedOption, PLANNED_OBJ
 pub use error::{Error, Result};
 pub use info::{ColumnInfo, FileSummary, SegmentInfo};
 pub use int_column::IntColumn;
-pub use reader::LwcFile;
+pub use reader::{LwcFile, ReadOptions};
 pub use schema::Storage;
 pub use writer::{write_file, write_to_bytes, FileWriter, WriteOptions};

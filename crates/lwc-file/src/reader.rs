@@ -32,6 +32,22 @@ impl Backing {
     }
 }
 
+/// How a file is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Verify the footer's CRC-32C on open and each segment's the first time it is read (the default).
+    /// Without it, damaged bytes are still caught where they break the structure (never a panic), but may
+    /// decode to other values than were written: for data verified already, or for fuzzing the decoders
+    /// below the checksums.
+    pub verify_checksums: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions { verify_checksums: true }
+    }
+}
+
 /// An open `.lwc` file.
 pub struct LwcFile {
     backing: Backing,
@@ -47,6 +63,7 @@ pub struct LwcFile {
     footer_start: usize,
     /// The format version the file was written in.
     version: u16,
+    read_options: ReadOptions,
 }
 
 impl LwcFile {
@@ -55,6 +72,11 @@ impl LwcFile {
     /// The file must not be modified or truncated while it is open (`.lwc` writers never modify a
     /// file in place: they write a new one and rename it).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        LwcFile::open_with(path, ReadOptions::default())
+    }
+
+    /// [`LwcFile::open`] with options.
+    pub fn open_with(path: impl AsRef<Path>, options: ReadOptions) -> Result<Self> {
         let path = path.as_ref();
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
@@ -62,17 +84,22 @@ impl LwcFile {
             return Err(Error::Corrupt(format!("{}: truncated: {len} bytes, a file has at least 24", path.display())));
         }
         let map = crate::mmap::map(&file).map_err(|e| Error::io(path, e))?;
-        LwcFile::with_backing(Backing::Mmap(map))
+        LwcFile::with_backing(Backing::Mmap(map), options)
     }
 
     /// Opens a file held in memory.
     pub fn from_bytes(bytes: AlignedBytes) -> Result<Self> {
-        LwcFile::with_backing(Backing::Bytes(bytes))
+        LwcFile::with_backing(Backing::Bytes(bytes), ReadOptions::default())
     }
 
-    fn with_backing(backing: Backing) -> Result<Self> {
+    /// [`LwcFile::from_bytes`] with options.
+    pub fn from_bytes_with(bytes: AlignedBytes, options: ReadOptions) -> Result<Self> {
+        LwcFile::with_backing(Backing::Bytes(bytes), options)
+    }
+
+    fn with_backing(backing: Backing, options: ReadOptions) -> Result<Self> {
         let bytes = backing.bytes();
-        let (version, footer_range) = locate_footer(bytes)?;
+        let (version, footer_range) = locate_footer(bytes, options.verify_checksums)?;
         let footer = Footer::decode(&bytes[footer_range.clone()], bytes.len() as u64)?;
         let footer_start = footer_range.start as u64;
         let mut starts = Vec::with_capacity(footer.columns.len());
@@ -127,6 +154,7 @@ impl LwcFile {
             checked,
             footer_start: footer_range.start,
             version,
+            read_options: options,
             backing,
         })
     }
@@ -184,7 +212,7 @@ impl LwcFile {
         let bytes = &all[s.offset as usize..(s.offset + s.len) as usize];
         let verdict = self.checked[column][segment].get_or_init(|| {
             let covered = &all[s.offset as usize..(s.offset + checksummed_len(self.version, s.len)) as usize];
-            let actual = crc32c::crc32c(covered);
+            let actual = if self.read_options.verify_checksums { crc32c::crc32c(covered) } else { s.checksum };
             if actual == s.checksum {
                 Ok(())
             } else {

@@ -190,3 +190,17 @@ fn messages_name_what_is_wrong() {
     let err = file.column_index("nope").unwrap_err().to_string();
     assert!(err.contains("id, k, city, note, x, d"), "{err}");
 }
+
+/// Found by the corruption campaign: one byte made a string segment's dictionary claim 2,130,706,437
+/// entries, which were decoded (39 s) before an offset check failed. The count is now checked first.
+#[test]
+fn a_dictionary_claiming_billions_of_entries_is_rejected_at_once() {
+    let bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/regressions/dictionary_claims_billions_of_entries.lwc"),
+    )
+    .unwrap();
+    let options = lwc_file::ReadOptions { verify_checksums: false };
+    let file = LwcFile::from_bytes_with(lwc::AlignedBytes::copy_from(&bytes), options).unwrap();
+    let err = file.read_column(file.column_index("category").unwrap()).unwrap_err().to_string();
+    assert!(err.contains("2130706437 dictionary entries for 48 rows"), "{err}");
+}

@@ -16,6 +16,8 @@
 //! assert!(flights.column_by_name("dep_time").unwrap().null_count() > 0);
 //! ```
 
+pub mod mutate;
+
 use std::sync::Arc;
 
 use arrow_array::types::Float16Type;
