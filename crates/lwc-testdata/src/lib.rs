@@ -16,6 +16,7 @@
 //! assert!(flights.column_by_name("dep_time").unwrap().null_count() > 0);
 //! ```
 
+pub mod exercise;
 pub mod mutate;
 
 use std::sync::Arc;

@@ -13,16 +13,13 @@
 //! `LWC_CAMPAIGN_INPUTS` sets the mutated inputs per decoder (100,000 by default); the summary prints with
 //! `--nocapture`.
 
-#[path = "common/exercise.rs"]
-mod exercise;
-
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
-use exercise::{exercise_column, exercise_segment};
 use lwc::types::Word;
 use lwc::{encode_segment, AlignedBytes, Bitmap, Cascade, Column, EncodeOptions, EncodedColumn, LwcInt, Segment};
+use lwc_testdata::exercise::{exercise_column, exercise_segment};
 use lwc_testdata::mutate::Mutator;
 
 /// Opened views up to this many rows are exercised and cross-checked over every row.

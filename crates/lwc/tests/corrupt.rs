@@ -5,19 +5,16 @@
 //! since checksums belong to the file layer. Each mutation runs under `catch_unwind`, and the test names
 //! every one that panicked.
 
-#[path = "common/exercise.rs"]
-mod exercise;
-
 use std::any::Any;
 use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use exercise::{exercise_column, exercise_segment};
 use lwc::types::Word;
 use lwc::{
     encode_segment, AlignedBytes, Bitmap, Cascade, Column, EncodeOptions, EncodedColumn, EncodingId, Error, LwcInt,
     Segment,
 };
+use lwc_testdata::exercise::{exercise_column, exercise_segment};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

@@ -1,16 +1,15 @@
-//! Runs every read operation on an opened segment or column and ignores the answers. Shared by the
-//! corrupt-input tests (tests/corrupt.rs) and the fuzz targets (fuzz/), where all that is asked is that
-//! nothing panics or reads out of bounds: corrupt bytes that pass validation may give wrong answers
-//! (checksums belong to the file layer).
+//! Runs every read operation on an opened segment, column or file and ignores the answers. Shared by the
+//! corrupt-input tests, the corruption campaigns and the fuzz targets (fuzz/), where all that is asked is
+//! that nothing panics or reads out of bounds: corrupt bytes that pass validation may give wrong answers
+//! (checksums belong to the file layer, and may be turned off to reach the decoders below them).
 //!
 //! Work is bounded. A corrupt header may claim billions of rows that a constant stream (or one packed
 //! at bit width 0) holds in a few bytes; that is valid data, but operations linear in the rows would
 //! take minutes and gigabytes on it. Those run only up to `full_up_to` rows; larger views get windows
 //! and samples.
 
-#![allow(dead_code)]
-
 use lwc::{Bitmap, Column, ColumnSelection, LwcInt, Predicate, Segment, Selection, SelectionPart};
+use lwc_file::{with_int_column, LwcFile};
 
 /// Rows decoded from each end of a larger view.
 const WINDOW: usize = 1024;
@@ -146,4 +145,31 @@ pub fn exercise_column<T: LwcInt>(c: &Column<'_, T>, full_up_to: usize) {
         let _ = c.aggregate(Some(&selection));
         let _ = c.take(&selection.row_ids());
     }
+}
+
+/// Every read of a file: the whole table to Arrow, `take` of rows of every column, integer columns through
+/// lwc (`get`, `filter`, `aggregate`), and `verify`. Stops at the first error.
+pub fn exercise_file(file: &LwcFile) -> lwc_file::Result<()> {
+    file.read_batch()?;
+    let rows = file.num_rows();
+    let picks = sample(rows, 4);
+    for c in 0..file.columns().len() {
+        file.take(c, &picks)?;
+        match file.int_column(c) {
+            Ok(column) => with_int_column!(&column, col => {
+                for &r in &picks {
+                    col.get(r)?;
+                }
+                let all = col.aggregate(None)?;
+                if let Some(min) = all.min {
+                    let selection = col.filter(&Predicate::GtEq(min));
+                    col.aggregate(Some(&selection))?;
+                    col.filter(&Predicate::IsNull);
+                }
+            }),
+            Err(lwc_file::Error::NotInteger { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    file.verify()
 }
