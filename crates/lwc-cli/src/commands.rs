@@ -278,8 +278,12 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
     } else {
         args.column.iter().map(|c| file.column_index(c.trim())).collect::<Result<_, _>>()?
     };
-    let options =
-        EncodeOptions { segment_rows: args.segment_rows, objective: args.objective, ..EncodeOptions::default() };
+    let options = EncodeOptions {
+        segment_rows: args.segment_rows,
+        objective: args.objective,
+        explain: true,
+        ..EncodeOptions::default()
+    };
     let mut text = String::new();
     let mut docs = Vec::new();
     for i in indices {
@@ -287,7 +291,7 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
         let column = file.int_column(i).context("explain works on integer-backed columns")?;
         let explains = with_int_column!(&column, c => {
             let values = c.decode(0..c.rows())?;
-            lwc::EncodedColumn::encode_explained(&values.values, values.validity.as_ref(), options.clone())?.1
+            lwc::EncodedColumn::encode(&values.values, values.validity.as_ref(), &options)?.explains().to_vec()
         });
         if args.json {
             docs.push(json!({

@@ -12,7 +12,7 @@ use arrow_array::{make_array, Array, ArrayRef, BooleanArray, Decimal128Array};
 use arrow_buffer::{ArrowNativeType, BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
 use arrow_data::ArrayData;
 use arrow_schema::DataType;
-use lwc::{AlignedBytes, Bitmap, EncodeOptions, LwcInt, Segment};
+use lwc::{Bitmap, EncodeOptions, LwcInt, Segment};
 
 use crate::error::{Error, Result};
 use crate::format::{read_parts, write_parts, KIND_DICT, KIND_FIXED, KIND_PLAIN};
@@ -36,14 +36,13 @@ pub(crate) struct EncodedChunk {
     pub(crate) read_costs: Option<lwc::Costs>,
 }
 
-/// Every integer segment of a file is encoded here, and only here; with the modeled cost of reading it.
+/// Every integer segment of a file is encoded here, and only here.
 fn encode_int_segment<T: LwcInt>(
     values: &[T],
     validity: Option<&Bitmap>,
     options: &EncodeOptions,
-) -> Result<(AlignedBytes, Option<lwc::Costs>)> {
-    let (bytes, explain) = lwc::encode_segment_explained(values, validity, options.cascade.clone(), options.objective)?;
-    Ok((bytes, explain.chosen_costs()))
+) -> Result<lwc::EncodedSegment<T>> {
+    Ok(lwc::encode_segment(values, validity, options)?)
 }
 
 /// The validity of an array as an lwc bitmap, `None` when no row is null.
@@ -64,18 +63,17 @@ fn rows_u32(n: usize) -> Result<u32> {
 }
 
 fn encode_int<T: LwcInt>(values: &[T], validity: Option<&Bitmap>, options: &EncodeOptions) -> Result<EncodedChunk> {
-    let (bytes, read_costs) = encode_int_segment(values, validity, options)?;
-    let segment = Segment::<T>::open(&bytes)?;
+    let encoded = encode_int_segment(values, validity, options)?;
     Ok(EncodedChunk {
-        rows: rows_u32(segment.rows())?,
-        nulls: segment.null_count() as u32,
-        min: segment.min().map(LwcInt::to_i128),
-        max: segment.max().map(LwcInt::to_i128),
-        cascade: segment.cascade().to_string(),
+        rows: rows_u32(encoded.rows())?,
+        nulls: encoded.null_count() as u32,
+        min: encoded.min().map(LwcInt::to_i128),
+        max: encoded.max().map(LwcInt::to_i128),
+        cascade: encoded.cascade().to_string(),
         kind: 0,
         plain_bytes: 0,
-        read_costs,
-        bytes: bytes.to_vec(),
+        read_costs: Some(encoded.read_costs()),
+        bytes: encoded.into_bytes().to_vec(),
     })
 }
 
@@ -215,7 +213,8 @@ fn encode_bytes(array: &dyn Array, validity: Option<&Bitmap>, options: &EncodeOp
 
     // A row's read is priced as that of its code (dictionary) or its end offset (plain).
     let (bytes, cascade, kind, read_costs) = if use_dict {
-        let (codes_seg, read_costs) = encode_int_segment(&codes, validity, options)?;
+        let codes_seg = encode_int_segment(&codes, validity, options)?;
+        let read_costs = Some(codes_seg.read_costs());
         let mut end = 0u64;
         let ends: Vec<u64> = dict
             .iter()
@@ -224,9 +223,9 @@ fn encode_bytes(array: &dyn Array, validity: Option<&Bitmap>, options: &EncodeOp
                 end
             })
             .collect();
-        let (ends_seg, _) = encode_int_segment(&ends, None, options)?;
+        let ends_seg = encode_int_segment(&ends, None, options)?;
         let values: Vec<u8> = dict.concat();
-        let cascade = format!("dict(codes: {})", Segment::<u32>::open(&codes_seg)?.cascade());
+        let cascade = format!("dict(codes: {})", codes_seg.cascade());
         (write_parts(KIND_DICT, &[&codes_seg, &ends_seg, &values]), cascade, KIND_DICT, read_costs)
     } else {
         let mut end = 0u64;
@@ -237,9 +236,10 @@ fn encode_bytes(array: &dyn Array, validity: Option<&Bitmap>, options: &EncodeOp
                 end
             })
             .collect();
-        let (ends_seg, read_costs) = encode_int_segment(&ends, validity, options)?;
+        let ends_seg = encode_int_segment(&ends, validity, options)?;
+        let read_costs = Some(ends_seg.read_costs());
         let values: Vec<u8> = rows.iter().flatten().copied().collect::<Vec<&[u8]>>().concat();
-        let cascade = format!("plain(ends: {})", Segment::<u64>::open(&ends_seg)?.cascade());
+        let cascade = format!("plain(ends: {})", ends_seg.cascade());
         (write_parts(KIND_PLAIN, &[&ends_seg, &values]), cascade, KIND_PLAIN, read_costs)
     };
     Ok(EncodedChunk {

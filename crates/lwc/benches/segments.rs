@@ -16,8 +16,7 @@ use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criteri
 use lwc::{encode_segment, Cascade, Encoding, Predicate, Segment};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
-#[path = "../tests/common/shapes.rs"]
-mod shapes;
+use lwc_testdata::shapes;
 
 const N: usize = 1 << 16;
 const WIDTHS: [u32; 3] = [3, 11, 20];

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 fn main() {
     let start = Instant::now();
-    let mut model = lwc::CostModel::calibrate();
+    let mut model = lwc::calibrate::calibrate();
     let elapsed = start.elapsed();
     model.source = std::env::args().nth(1).unwrap_or(model.source);
     print!("{}", model.to_text());

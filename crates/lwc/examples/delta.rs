@@ -14,8 +14,7 @@ use std::time::Instant;
 
 use lwc::{encode_segment, Cascade, EncodeOptions, EncodedColumn, Encoding, Segment};
 
-#[path = "../tests/common/shapes.rs"]
-mod shapes;
+use lwc_testdata::shapes;
 
 use shapes::{l_orderkey, o_orderkey};
 

@@ -3,8 +3,7 @@
 //! Run: `cargo run --release -p lwc --example selection_overhead [objective]`.
 
 use lwc::{EncodeOptions, EncodedColumn, LwcInt, Objective};
-#[path = "../tests/common/shapes.rs"]
-mod shapes;
+use lwc_testdata::shapes;
 
 const ROWS: usize = 4_000_000;
 
@@ -18,8 +17,9 @@ fn noise(seed: u64) -> impl FnMut() -> u64 {
 }
 
 fn measure<T: LwcInt>(name: &str, values: &[T], objective: Objective) -> (u64, u64) {
-    let (encoded, explains) =
-        EncodedColumn::encode_explained(values, None, EncodeOptions::with_objective(objective)).expect("encodes");
+    let encoded =
+        EncodedColumn::encode(values, None, EncodeOptions::with_objective(objective).explained()).expect("encodes");
+    let explains = encoded.explains();
     let choose: u64 = explains.iter().map(|e| e.choose_ns).sum();
     let encode: u64 = explains.iter().map(|e| e.encode_ns).sum();
     println!(

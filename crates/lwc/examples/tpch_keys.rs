@@ -6,8 +6,7 @@
 //! Run: `cargo run --release -p lwc --example tpch_keys`.
 
 use lwc::{Cascade, EncodeOptions, EncodedColumn, LwcInt};
-#[path = "../tests/common/shapes.rs"]
-mod shapes;
+use lwc_testdata::shapes;
 
 const PS_PARTKEY_ROWS: usize = 800_000;
 const L_ORDERKEY_ROWS: usize = 6_001_215;

@@ -9,11 +9,12 @@ use std::ops::Range;
 
 use crate::bitmap::Bitmap;
 use crate::bytes::{AlignedBytes, Reader, Writer};
-use crate::encodings::{Cascade, Encoding, EncodingId};
+use crate::encodings::{Cascade, EncodingId};
 use crate::error::{Error, Result};
 use crate::predicate::Predicate;
-use crate::segment::{encode_segment_explained, read_magic_and_type, write_segment, Aggregates, Array, Segment};
-use crate::select::{Objective, SegmentExplain};
+use crate::segment::{encode_segment, read_magic_and_type, Aggregates, Array, Segment};
+pub use crate::segment::{EncodeOptions, DEFAULT_SEGMENT_ROWS};
+use crate::select::SegmentExplain;
 use crate::selection::Selection;
 use crate::types::LwcInt;
 
@@ -21,42 +22,6 @@ const MAGIC: &[u8; 4] = b"LWC1";
 
 /// Rows handed to a segment's take at a time by [`Column::take_into`].
 const TAKE_BATCH: usize = 1024;
-
-/// Rows per segment unless configured otherwise: one Hyrise chunk, one Umbra data block.
-pub const DEFAULT_SEGMENT_ROWS: usize = 1 << 16;
-
-/// How a column is encoded.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EncodeOptions {
-    /// The encoding of every segment and of its child streams ([`Encoding::Auto`] chooses per segment).
-    pub cascade: Cascade,
-    /// Rows per segment (the last one may hold fewer).
-    pub segment_rows: usize,
-    /// What [`Encoding::Auto`] optimizes.
-    pub objective: Objective,
-}
-
-impl Default for EncodeOptions {
-    fn default() -> Self {
-        EncodeOptions {
-            cascade: Encoding::Auto.into(),
-            segment_rows: DEFAULT_SEGMENT_ROWS,
-            objective: Objective::default(),
-        }
-    }
-}
-
-impl EncodeOptions {
-    /// Options with the given encoding (or [`Cascade`]) and the default segment size.
-    pub fn with_encoding(encoding: impl Into<Cascade>) -> Self {
-        EncodeOptions { cascade: encoding.into(), ..EncodeOptions::default() }
-    }
-
-    /// Options choosing every encoding for `objective`.
-    pub fn with_objective(objective: Objective) -> Self {
-        EncodeOptions { objective, ..EncodeOptions::default() }
-    }
-}
 
 /// Each distinct item with how often it occurs, in order of first occurrence (few distinct, so a list).
 fn count_distinct<K: PartialEq>(items: impl Iterator<Item = K>) -> Vec<(K, usize)> {
@@ -78,8 +43,8 @@ pub struct ColumnBuilder<T: LwcInt> {
     validity: Option<Vec<bool>>,
     segments: Vec<AlignedBytes>,
     rows: u64,
-    /// How each segment's encoding was chosen, when asked for.
-    explains: Option<Vec<SegmentExplain>>,
+    /// How each segment's encoding was chosen, when the options ask for it.
+    explains: Vec<SegmentExplain>,
 }
 
 impl<T: LwcInt> ColumnBuilder<T> {
@@ -89,13 +54,14 @@ impl<T: LwcInt> ColumnBuilder<T> {
             return Err(Error::InvalidArgument(format!("segment_rows {} is not in 1..=2^32-1", options.segment_rows)));
         }
         options.cascade.check()?;
-        Ok(ColumnBuilder { options, values: Vec::new(), validity: None, segments: Vec::new(), rows: 0, explains: None })
-    }
-
-    /// Keeps a [`SegmentExplain`] for every segment, for [`ColumnBuilder::finish_explained`].
-    pub fn explain(mut self) -> Self {
-        self.explains = Some(Vec::new());
-        self
+        Ok(ColumnBuilder {
+            options,
+            values: Vec::new(),
+            validity: None,
+            segments: Vec::new(),
+            rows: 0,
+            explains: Vec::new(),
+        })
     }
 
     /// Appends non-null values.
@@ -138,28 +104,15 @@ impl<T: LwcInt> ColumnBuilder<T> {
             return Ok(());
         }
         let validity = self.validity.take().map(|v| Bitmap::from_bools(&v));
-        let (cascade, objective) = (&self.options.cascade, self.options.objective);
-        let bytes = match &mut self.explains {
-            None => write_segment(&self.values, validity.as_ref(), cascade, objective)?.0,
-            Some(explains) => {
-                let (bytes, explain) =
-                    encode_segment_explained(&self.values, validity.as_ref(), cascade.clone(), objective)?;
-                explains.push(explain);
-                bytes
-            }
-        };
+        let mut encoded = encode_segment(&self.values, validity.as_ref(), &self.options)?;
+        if let Some(explain) = encoded.explain.take() {
+            self.explains.push(explain);
+        }
+        let bytes = encoded.into_bytes();
         self.segments.push(bytes);
         self.rows += self.values.len() as u64;
         self.values.clear();
         Ok(())
-    }
-
-    /// [`ColumnBuilder::finish`], with the explain records kept since [`ColumnBuilder::explain`] (empty
-    /// without it).
-    pub fn finish_explained(mut self) -> Result<(EncodedColumn, Vec<SegmentExplain>)> {
-        self.flush()?;
-        let explains = self.explains.take().unwrap_or_default();
-        Ok((self.finish()?, explains))
     }
 
     /// Encodes what is pending and lays the column out as bytes.
@@ -181,29 +134,43 @@ impl<T: LwcInt> ColumnBuilder<T> {
         for s in &self.segments {
             w.array(s.as_bytes());
         }
-        Ok(EncodedColumn { bytes: w.into_aligned() })
+        Ok(EncodedColumn { bytes: w.into_aligned(), explains: self.explains })
     }
 }
 
-/// An encoded column held in memory (aligned bytes you can store and open again).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// An encoded column held in memory (aligned bytes you can store and open again), with the record of each
+/// segment's choice when the options asked for it.
+#[derive(Clone, Debug)]
 pub struct EncodedColumn {
     bytes: AlignedBytes,
+    explains: Vec<SegmentExplain>,
 }
 
-impl EncodedColumn {
-    /// Encodes `values` (with optional validity, bit set = not null) into segments.
-    pub fn encode<T: LwcInt>(values: &[T], validity: Option<&Bitmap>, options: EncodeOptions) -> Result<Self> {
-        Self::fill(values, validity, ColumnBuilder::new(options)?)?.finish()
+/// Columns are equal when their bytes are.
+impl PartialEq for EncodedColumn {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes == other.bytes
     }
+}
 
-    /// [`EncodedColumn::encode`], with a record of how each segment's encoding was chosen.
-    pub fn encode_explained<T: LwcInt>(
+impl Eq for EncodedColumn {}
+
+impl EncodedColumn {
+    /// Encodes `values` (with optional validity, bit set = not null) into segments; `options` is an
+    /// [`EncodeOptions`] or anything that converts into one (an [`Encoding`](crate::Encoding), a
+    /// [`Cascade`], an [`Objective`](crate::Objective)).
+    pub fn encode<T: LwcInt>(
         values: &[T],
         validity: Option<&Bitmap>,
-        options: EncodeOptions,
-    ) -> Result<(Self, Vec<SegmentExplain>)> {
-        Self::fill(values, validity, ColumnBuilder::new(options)?.explain())?.finish_explained()
+        options: impl Into<EncodeOptions>,
+    ) -> Result<Self> {
+        Self::fill(values, validity, ColumnBuilder::new(options.into())?)?.finish()
+    }
+
+    /// How each segment's encoding was chosen, in order, when [`EncodeOptions::explain`] asked for it
+    /// (empty otherwise, and for columns read from bytes).
+    pub fn explains(&self) -> &[SegmentExplain] {
+        &self.explains
     }
 
     fn fill<T: LwcInt>(values: &[T], validity: Option<&Bitmap>, mut b: ColumnBuilder<T>) -> Result<ColumnBuilder<T>> {
@@ -229,7 +196,7 @@ impl EncodedColumn {
 
     /// Copies bytes (from a file, the network, ...) into aligned storage; [`EncodedColumn::open`] validates.
     pub fn from_bytes(bytes: &[u8]) -> Self {
-        EncodedColumn { bytes: AlignedBytes::copy_from(bytes) }
+        EncodedColumn { bytes: AlignedBytes::copy_from(bytes), explains: Vec::new() }
     }
 
     /// The encoded bytes.
@@ -489,8 +456,8 @@ mod tests {
 
     #[test]
     fn from_segments_numbers_rows_across_segments() {
-        let first = encode_segment(&[1u32, 2, 3], None, Encoding::Auto).unwrap();
-        let second = encode_segment(&[7u32, 8], None, Encoding::Plain).unwrap();
+        let first = encode_segment(&[1u32, 2, 3], None, crate::Encoding::Auto).unwrap();
+        let second = encode_segment(&[7u32, 8], None, crate::Encoding::Plain).unwrap();
         let column =
             Column::<u32>::from_segments(vec![Segment::open(&first).unwrap(), Segment::open(&second).unwrap()]);
         assert_eq!(column.rows(), 5);

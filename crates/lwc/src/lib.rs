@@ -42,6 +42,7 @@
 
 pub mod bitmap;
 pub mod bytes;
+pub mod calibrate;
 pub mod column;
 pub mod encodings;
 pub mod error;
@@ -51,6 +52,7 @@ pub mod predicate;
 pub mod segment;
 pub mod select;
 pub mod selection;
+pub(crate) mod stats;
 pub mod types;
 
 /// The README's examples, compiled and run as doc tests.
@@ -60,12 +62,12 @@ pub struct ReadmeDoctests;
 
 pub use bitmap::Bitmap;
 pub use bytes::AlignedBytes;
-pub use column::{Column, ColumnBuilder, ColumnSelection, EncodeOptions, EncodedColumn, SelectionPart};
-pub use encodings::{Cascade, Encoding, EncodingId, MAX_CASCADE_DEPTH};
+pub use column::{Column, ColumnBuilder, ColumnSelection, EncodedColumn, SelectionPart};
+pub use encodings::{Cascade, Encoding, EncodingId, Parameter, Requirement, MAX_CASCADE_DEPTH};
 pub use error::{Error, Result};
 pub use predicate::Predicate;
 pub use segment::{
-    encode_segment, encode_segment_explained, encode_segment_for, fill_nulls, Aggregates, Array, Segment,
+    encode_segment, fill_nulls, Aggregates, Array, EncodeOptions, EncodedSegment, Segment, DEFAULT_SEGMENT_ROWS,
 };
 pub use select::{fit_to_budget, AccessMix, BudgetOption, CostModel, Costs, Fallback, Objective, SegmentExplain};
 pub use selection::Selection;

@@ -19,14 +19,15 @@
 //! readers never rely on which value it is.
 
 use std::ops::Range;
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::bitmap::{get_bit, Bitmap};
 use crate::bytes::{AlignedBytes, Reader, Writer};
-use crate::encodings::{self, read_value, value_bits, Cascade, EncodingId, Partial, StreamOps, StreamView};
+use crate::encodings::{read_value, value_bits, Cascade, EncodingId, StreamOps, StreamView, SumMinMax};
 use crate::error::{Error, Result};
 use crate::predicate::{Normalized, Predicate};
-use crate::select::{self, Evaluation, Objective, SegmentExplain};
+use crate::select::{ChoosingClock, CostModel, Costs, Driver, Objective, SegmentExplain};
 use crate::selection::Selection;
 use crate::types::{IntType, LwcInt, Word};
 
@@ -95,7 +96,7 @@ impl<T: LwcInt> Aggregates<T> {
 
     /// Combines the aggregates of two disjoint sets of rows.
     pub fn merge(self, other: Aggregates<T>) -> Aggregates<T> {
-        let partial = Partial { sum: self.sum, min: self.min, max: self.max }.merge(Partial {
+        let partial = SumMinMax { sum: self.sum, min: self.min, max: self.max }.merge(SumMinMax {
             sum: other.sum,
             min: other.min,
             max: other.max,
@@ -110,61 +111,184 @@ impl<T: LwcInt> Aggregates<T> {
     }
 }
 
-/// Encodes one segment with an [`Encoding`] or a [`Cascade`] ([`Encoding::Auto`] chooses for the default
-/// [`Objective`]). `validity` (bit set = not null) must have one bit per value when given.
+/// How values are encoded: the encoding (or cascade) of every segment, with [`Encoding::Auto`] choosing
+/// for an objective by a cost model; rows per segment for columns; whether to keep the record of each
+/// choice. Encodings, cascades, ids and objectives convert into options with the rest at their defaults.
 ///
-/// [`Encoding`]: crate::Encoding
 /// [`Encoding::Auto`]: crate::Encoding::Auto
+#[derive(Debug, Clone, PartialEq)]
+pub struct EncodeOptions {
+    /// The encoding of every segment and of its child streams ([`Encoding::Auto`] chooses per stream).
+    ///
+    /// [`Encoding::Auto`]: crate::Encoding::Auto
+    pub cascade: Cascade,
+    /// Rows per segment (the last one may hold fewer); only columns cut values into segments.
+    pub segment_rows: usize,
+    /// What [`Encoding::Auto`](crate::Encoding::Auto) optimizes.
+    pub objective: Objective,
+    /// The read costs `Auto` weighs: the built-in table unless a calibration ([`crate::calibrate`]) is given.
+    pub cost_model: Arc<CostModel>,
+    /// Keep a [`SegmentExplain`] per segment: candidates, estimates, costs, reason, time spent choosing.
+    pub explain: bool,
+}
+
+/// Rows per segment unless configured otherwise: one Hyrise chunk, one Umbra data block.
+pub const DEFAULT_SEGMENT_ROWS: usize = 1 << 16;
+
+impl Default for EncodeOptions {
+    fn default() -> Self {
+        EncodeOptions {
+            cascade: crate::Encoding::Auto.into(),
+            segment_rows: DEFAULT_SEGMENT_ROWS,
+            objective: Objective::default(),
+            cost_model: CostModel::builtin(),
+            explain: false,
+        }
+    }
+}
+
+impl EncodeOptions {
+    /// Options with the given encoding (or [`Cascade`]) and the default segment size.
+    pub fn with_encoding(encoding: impl Into<Cascade>) -> Self {
+        EncodeOptions { cascade: encoding.into(), ..EncodeOptions::default() }
+    }
+
+    /// Options choosing every encoding for `objective`.
+    pub fn with_objective(objective: Objective) -> Self {
+        EncodeOptions { objective, ..EncodeOptions::default() }
+    }
+
+    /// These options, keeping the record of every choice.
+    pub fn explained(self) -> Self {
+        EncodeOptions { explain: true, ..self }
+    }
+}
+
+impl From<Cascade> for EncodeOptions {
+    fn from(cascade: Cascade) -> Self {
+        EncodeOptions::with_encoding(cascade)
+    }
+}
+
+impl From<crate::Encoding> for EncodeOptions {
+    fn from(encoding: crate::Encoding) -> Self {
+        EncodeOptions::with_encoding(encoding)
+    }
+}
+
+impl From<crate::EncodingId> for EncodeOptions {
+    fn from(id: crate::EncodingId) -> Self {
+        EncodeOptions::with_encoding(id)
+    }
+}
+
+impl From<Objective> for EncodeOptions {
+    fn from(objective: Objective) -> Self {
+        EncodeOptions::with_objective(objective)
+    }
+}
+
+impl From<&EncodeOptions> for EncodeOptions {
+    fn from(options: &EncodeOptions) -> Self {
+        options.clone()
+    }
+}
+
+/// An encoded segment and the facts its encoding found out on the way (rows, nulls, min, max, the cascade
+/// written, the choice's record): whoever stores it never reopens what was just written. Dereferences to
+/// its bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EncodedSegment<T> {
+    bytes: AlignedBytes,
+    rows: usize,
+    null_count: usize,
+    min: Option<T>,
+    max: Option<T>,
+    cascade: Cascade,
+    read_costs: Costs,
+    pub(crate) explain: Option<SegmentExplain>,
+}
+
+impl<T: LwcInt> EncodedSegment<T> {
+    /// The segment's bytes (8-aligned), header included.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The bytes, owned.
+    pub fn into_bytes(self) -> AlignedBytes {
+        self.bytes
+    }
+
+    /// Rows, nulls included.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Null rows.
+    pub fn null_count(&self) -> usize {
+        self.null_count
+    }
+
+    /// Smallest non-null value; `None` if every row is null.
+    pub fn min(&self) -> Option<T> {
+        self.min
+    }
+
+    /// Largest non-null value; `None` if every row is null.
+    pub fn max(&self) -> Option<T> {
+        self.max
+    }
+
+    /// The encoding written and those of its child streams.
+    pub fn cascade(&self) -> &Cascade {
+        &self.cascade
+    }
+
+    /// The modeled cost of reading the segment as written (the cost model's price of the encoding chosen
+    /// or given, with the bytes a scan streams in taken from the segment).
+    pub fn read_costs(&self) -> Costs {
+        self.read_costs
+    }
+
+    /// How the encoding was chosen, when [`EncodeOptions::explain`] asked for it.
+    pub fn explain(&self) -> Option<&SegmentExplain> {
+        self.explain.as_ref()
+    }
+}
+
+impl<T> std::ops::Deref for EncodedSegment<T> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// Encodes one segment: `validity` (bit set = not null) must have one bit per value when given; `options`
+/// is an [`EncodeOptions`], or anything that converts into one (an [`Encoding`](crate::Encoding), a
+/// [`Cascade`], an [`Objective`]).
+///
+/// ```
+/// use lwc::{encode_segment, Encoding, Objective, Segment};
+///
+/// let values: Vec<u32> = (0..1_000).map(|i| 5_000 + i % 100).collect();
+/// let encoded = encode_segment(&values, None, Encoding::For)?;
+/// assert_eq!(encoded.cascade().to_string(), "for");
+/// assert_eq!((encoded.min(), encoded.max()), (Some(5_000), Some(5_099)));
+/// let segment = Segment::<u32>::open(&encoded)?;
+/// assert_eq!(segment.get(123)?, Some(5_023));
+///
+/// let chosen = encode_segment(&values, None, lwc::EncodeOptions::with_objective(Objective::Size).explained())?;
+/// println!("{}", chosen.explain().unwrap()); // candidates, estimates, costs, why the winner won
+/// # Ok::<(), lwc::Error>(())
+/// ```
 pub fn encode_segment<T: LwcInt>(
     values: &[T],
     validity: Option<&Bitmap>,
-    encoding: impl Into<Cascade>,
-) -> Result<AlignedBytes> {
-    write_segment(values, validity, &encoding.into(), Objective::default()).map(|(bytes, _)| bytes)
-}
-
-/// [`encode_segment`] with [`Encoding::Auto`] choosing for `objective`.
-///
-/// [`Encoding::Auto`]: crate::Encoding::Auto
-pub fn encode_segment_for<T: LwcInt>(
-    values: &[T],
-    validity: Option<&Bitmap>,
-    encoding: impl Into<Cascade>,
-    objective: Objective,
-) -> Result<AlignedBytes> {
-    write_segment(values, validity, &encoding.into(), objective).map(|(bytes, _)| bytes)
-}
-
-/// [`encode_segment`] choosing for `objective`, with the record of how the encoding was chosen.
-pub fn encode_segment_explained<T: LwcInt>(
-    values: &[T],
-    validity: Option<&Bitmap>,
-    encoding: impl Into<Cascade>,
-    objective: Objective,
-) -> Result<(AlignedBytes, SegmentExplain)> {
+    options: impl Into<EncodeOptions>,
+) -> Result<EncodedSegment<T>> {
+    let options = options.into();
     let start = Instant::now();
-    let chose_before = select::choosing_ns();
-    let (bytes, evaluation) = write_segment(values, validity, &encoding.into(), objective)?;
-    let encode_ns = start.elapsed().as_nanos() as u64;
-    let mut explain = {
-        let segment = Segment::<T>::open(&bytes)?;
-        let mut explain = SegmentExplain::new(segment.rows(), segment.null_count(), objective, evaluation);
-        explain.chosen = segment.cascade();
-        explain
-    };
-    explain.actual_bytes = bytes.len();
-    explain.choose_ns = select::choosing_ns() - chose_before;
-    explain.encode_ns = encode_ns;
-    Ok((bytes, explain))
-}
-
-/// [`encode_segment`] for a cascade the caller keeps; returns how `Auto` chose, if it did.
-pub(crate) fn write_segment<T: LwcInt>(
-    values: &[T],
-    validity: Option<&Bitmap>,
-    cascade: &Cascade,
-    objective: Objective,
-) -> Result<(AlignedBytes, Option<Evaluation>)> {
     let rows = u32::try_from(values.len())
         .map_err(|_| Error::InvalidArgument(format!("{} rows exceed a segment's u32 row count", values.len())))?;
     if let Some(v) = validity {
@@ -199,8 +323,31 @@ pub(crate) fn write_segment<T: LwcInt>(
     if let Some(v) = validity {
         w.array(v.words());
     }
-    let evaluation = encodings::encode_stream(&filled, cascade, objective, &mut w)?;
-    Ok((w.into_aligned(), evaluation))
+    let clock = ChoosingClock::default();
+    let driver = Driver::new(&options.cost_model, options.objective, options.cascade.clone(), &clock);
+    let written = driver.encode(&filled, &mut w)?;
+    let bytes = w.into_aligned();
+    let has_values = min_max.is_some();
+    let read_costs = written.read_costs(&options.cost_model, values.len(), bytes.len());
+    let explain = options.explain.then(|| {
+        let mut explain = SegmentExplain::new(values.len(), nulls, options.objective, written.evaluation.clone());
+        explain.chosen = written.cascade.clone();
+        explain.actual_bytes = bytes.len();
+        explain.choose_ns = clock.get().0;
+        explain.encode_ns = start.elapsed().as_nanos() as u64;
+        explain.read_costs = read_costs;
+        explain
+    });
+    Ok(EncodedSegment {
+        bytes,
+        rows: values.len(),
+        null_count: nulls,
+        min: has_values.then_some(min),
+        max: has_values.then_some(max),
+        cascade: written.cascade,
+        read_costs,
+        explain,
+    })
 }
 
 /// The values a segment's stream stores for `values` whose null rows are the clear bits of `validity`:
@@ -212,8 +359,8 @@ pub(crate) fn write_segment<T: LwcInt>(
 ///   stays sorted, runs stay unbroken, deltas are zero, no new value joins a dictionary and no common
 ///   divisor is lost.
 ///
-/// Either way min and max stay those of the non-null values, so no frame of reference widens. An all-null
-/// segment stores zeros.
+/// Repeating a value keeps min and max those of the non-null values, so no frame of reference widens (a
+/// line may reach past them at its ends, where it is still a line). An all-null segment stores zeros.
 pub fn fill_nulls<T: LwcInt>(values: &[T], validity: &Bitmap) -> Vec<T> {
     let valid = |i: usize| validity.get(i);
     let mut present = (0..values.len()).filter(|&i| valid(i));
@@ -501,7 +648,7 @@ impl<'a, T: LwcInt> Segment<'a, T> {
         };
         let selection = self.valid_part(selection)?;
         let (selected, valid) = (selection.0, selection.1);
-        let partial = if valid.is_empty() { Partial::EMPTY } else { self.stream.aggregate(&valid) };
+        let partial = if valid.is_empty() { SumMinMax::EMPTY } else { self.stream.aggregate(&valid) };
         Ok(Aggregates {
             count: valid.count() as u64,
             null_count: (selected - valid.count()) as u64,

@@ -119,8 +119,8 @@ fn auto_never_fails_around_the_segment_boundary() {
 fn a_choice_that_does_not_apply_falls_back_and_says_so() {
     let mut values: Vec<u32> = (0..65_536).map(|i| 1_000 + 3 * i).collect();
     *values.last_mut().unwrap() += 1;
-    let (encoded, explains) = EncodedColumn::encode_explained(&values, None, EncodeOptions::default()).unwrap();
-    let explain = &explains[0];
+    let encoded = EncodedColumn::encode(&values, None, EncodeOptions::default().explained()).unwrap();
+    let explain = &encoded.explains()[0];
     assert_eq!(explain.fallbacks.len(), 1, "{explain}");
     assert_eq!(explain.fallbacks[0].encoding, EncodingId::Sequence);
     assert!(explain.to_string().contains("chose sequence first, but it did not apply"), "{explain}");
@@ -135,8 +135,8 @@ fn a_choice_that_does_not_apply_falls_back_and_says_so() {
 fn a_divisor_only_the_sample_has_is_not_taken() {
     let mut values: Vec<u32> = (0..65_536u32).map(|i| 5 * ((i * 7_919) % 4_000)).collect();
     values[65_535] += 1;
-    let (_, explains) = EncodedColumn::encode_explained(&values, None, EncodeOptions::default()).unwrap();
-    let explain = &explains[0];
+    let encoded = EncodedColumn::encode(&values, None, EncodeOptions::default().explained()).unwrap();
+    let explain = &encoded.explains()[0];
     assert!(explain.fallbacks.is_empty(), "{explain}");
     let gcd = explain.candidates.iter().find(|c| c.encoding == EncodingId::Gcd).unwrap();
     assert_eq!(gcd.note, "no common divisor", "{explain}");

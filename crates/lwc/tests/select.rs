@@ -1,15 +1,12 @@
 //! The selector: each objective picks what it promises, on data whose answer is known, and finds on its
 //! own the cascades the catalog reached by hand on TPC-H's key columns.
 
-#[path = "common/shapes.rs"]
-mod shapes;
-
-use lwc::{
-    encode_segment_explained, Cascade, EncodeOptions, EncodedColumn, Encoding, LwcInt, Objective, SegmentExplain,
-};
+use lwc::{encode_segment, Cascade, EncodeOptions, EncodedColumn, Encoding, LwcInt, Objective, SegmentExplain};
+use lwc_testdata::shapes;
 
 fn explain<T: LwcInt>(values: &[T], objective: Objective) -> SegmentExplain {
-    encode_segment_explained(values, None, Encoding::Auto, objective).unwrap().1
+    let options = EncodeOptions::with_objective(objective).explained();
+    encode_segment(values, None, options).unwrap().explain().unwrap().clone()
 }
 
 fn top(e: &SegmentExplain) -> &'static str {
@@ -91,8 +88,9 @@ fn objectives_pick_their_own_best() {
 #[test]
 fn explain_records_say_what_was_written() {
     let values = shapes::o_orderkey(100_000);
-    let (encoded, explains) =
-        EncodedColumn::encode_explained(&values, None, EncodeOptions::with_objective(Objective::Size)).unwrap();
+    let encoded =
+        EncodedColumn::encode(&values, None, EncodeOptions::with_objective(Objective::Size).explained()).unwrap();
+    let explains = encoded.explains();
     let column = encoded.open::<u32>().unwrap();
     assert_eq!(explains.len(), column.segments().len());
     for (e, s) in explains.iter().zip(column.segments()) {
@@ -103,7 +101,8 @@ fn explain_records_say_what_was_written() {
         assert!(e.choose_ns <= e.encode_ns && e.encode_ns > 0);
         assert!(e.to_string().contains("candidate"));
     }
-    let forced = encode_segment_explained(&values, None, Encoding::For, Objective::Size).unwrap().1;
+    let forced = encode_segment(&values, None, EncodeOptions::with_encoding(Encoding::For).explained()).unwrap();
+    let forced = forced.explain().unwrap();
     assert!(forced.candidates.is_empty());
     assert_eq!(forced.chosen.to_string(), "for");
 }

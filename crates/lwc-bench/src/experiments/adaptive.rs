@@ -88,10 +88,10 @@ pub fn run(cfg: &Config) -> Report {
 
 /// What lwc's automatic choice picks for `values`, and its explain record of each segment.
 fn explain<T: LwcInt>(values: &[T]) -> (String, Vec<SegmentExplain>) {
-    let (encoded, explains) =
-        EncodedColumn::encode_explained(values, None, EncodeOptions::default()).expect("auto encodes anything");
+    let encoded =
+        EncodedColumn::encode(values, None, EncodeOptions::default().explained()).expect("auto encodes anything");
     let column = encoded.open::<T>().expect("opens what it encoded");
-    (codecs::explain(&column), explains)
+    (codecs::explain(&column), encoded.explains().to_vec())
 }
 
 /// The sorted integers through every lwc encoding and the `u64` peers; also the codecs that did not apply.

@@ -98,7 +98,8 @@ fn encode<T: LwcInt>(values: &[T]) -> EncodedColumn {
 /// its bytes under the `size` objective (`None` for strings).
 fn selection(data: &Data) -> Option<(u64, u64, usize)> {
     fn run<T: LwcInt>(values: &[T]) -> (u64, u64, usize) {
-        let (_, explains) = EncodedColumn::encode_explained(values, None, EncodeOptions::default()).expect("encodes");
+        let encoded = EncodedColumn::encode(values, None, EncodeOptions::default().explained()).expect("encodes");
+        let explains = encoded.explains();
         let size =
             EncodedColumn::encode(values, None, EncodeOptions::with_objective(Objective::Size)).expect("encodes");
         let sum = |f: fn(&SegmentExplain) -> u64| explains.iter().map(f).sum::<u64>();

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::{CostModel, Costs, Evaluation, Objective};
+use super::{Costs, Evaluation, Objective};
 use crate::encodings::{Cascade, EncodingId};
 
 /// One encoding the selector considered for a stream.
@@ -52,6 +52,8 @@ pub struct SegmentExplain {
     pub estimated_bytes: Option<usize>,
     /// Bytes of the segment as written (header, validity and stream).
     pub actual_bytes: usize,
+    /// The modeled cost of reading the segment as written (see [`crate::EncodedSegment::read_costs`]).
+    pub read_costs: Costs,
     /// Nanoseconds spent choosing encodings: this stream's and its child streams'.
     pub choose_ns: u64,
     /// Nanoseconds the whole segment took to write, choosing included.
@@ -78,26 +80,9 @@ impl SegmentExplain {
             fallbacks,
             estimated_bytes,
             actual_bytes: 0,
+            read_costs: Costs { scan_ns: 0.0, get_ns: 0.0 },
             choose_ns: 0,
             encode_ns: 0,
-        }
-    }
-
-    /// The modeled costs of what was written: the winner's, with the bytes a scan streams in taken from
-    /// the segment as written rather than from the estimate. `None` when the caller gave the encoding.
-    pub fn chosen_costs(&self) -> Option<Costs> {
-        let id = self.chosen.encoding().id()?;
-        let model = CostModel::current();
-        let rows = self.rows.max(1) as f64;
-        let actual = self.actual_bytes as f64 / rows;
-        match self.candidates.iter().find(|c| c.encoding == id) {
-            Some(Candidate { estimated_bytes: Some(estimated), costs: Some(costs), .. }) => Some(Costs {
-                scan_ns: costs.scan_ns + (actual - *estimated as f64 / rows) / model.bandwidth,
-                get_ns: costs.get_ns,
-            }),
-            // Not among the candidates recorded (a stream chosen again after a guess failed): price it at
-            // the bits it spends per value.
-            _ => Some(model.costs(id, (8.0 * actual).ceil().clamp(1.0, 64.0) as u32, actual)),
         }
     }
 

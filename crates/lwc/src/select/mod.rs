@@ -1,20 +1,23 @@
 //! Choosing the encoding of a stream from its data and from how it will be read (seed 003; BtrBlocks'
-//! sampling).
+//! sampling), and the driver that writes streams: the one place that chooses, retries and recurses.
 //!
 //! For every stream [`crate::Encoding::Auto`] encodes (a segment, and each child stream of the
 //! encoding chosen for it, down to [`crate::MAX_CASCADE_DEPTH`] streams):
 //!
 //! 1. **Profile**: the min, max and bit-OR the encoders need anyway, and, on a sample of 10 runs of 64
-//!    values, sortedness, run count, step, delta width, distinct values and a common divisor.
-//! 2. **Prune**: constants and arithmetic sequences are taken at once (nothing is smaller or faster);
-//!    candidates the profile rules out are skipped, each with its reason.
-//! 3. **Estimate**: sizes that follow from min and max (plain, bit packing, frame of reference, byte
-//!    packing) are exact; the others are estimated by the encoders' own size functions on the sample and
-//!    scaled to the stream, child streams chosen the same way, recursively, on the sample's children.
-//! 4. **Decide** by the [`Objective`], with speeds from the measured [`CostModel`].
+//!    values, sortedness, run count, step, delta width, distinct values and a common divisor: the
+//!    stream's [`Shape`](crate::stats::Shape).
+//! 2. **Prune**: encodings that take a stream at once when they apply (constants, arithmetic sequences)
+//!    are taken; the others are skipped where the shape rules them out, each with its reason, which the
+//!    encoding's own file gives.
+//! 3. **Estimate**: sizes that follow from min and max are exact; the others are estimated by the encoders'
+//!    own size functions on the sample and scaled to the stream, child streams chosen the same way,
+//!    recursively, on the sample's children.
+//! 4. **Decide** by the [`Objective`], with speeds from the [`CostModel`] the caller passes.
 //!
 //! The winner is then encoded in full, and its child streams are chosen the same way on their full
-//! values. [`SegmentExplain`] records the candidates, estimates, costs and the reason.
+//! values. An encoding chosen on a sample that does not fit the whole stream is dropped and the next best
+//! taken. [`SegmentExplain`] records the candidates, estimates, costs, reason and fallbacks.
 
 mod budget;
 mod cost;
@@ -22,7 +25,7 @@ mod explain;
 mod objective;
 mod profile;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
 pub use budget::{fit_to_budget, BudgetOption, BUDGET_STEPS};
@@ -30,28 +33,12 @@ pub use cost::{CostModel, Costs, WIDTHS};
 pub use explain::{Candidate, Fallback, SegmentExplain};
 pub use objective::{AccessMix, Objective, BALANCED_SIZE_SLACK, BALANCED_SPEEDUP};
 
-use crate::encodings::{estimate_of, Cascade, EncodingId, Params, Stats, MAX_CASCADE_DEPTH};
+use crate::bytes::Writer;
+use crate::encodings::{Cascade, Children, Encoding, EncodingId, MAX_CASCADE_DEPTH};
+use crate::error::{Error, Result};
+use crate::stats::{Shape, Stats};
 use crate::types::{LwcInt, Word};
 use profile::Profile;
-
-/// Candidates in order of preference: on equal estimates the earlier one (the cheaper to read) wins.
-/// `lz4` and `zstd` are not candidates: each random access would decompress a block.
-const CANDIDATES: [EncodingId; 14] = [
-    EncodingId::Constant,
-    EncodingId::Sequence,
-    EncodingId::Bitpack,
-    EncodingId::For,
-    EncodingId::Bytepack,
-    EncodingId::ForN,
-    EncodingId::Dict,
-    EncodingId::Gcd,
-    EncodingId::Pfor,
-    EncodingId::Varint,
-    EncodingId::Delta,
-    EncodingId::Rle,
-    EncodingId::Delta2,
-    EncodingId::Plain,
-];
 
 /// Streams up to this long consider only the encodings sized from min and max: anything cleverer saves
 /// at most a few bytes and costs a profile of its own.
@@ -86,188 +73,264 @@ impl Evaluation {
     }
 }
 
-thread_local! {
-    /// Nanoseconds this thread has spent choosing, and whether a choice is under way (nested choices of
-    /// child streams are part of the outer one's time).
-    static CHOOSING: Cell<(u64, bool)> = const { Cell::new((0, false)) };
+/// Nanoseconds spent choosing, and whether a choice is under way (choices nested in another, for child
+/// streams of a sample, are part of the outer one's time).
+pub(crate) type ChoosingClock = Cell<(u64, bool)>;
+
+/// Writes and estimates streams: the cascade for this stream, the objective and cost model for `Auto`,
+/// and where in the cascade it sits. Encoders see it only through the [`Children`] sink it hands them.
+#[derive(Clone)]
+pub(crate) struct Driver<'c> {
+    model: &'c CostModel,
+    objective: Objective,
+    cascade: Cascade,
+    /// Streams above this one (0 at the top).
+    depth: usize,
+    /// The stream is (a child of) a sample being estimated, not data being written.
+    sampled: bool,
+    /// Encodings `Auto` may not choose here (bit `id`): chosen before, they did not apply.
+    excluded: u32,
+    clock: &'c ChoosingClock,
 }
 
-/// Nanoseconds this thread has spent in [`evaluate`] so far.
-pub(crate) fn choosing_ns() -> u64 {
-    CHOOSING.with(|c| c.get().0)
-}
+impl<'c> Driver<'c> {
+    /// A driver for a top-level stream.
+    pub fn new(model: &'c CostModel, objective: Objective, cascade: Cascade, clock: &'c ChoosingClock) -> Self {
+        Driver { model, objective, cascade, depth: 0, sampled: false, excluded: 0, clock }
+    }
 
-/// Chooses the encoding of `values` (whose min/max/OR are `stats`) at `params.depth` for `params.objective`.
-pub(crate) fn evaluate<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> Evaluation {
-    let outermost = CHOOSING.with(|c| {
-        let (ns, busy) = c.get();
-        c.set((ns, true));
-        !busy
-    });
-    let start = outermost.then(Instant::now);
-    let evaluation = evaluate_untimed(values, stats, params);
-    if let Some(start) = start {
-        CHOOSING.with(|c| c.set((c.get().0 + start.elapsed().as_nanos() as u64, false)));
+    /// The driver of child `k` with `cascade`, one stream deeper.
+    fn child(&self, cascade: Cascade) -> Driver<'c> {
+        Driver { cascade, depth: self.depth + 1, excluded: 0, ..self.clone() }
     }
-    evaluation
-}
 
-fn evaluate_untimed<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> Evaluation {
-    let n = values.len();
-    if stats.min == stats.max {
-        return single(EncodingId::Constant, 8, "every value is the same", n);
+    /// The driver that writes or estimates `id` (its children left to `Auto`) at this stream's place.
+    fn candidate(&self, id: EncodingId, sampled: bool) -> Driver<'c> {
+        Driver { cascade: Cascade::chosen(id), sampled, ..self.clone() }
     }
-    let profile = Profile::of(values, stats);
-    // A child stream of a sample (run values, run ends) breaks its step where the sample's runs meet;
-    // the full stream's child has no such seams, so a few breaks still price it as a sequence.
-    if params.sampled && (1..=profile::RUNS).contains(&profile.step_breaks(profile::RUNS)) {
-        return single(EncodingId::Sequence, 16, "an arithmetic sequence but for the seams of the sample", n);
+
+    fn is_excluded(&self, id: EncodingId) -> bool {
+        self.excluded & (1 << id as u32) != 0
     }
-    if profile.uniform_step && !params.is_excluded(EncodingId::Sequence) {
-        // Not verified here: the encoder checks every step anyway, and on a miss the stream is chosen
-        // again without `sequence` (see `encodings::encode_stream_at`), so sequences cost one pass, not two.
-        return single(EncodingId::Sequence, 16, "an arithmetic sequence: two numbers answer everything", n);
+
+    /// The top encoding's parameter, as given or its default.
+    fn parameter(&self, id: EncodingId) -> u32 {
+        self.cascade.encoding().parameter().or(id.parameter().map(|p| p.default)).unwrap_or(0)
     }
-    let room_for_children = params.depth + 1 < MAX_CASCADE_DEPTH;
-    let range_bits = stats.range_bits();
-    let model = CostModel::current();
-    let plain = model.costs(EncodingId::Plain, T::Unsigned::BITS, size_of::<T>() as f64);
-    let mut candidates: Vec<Candidate> = CANDIDATES
-        .iter()
-        .map(|&id| {
-            let (estimate, note) = match skip_reason(id, &profile, range_bits, room_for_children, n, params) {
-                Some(reason) => (None, reason),
-                None => {
-                    let exact = exact_from_stats(id);
-                    let estimate = match exact {
-                        true => estimate_of(id, values, stats, &Params::chosen(id, params)),
-                        false => sampled_estimate(id, &profile, stats, params),
-                    };
-                    let note = match estimate {
-                        None => "does not apply to this data",
-                        Some(_) if exact || profile.is_whole() => "exact",
-                        Some(_) => "sampled",
-                    };
-                    (estimate, note)
+
+    /// Writes `values` as a stream (id byte and body) as the cascade says, choosing where it says `Auto`;
+    /// returns the cascade written and how its top encoding was chosen, if it was.
+    pub fn encode<T: LwcInt>(&self, values: &[T], out: &mut Writer) -> Result<Written> {
+        self.cascade.check()?;
+        let stats = Stats::compute(values);
+        if let Some(id) = self.cascade.encoding().id() {
+            let cascade = self.write(id, values, &stats, out)?;
+            return Ok(Written { cascade, evaluation: None });
+        }
+        // An encoding chosen on a sample may not fit the whole stream (a sample can look like a sequence
+        // that the stream is not). Then the next best is chosen without it, and the record says so: a
+        // stream `Auto` encodes never fails, as `plain` always applies.
+        let mut fallbacks = Vec::new();
+        let mut driver = Driver { excluded: 0, ..self.clone() };
+        loop {
+            let mut evaluation = driver.evaluate(values, &stats);
+            let id = evaluation.encoding();
+            let start = out.len();
+            match driver.candidate(id, false).write(id, values, &stats, out) {
+                Err(Error::NotApplicable { reason, .. }) if id != EncodingId::Plain => {
+                    out.truncate(start);
+                    driver.excluded |= 1 << id as u32;
+                    fallbacks.push(Fallback { encoding: id, reason });
                 }
-            };
-            let width = cost_width(id, stats, &profile);
-            let costs = estimate.map(|bytes| model.costs(id, width, bytes as f64 / n.max(1) as f64));
-            Candidate { encoding: id, estimated_bytes: estimate, costs, note }
-        })
-        .collect();
-    // Estimates inside a sample are never shown: they skip writing out why.
-    let (winner, reason) = decide(&candidates, params.objective, plain, !params.sampled);
-    // The top encoding's parameters are the defaults: for_n's block and delta's stride.
-    candidates.shrink_to_fit();
-    Evaluation { candidates, winner, reason, sampled_rows: profile.sample.len(), fallbacks: Vec::new() }
-}
-
-/// An evaluation with one obvious candidate.
-fn single(id: EncodingId, bytes: usize, reason: &'static str, n: usize) -> Evaluation {
-    let costs = CostModel::current().costs(id, 0, bytes as f64 / n.max(1) as f64);
-    Evaluation {
-        candidates: vec![Candidate { encoding: id, estimated_bytes: Some(bytes), costs: Some(costs), note: "exact" }],
-        winner: 0,
-        reason: reason.to_string(),
-        sampled_rows: 0,
-        fallbacks: Vec::new(),
-    }
-}
-
-/// Sizes plain, bit packing, frame of reference and byte packing follow from min, max and OR alone.
-fn exact_from_stats(id: EncodingId) -> bool {
-    matches!(id, EncodingId::Plain | EncodingId::Bitpack | EncodingId::For | EncodingId::Bytepack)
-}
-
-/// Why the profile rules `id` out, if it does.
-fn skip_reason<T: LwcInt>(
-    id: EncodingId,
-    profile: &Profile<'_, T>,
-    range_bits: u32,
-    room_for_children: bool,
-    n: usize,
-    params: &Params,
-) -> Option<&'static str> {
-    let s = profile.sample.len().max(1);
-    match id {
-        _ if params.is_excluded(id) => Some("chosen first, but did not apply to the whole stream"),
-        EncodingId::Constant => Some("values differ"),
-        EncodingId::Sequence => Some("not an arithmetic sequence"),
-        _ if n <= TINY && !exact_from_stats(id) => Some("too few values to pay for more than a header"),
-        _ if params.sampled && params.depth >= SAMPLED_DEPTH && !exact_from_stats(id) => {
-            Some("deep inside a sample's estimate: priced from min and max only")
+                Err(e) => return Err(e),
+                Ok(cascade) => {
+                    evaluation.fallbacks = fallbacks;
+                    return Ok(Written { cascade, evaluation: Some(evaluation) });
+                }
+            }
         }
-        _ if !room_for_children && !id.child_names().is_empty() => Some("no room for child streams at this depth"),
-        EncodingId::Rle if 2 * profile.runs > s => Some("runs average under two rows"),
-        EncodingId::Dict if 2 * profile.distinct_estimate() > n || profile.distinct() == s => {
-            Some("too many distinct values")
+    }
+
+    /// Writes `values` as `id` with this driver's cascade for its children; returns the cascade written.
+    fn write<T: LwcInt>(&self, id: EncodingId, values: &[T], stats: &Stats<T>, out: &mut Writer) -> Result<Cascade> {
+        let parameter = self.parameter(id);
+        let children = ChildWriter { driver: self, written: RefCell::new(Vec::new()) };
+        id.encode(values, stats, parameter, &children, out)?;
+        let mut written = children.written.into_inner();
+        written.sort_by_key(|(k, _)| *k);
+        Ok(Cascade::read(Encoding::with_parameter(id, parameter), written.into_iter().map(|(_, c)| c).collect()))
+    }
+
+    /// The estimate of this driver's (fixed) top encoding on `values`, body only.
+    #[cfg(test)]
+    pub fn estimate_top<T: LwcInt>(&self, values: &[T]) -> Option<usize> {
+        let id = self.cascade.encoding().id()?;
+        let sink = ChildWriter { driver: self, written: RefCell::new(Vec::new()) };
+        id.estimate(values, &Stats::compute(values), self.parameter(id), &sink)
+    }
+
+    /// Chooses the encoding of `values` (whose min/max/OR are `stats`), timing the choice.
+    fn evaluate<T: LwcInt>(&self, values: &[T], stats: &Stats<T>) -> Evaluation {
+        let (ns, busy) = self.clock.get();
+        self.clock.set((ns, true));
+        let start = (!busy).then(Instant::now);
+        let evaluation = self.evaluate_untimed(values, stats);
+        if let Some(start) = start {
+            self.clock.set((self.clock.get().0 + start.elapsed().as_nanos() as u64, false));
         }
-        EncodingId::Dict if (profile.distinct_estimate() as u128) << 1 > 1u128 << range_bits => {
-            Some("values fill their range: codes would be as wide as the values")
+        evaluation
+    }
+
+    fn evaluate_untimed<T: LwcInt>(&self, values: &[T], stats: &Stats<T>) -> Evaluation {
+        let n = values.len();
+        let profile = Profile::of(values, stats, self.sampled);
+        let at_once = EncodingId::ALL.into_iter().filter(|&id| id.taken_at_once() && !self.is_excluded(id));
+        for id in at_once {
+            if id.pruned(&profile).is_none() {
+                let chosen = self.candidate(id, true);
+                let sink = ChildWriter { driver: &chosen, written: RefCell::new(Vec::new()) };
+                // Taken at once: their size does not depend on the values (the encoder checks them anyway).
+                let bytes = id.estimate_from_sample(values, stats, chosen.parameter(id), &sink, &profile);
+                if let Some(bytes) = bytes {
+                    return self.single(id, bytes, n);
+                }
+            }
         }
-        EncodingId::Gcd if profile.gcd <= 1 => Some("no common divisor"),
-        EncodingId::Delta if !profile.ascending && profile.delta_bits + 2 > range_bits => {
-            Some("unsorted, and differences are not narrower than the values")
+        let room_for_children = self.depth + 1 < MAX_CASCADE_DEPTH;
+        let plain = self.model.costs(EncodingId::Plain, T::Unsigned::BITS, size_of::<T>() as f64);
+        let candidates: Vec<Candidate> = EncodingId::ALL
+            .into_iter()
+            .filter(|id| id.chosen_by_auto())
+            .map(|id| {
+                let (estimate, note) = match self.skip_reason(id, &profile, room_for_children, n) {
+                    Some(reason) => (None, reason),
+                    None => {
+                        let exact = id.sized_by_stats() || profile.is_whole();
+                        let chosen = self.candidate(id, self.sampled || !exact);
+                        let sink = ChildWriter { driver: &chosen, written: RefCell::new(Vec::new()) };
+                        let parameter = chosen.parameter(id);
+                        let estimate = match exact {
+                            true => id.estimate(values, stats, parameter, &sink),
+                            false => id.estimate_from_sample(profile.sample(), stats, parameter, &sink, &profile),
+                        };
+                        let note = match estimate {
+                            None => "does not apply to this data",
+                            Some(_) if exact => "exact",
+                            Some(_) => "sampled",
+                        };
+                        (estimate, note)
+                    }
+                };
+                let costs =
+                    estimate.map(|bytes| self.model.costs(id, id.cost_width(&profile), bytes as f64 / n.max(1) as f64));
+                Candidate { encoding: id, estimated_bytes: estimate, costs, note }
+            })
+            .collect();
+        // Estimates inside a sample are never shown: they skip writing out why.
+        let (winner, reason) = decide(&candidates, self.objective, plain, !self.sampled);
+        Evaluation { candidates, winner, reason, sampled_rows: profile.sample_rows(), fallbacks: Vec::new() }
+    }
+
+    /// Why `id` is not estimated here: excluded, too few values, too deep, no room for children, or what
+    /// the encoding's own facts say of the shape.
+    fn skip_reason<T: LwcInt>(
+        &self,
+        id: EncodingId,
+        profile: &Profile<'_, T>,
+        room_for_children: bool,
+        n: usize,
+    ) -> Option<&'static str> {
+        if self.is_excluded(id) {
+            return Some("chosen first, but did not apply to the whole stream");
         }
-        EncodingId::Delta2 if !profile.ascending => Some("not sorted"),
-        EncodingId::ForN | EncodingId::Pfor | EncodingId::Varint if range_bits <= 8 => {
-            Some("values already fit 8 bits")
+        if id.taken_at_once() {
+            return id.pruned(profile);
         }
-        _ => None,
+        if n <= TINY && !id.sized_by_stats() {
+            return Some("too few values to pay for more than a header");
+        }
+        if self.sampled && self.depth >= SAMPLED_DEPTH && !id.sized_by_stats() {
+            return Some("deep inside a sample's estimate: priced from min and max only");
+        }
+        if !room_for_children && !id.child_names().is_empty() {
+            return Some("no room for child streams at this depth");
+        }
+        id.pruned(profile)
+    }
+
+    /// An evaluation with one obvious candidate, taken at once.
+    fn single(&self, id: EncodingId, bytes: usize, n: usize) -> Evaluation {
+        let costs = self.model.costs(id, 0, bytes as f64 / n.max(1) as f64);
+        Evaluation {
+            candidates: vec![Candidate {
+                encoding: id,
+                estimated_bytes: Some(bytes),
+                costs: Some(costs),
+                note: "exact",
+            }],
+            winner: 0,
+            reason: id.taken_because().to_string(),
+            sampled_rows: 0,
+            fallbacks: Vec::new(),
+        }
     }
 }
 
-/// The estimate of `id` on the profile's sample, scaled to the `n` rows of the stream.
-///
-/// The encoders are handed the stream's min, max and OR, not the sample's: a reference or a width taken
-/// from the sample would price an encoding the full stream cannot have (one small outlier the sample
-/// missed sets every `pfor` residual's width).
-fn sampled_estimate<T: LwcInt>(
-    id: EncodingId,
-    profile: &Profile<'_, T>,
-    stats: &Stats<T>,
-    params: &Params,
-) -> Option<usize> {
-    if profile.is_whole() {
-        return estimate_of(id, &profile.sample, stats, &Params::chosen(id, params));
-    }
-    if id == EncodingId::ForN && !profile.has_extremes {
-        // One block holding an extreme the sample missed widens every block's residuals: assume the worst.
-        let n = (profile.sample.len() as f64 * profile.scale) as usize;
-        let references = n.div_ceil(params.for_n_block as usize) * size_of::<T>();
-        return Some(
-            16 + references + estimate_of(EncodingId::For, &[], stats, params)? + n * stats.range_bits() as usize / 8,
-        );
-    }
-    let sampled = Params { sampled: true, ..Params::chosen(id, params) };
-    let bytes = estimate_of(id, &profile.sample, stats, &sampled)?;
-    if id == EncodingId::Dict {
-        // The dictionary itself does not grow with the rows, it grows with the distinct values; the codes
-        // grow with the rows, one bit wider per doubling of the dictionary.
-        let sampled_dictionary = 16 + profile.distinct() * size_of::<T>();
-        let code_bits = |d: usize| bits(d.max(2) - 1) as f64;
-        let codes =
-            bytes.saturating_sub(sampled_dictionary) as f64 * profile.scale * code_bits(profile.distinct_estimate())
-                / code_bits(profile.distinct());
-        return Some(16 + profile.distinct_estimate() * size_of::<T>() + codes as usize);
-    }
-    Some((bytes as f64 * profile.scale) as usize)
+/// What [`Driver::encode`] wrote: the cascade (the encodings of the stream and of its child streams), and
+/// how the top encoding was chosen when `Auto` chose it.
+pub(crate) struct Written {
+    pub cascade: Cascade,
+    pub evaluation: Option<Evaluation>,
 }
 
-/// The width the cost model is looked up at: what the encoding's work scales with.
-fn cost_width<T: LwcInt>(id: EncodingId, stats: &Stats<T>, profile: &Profile<'_, T>) -> u32 {
-    match id {
-        EncodingId::Bitpack | EncodingId::Plain => stats.or_bits.bits_used().max(1),
-        EncodingId::Delta | EncodingId::Delta2 => profile.delta_bits.max(1),
-        EncodingId::Dict => bits(profile.distinct_estimate().max(2) - 1),
-        _ => stats.range_bits().max(1),
+impl Written {
+    /// The cost model's price of reading what was written: the winner's modeled costs, with the bytes a
+    /// scan streams in taken from the segment as written rather than from the estimate; an encoding given
+    /// by the caller is priced at the bits it spends per value.
+    pub fn read_costs(&self, model: &CostModel, rows: usize, bytes: usize) -> Costs {
+        let id = self.cascade.encoding().id().expect("a written stream has an encoding");
+        let rows = rows.max(1) as f64;
+        let actual = bytes as f64 / rows;
+        let chosen = self.evaluation.as_ref().and_then(|e| e.candidates.iter().find(|c| c.encoding == id));
+        match chosen {
+            Some(Candidate { estimated_bytes: Some(estimated), costs: Some(costs), .. }) => Costs {
+                scan_ns: costs.scan_ns + (actual - *estimated as f64 / rows) / model.bandwidth,
+                get_ns: costs.get_ns,
+            },
+            _ => model.costs(id, (8.0 * actual).ceil().clamp(1.0, 64.0) as u32, actual),
+        }
     }
 }
 
-/// Bits needed to write `x`.
-fn bits(x: usize) -> u32 {
-    usize::BITS - x.leading_zeros()
+/// The [`Children`] sink an encoder writes through: each child goes to the driver one stream deeper, and
+/// the cascade it was written with is kept for the parent's.
+struct ChildWriter<'d, 'c> {
+    driver: &'d Driver<'c>,
+    written: RefCell<Vec<(usize, Cascade)>>,
+}
+
+impl Children for ChildWriter<'_, '_> {
+    fn given(&self, k: usize) -> bool {
+        k < self.driver.cascade.children().len()
+    }
+
+    fn encode<C: LwcInt>(&self, k: usize, values: &[C], default: Encoding, out: &mut Writer) -> Result<()> {
+        let written = self.driver.child(self.driver.cascade.child(k, default)).encode(values, out)?;
+        self.written.borrow_mut().push((k, written.cascade));
+        Ok(())
+    }
+
+    fn estimate<C: LwcInt>(&self, k: usize, values: &[C], default: Encoding) -> Option<usize> {
+        let child = self.driver.child(self.driver.cascade.child(k, default));
+        let stats = Stats::compute(values);
+        match child.cascade.encoding().id() {
+            Some(id) => {
+                let sink = ChildWriter { driver: &child, written: RefCell::new(Vec::new()) };
+                Some(1 + id.estimate(values, &stats, child.parameter(id), &sink)?)
+            }
+            None => Some(child.evaluate(values, &stats).estimated_bytes()),
+        }
+    }
 }
 
 /// The index of the winner among `candidates` for `objective`, and why (when `explain`).
@@ -323,23 +386,6 @@ fn decide(candidates: &[Candidate], objective: Objective, plain: Costs, explain:
                 });
                 (smallest.0, reason)
             }
-        }
-    }
-}
-
-impl Params {
-    /// Whether `Auto` may not choose `id` for this stream.
-    pub(crate) fn is_excluded(&self, id: EncodingId) -> bool {
-        self.excluded & (1 << id as u32) != 0
-    }
-
-    /// The parameters of candidate `id` under `parent`'s settings: default parameters, children left to
-    /// the selector (a chosen encoding's children are chosen too, where a forced one's take defaults).
-    pub(crate) fn chosen(id: EncodingId, parent: &Params) -> Params {
-        Params {
-            excluded: parent.excluded,
-            sampled: parent.sampled,
-            ..Params::of(&Cascade::chosen(id), parent.depth, parent.objective)
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The sample a selection estimates sizes on, and the statistics it prunes candidates with.
+//! The sample a selection estimates sizes on, and the facts ([`Shape`]) encodings are pruned and priced by.
 //!
 //! Like BtrBlocks, the sample is [`RUNS`] runs of [`RUN`] consecutive values from spread-out places
 //! (about 1 % of a 65,536-row segment): runs keep the local structure that run-length, delta and
@@ -10,12 +10,13 @@
 //! a sample can look like a sequence, or share a divisor, where the stream does not. The divisor is
 //! therefore checked on the whole stream; a sequence is checked by its encoder, and the driver chooses
 //! again without it when it does not apply.
+//!
+//! Facts are computed on first use: a constant stream is recognized from its min and max without a sample.
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
 
-use super::cost::SplitMix;
-use crate::encodings::Stats;
+use crate::stats::{Shape, SplitMix, Stats};
 use crate::types::{LwcInt, Word};
 
 /// Consecutive values per sampled run.
@@ -27,31 +28,83 @@ pub(crate) const SAMPLE_ALL: usize = 4 * RUN * RUNS;
 
 /// What the selector knows about a stream before estimating any encoding.
 pub(crate) struct Profile<'a, T: LwcInt> {
-    /// The values estimated on: the whole stream, or [`RUNS`] runs of [`RUN`] values.
-    pub sample: Cow<'a, [T]>,
-    /// Rows of the stream per row of the sample (1 when the sample is the stream).
-    pub scale: f64,
-    /// Never decreasing (inside runs and from run to run, as runs are taken in order).
-    pub ascending: bool,
-    /// Value changes inside runs, plus one per run: the sample's run count.
-    pub runs: usize,
-    /// Every step inside every run is the same.
-    pub uniform_step: bool,
-    /// Bits of the largest difference between neighbours (one more when they go both ways).
-    pub delta_bits: u32,
-    /// The stream (distinct values are counted on rows spread over it, when first asked for).
+    /// The stream.
     values: &'a [T],
-    /// [`Profile::distinct`] and [`Profile::distinct_estimate`], once counted.
+    stats: Stats<T>,
+    /// The stream is (a child of) a sample being estimated: its steps break where the sample's runs meet.
+    within_a_sample: bool,
+    sample: OnceCell<SampleFacts<'a, T>>,
+    /// Distinct values among spread rows, and the estimate for the stream.
     distinct: OnceCell<(usize, usize)>,
+    divisor: OnceCell<u64>,
+}
+
+/// What the sample says.
+struct SampleFacts<'a, T: LwcInt> {
+    /// The values estimated on: the whole stream, or [`RUNS`] runs of [`RUN`] values.
+    values: Cow<'a, [T]>,
+    /// Never decreasing (inside runs and from run to run, as runs are taken in order).
+    ascending: bool,
+    /// Value changes inside runs, plus one per run: the sample's run count.
+    runs: usize,
+    /// Every step inside every run is the same.
+    uniform_step: bool,
+    /// Bits of the largest difference between neighbours (one more when they go both ways).
+    delta_bits: u32,
     /// Whether the sample holds the stream's min and its max.
-    pub has_extremes: bool,
-    /// Greatest common divisor of the stream's offsets from its minimum (0 when all are equal).
-    pub gcd: u64,
+    has_extremes: bool,
 }
 
 impl<'a, T: LwcInt> Profile<'a, T> {
     /// The profile of `values`, whose min, max and OR are `stats`.
-    pub fn of(values: &'a [T], stats: &Stats<T>) -> Self {
+    pub fn of(values: &'a [T], stats: &Stats<T>, within_a_sample: bool) -> Self {
+        Profile {
+            values,
+            stats: *stats,
+            within_a_sample,
+            sample: OnceCell::new(),
+            distinct: OnceCell::new(),
+            divisor: OnceCell::new(),
+        }
+    }
+
+    /// The values estimates are made on.
+    pub fn sample(&self) -> &[T] {
+        &self.facts().values
+    }
+
+    /// Whether the sample is the whole stream.
+    pub fn is_whole(&self) -> bool {
+        self.values.len() <= SAMPLE_ALL
+    }
+
+    fn facts(&self) -> &SampleFacts<'a, T> {
+        self.sample.get_or_init(|| SampleFacts::of(self.values, &self.stats))
+    }
+
+    /// Counted on first use: a stream found to be a sequence never needs them.
+    fn distinct_counts(&self) -> (usize, usize) {
+        *self.distinct.get_or_init(|| {
+            let (n, s) = (self.values.len(), self.sample_rows());
+            // Counted on rows spread evenly, not on the sample: runs of neighbours repeat each other's
+            // values (a sorted key column), which would make every value look common.
+            let (distinct, singletons) = match self.is_whole() {
+                true => count_distinct(self.values),
+                false => count_distinct(&(0..s).map(|k| self.values[k * n / s]).collect::<Vec<_>>()),
+            };
+            // GEE grows the singletons by only sqrt(n / s): right for skewed data, far too low when
+            // nearly every sampled value is unique (a key column), where scaling linearly is the better guess.
+            let scaled = match 2 * singletons > s {
+                true => distinct as f64 * self.scale(),
+                false => self.scale().sqrt() * singletons as f64 + (distinct - singletons) as f64,
+            };
+            (distinct, (scaled as usize).clamp(distinct, n.max(distinct)))
+        })
+    }
+}
+
+impl<'a, T: LwcInt> SampleFacts<'a, T> {
+    fn of(values: &'a [T], stats: &Stats<T>) -> Self {
         let n = values.len();
         let (sample, run) =
             if n <= SAMPLE_ALL { (Cow::Borrowed(values), n.max(1)) } else { (Cow::Owned(sample(values)), RUN) };
@@ -74,71 +127,72 @@ impl<'a, T: LwcInt> Profile<'a, T> {
         for seam in (run..s).step_by(run) {
             ascending &= sample[seam - 1] <= sample[seam];
         }
-        let scale = n as f64 / s.max(1) as f64;
-        // A sample's divisor is a multiple of the stream's, and may be larger: rows the sample missed can
-        // break it (clock times with 2.5 % nulls once chose `gcd` for a segment whose sample happened to
-        // be all multiples of 5). So a divisor the sample shows is checked on every value; one pass that
-        // stops at the first value it fails on.
-        let offsets = |values: &'a [T]| values.iter().map(|v| v.offset_from(stats.min).to_u64());
-        let gcd = match common_divisor(sample.iter().map(|v| v.offset_from(stats.min).to_u64())) {
-            d if d > 1 && n > s => common_divisor(offsets(values)),
-            d => d,
-        };
         let has_extremes = sample.contains(&stats.min) && sample.contains(&stats.max);
-        Profile {
+        SampleFacts {
             has_extremes,
-            scale,
             ascending,
             runs,
             uniform_step,
             delta_bits: widest.bits_used() + u32::from(!ascending && !descending),
-            values,
-            distinct: OnceCell::new(),
-            gcd,
-            sample,
+            values: sample,
         }
     }
+}
 
-    /// Whether the sample is the whole stream.
-    pub fn is_whole(&self) -> bool {
-        self.scale == 1.0
+impl<T: LwcInt> Shape for Profile<'_, T> {
+    fn rows(&self) -> usize {
+        self.values.len()
     }
-
-    /// Distinct values among as many rows spread evenly over the stream as the sample has.
-    pub fn distinct(&self) -> usize {
-        self.distinct_counts().0
+    fn range_bits(&self) -> u32 {
+        self.stats.range_bits()
     }
-
-    /// Distinct values in the stream, estimated from the sample: GEE (`sqrt(n / s) · f1 + (d - f1)`), or
-    /// `d · n / s` when most sampled values are seen once.
-    pub fn distinct_estimate(&self) -> usize {
-        self.distinct_counts().1
+    fn or_bits(&self) -> u32 {
+        self.stats.or_bits.bits_used()
     }
-
-    /// Counted on first use: a stream found to be a sequence never needs them.
-    fn distinct_counts(&self) -> (usize, usize) {
-        *self.distinct.get_or_init(|| {
-            let (n, s) = (self.values.len(), self.sample.len());
-            // Counted on rows spread evenly, not on the sample: runs of neighbours repeat each other's
-            // values (a sorted key column), which would make every value look common.
-            let (distinct, singletons) = match self.is_whole() {
-                true => count_distinct(self.values),
-                false => count_distinct(&(0..s).map(|k| self.values[k * n / s]).collect::<Vec<_>>()),
-            };
-            // GEE grows the singletons by only sqrt(n / s): right for skewed data, far too low when
-            // nearly every sampled value is unique (a key column), where scaling linearly is the better guess.
-            let scaled = match 2 * singletons > s {
-                true => distinct as f64 * self.scale,
-                false => self.scale.sqrt() * singletons as f64 + (distinct - singletons) as f64,
-            };
-            (distinct, (scaled as usize).clamp(distinct, n.max(distinct)))
+    fn sample_rows(&self) -> usize {
+        self.facts().values.len()
+    }
+    fn runs(&self) -> usize {
+        self.facts().runs
+    }
+    fn uniform_step(&self) -> bool {
+        self.facts().uniform_step
+    }
+    fn seams_only_break_the_step(&self) -> bool {
+        // A child stream of a sample (run values, run ends) breaks its step where the sample's runs meet;
+        // the full stream's child has no such seams, so a few breaks still make it a sequence.
+        self.within_a_sample && (1..=RUNS).contains(&step_breaks(self.sample(), RUNS))
+    }
+    fn ascending(&self) -> bool {
+        self.facts().ascending
+    }
+    fn delta_bits(&self) -> u32 {
+        self.facts().delta_bits
+    }
+    fn divisor(&self) -> u64 {
+        *self.divisor.get_or_init(|| {
+            // A sample's divisor is a multiple of the stream's, and may be larger: rows the sample missed
+            // can break it (clock times with 2.5 % nulls once chose `gcd` for a segment whose sample
+            // happened to be all multiples of 5). So a divisor the sample shows is checked on every value;
+            // one pass that stops at the first value it fails on.
+            let of = |values: &[T]| common_divisor(values.iter().map(|v| v.offset_from(self.stats.min).to_u64()));
+            match of(self.sample()) {
+                d if d > 1 && !self.is_whole() => of(self.values),
+                d => d,
+            }
         })
     }
-
-    /// Neighbours in the sample whose step differs from the most common step (both ways counted as
-    /// different), counted up to `limit + 1`; on demand, as only estimates on samples ask.
-    pub fn step_breaks(&self, limit: usize) -> usize {
-        step_breaks(&self.sample, limit)
+    fn distinct(&self) -> usize {
+        self.distinct_counts().0
+    }
+    fn distinct_estimate(&self) -> usize {
+        self.distinct_counts().1
+    }
+    fn sample_has_extremes(&self) -> bool {
+        self.facts().has_extremes
+    }
+    fn scale(&self) -> f64 {
+        self.values.len() as f64 / self.sample_rows().max(1) as f64
     }
 }
 
@@ -208,31 +262,39 @@ mod tests {
     #[test]
     fn sorted_streams_keep_sorted_samples_and_steps() {
         let ids: Vec<u64> = (0..1_000_000).map(|i| 7 + 3 * i).collect();
-        let p = Profile::of(&ids, &Stats::compute(&ids));
-        assert_eq!(p.sample.len(), RUN * RUNS);
-        assert!(p.ascending && p.uniform_step);
-        assert_eq!(p.delta_bits, 2);
-        assert_eq!(p.gcd, 3);
-        assert_eq!(p.runs, RUN * RUNS, "every value differs from its neighbour");
-        assert_eq!(p.distinct(), p.sample.len());
+        let p = Profile::of(&ids, &Stats::compute(&ids), false);
+        assert_eq!(p.sample_rows(), RUN * RUNS);
+        assert!(p.ascending() && p.uniform_step());
+        assert_eq!(p.delta_bits(), 2);
+        assert_eq!(p.divisor(), 3);
+        assert_eq!(p.runs(), RUN * RUNS, "every value differs from its neighbour");
+        assert_eq!(p.distinct(), p.sample_rows());
         assert_eq!(p.distinct_estimate(), 1_000_000, "all distinct: {}", p.distinct_estimate());
     }
 
     #[test]
     fn few_distinct_values_are_estimated_as_few() {
         let codes: Vec<u32> = (0..65_536u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) % 50).collect();
-        let p = Profile::of(&codes, &Stats::compute(&codes));
-        assert!(!p.ascending && !p.uniform_step);
+        let p = Profile::of(&codes, &Stats::compute(&codes), false);
+        assert!(!p.ascending() && !p.uniform_step());
         assert!((45..=60).contains(&p.distinct_estimate()), "{}", p.distinct_estimate());
     }
 
     #[test]
     fn small_streams_are_their_own_sample() {
-        let p = Profile::of(&[5i8, 5, 5, -1], &Stats::compute(&[5i8, 5, 5, -1]));
+        let p = Profile::of(&[5i8, 5, 5, -1], &Stats::compute(&[5i8, 5, 5, -1]), false);
         assert!(p.is_whole());
-        assert_eq!((p.runs, p.distinct(), p.ascending), (2, 2, false));
-        assert_eq!(p.delta_bits, 3); // |-1 - 5| = 6; never increasing, so no sign bit
-        let empty: Profile<'_, u16> = Profile::of(&[], &Stats::compute(&[]));
+        assert_eq!((p.runs(), p.distinct(), p.ascending()), (2, 2, false));
+        assert_eq!(p.delta_bits(), 3); // |-1 - 5| = 6; never increasing, so no sign bit
+        let empty: Profile<'_, u16> = Profile::of(&[], &Stats::compute(&[]), false);
         assert_eq!((empty.distinct(), empty.distinct_estimate()), (0, 0));
+    }
+
+    #[test]
+    fn a_divisor_the_sample_alone_has_is_not_the_streams() {
+        let mut values: Vec<u32> = (0..65_536u32).map(|i| 5 * ((i * 7_919) % 4_000)).collect();
+        values[65_535] += 1;
+        let p = Profile::of(&values, &Stats::compute(&values), false);
+        assert_eq!(p.divisor(), 1);
     }
 }

@@ -61,7 +61,8 @@
 //! (2.4) and unsorted 23 µs (2.1), `get` 120 ns (6): delta trades random access for size, as seed 001
 //! found.
 
-use super::{Cascade, Codec, Encoding, EncodingId, Params, Partial, Stats, StreamOps, StreamView, WordStream};
+use super::{Cascade, Children, Encoder, Encoding, OpenStream, Parameter, StreamOps, StreamView, SumMinMax, WordStream};
+use crate::stats::{Stats, Shape, SplitMix};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
@@ -74,6 +75,20 @@ pub(crate) struct Delta;
 
 /// Rows per data point unless the encoding says otherwise: Umbra's morsel size (seed 001).
 pub(crate) const DEFAULT_STRIDE: u32 = 1024;
+
+/// Running sums of values of `width` bits, within `u32` up to 32 bits: the data `delta` and `delta2` are
+/// calibrated on (their cost is looked up at the width of the differences).
+pub(crate) fn running_sums(width: u32, n: usize, rng: &mut SplitMix) -> Vec<u64> {
+    let limit = if width <= 32 { u32::MAX as u64 } else { u64::MAX };
+    let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+    let mut acc = 0u64;
+    (0..n)
+        .map(|_| {
+            acc = acc.wrapping_add(rng.next() & mask) & limit;
+            acc
+        })
+        .collect()
+}
 
 /// Strides allowed: below 16 a data point costs more than frame of reference saves (seed 001, §5).
 const STRIDES: std::ops::RangeInclusive<u32> = 16..=65_536;
@@ -158,23 +173,38 @@ impl<T: LwcInt> Parts<T> {
     }
 }
 
-impl Codec for Delta {
-    const ID: EncodingId = EncodingId::Delta;
+impl Encoder for Delta {
+    const CHILDREN: &'static [&'static str] = &["deltas", "data points"];
+    const PARAMETER: Option<Parameter> = Some(Parameter { name: "stride", default: DEFAULT_STRIDE });
 
-    fn estimate<T: LwcInt>(values: &[T], _: &Stats<T>, params: &Params) -> Option<usize> {
-        let stride = check_stride(params.delta_stride).ok()?;
-        let parts = Parts::of(values, stride as usize);
-        let deltas = params.estimate_child(0, &parts.deltas, DELTAS)?;
-        Some(5 + deltas + params.estimate_child(1, &parts.data_points, DATA_POINTS)?)
+    fn pruned(shape: &dyn Shape) -> Option<&'static str> {
+        (!shape.ascending() && shape.delta_bits() + 2 > shape.range_bits())
+            .then_some("unsorted, and differences are not narrower than the values")
     }
 
-    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
-        let stride = check_stride(params.delta_stride)?;
+    fn cost_width(shape: &dyn Shape) -> u32 {
+        shape.delta_bits().max(1)
+    }
+
+    fn calibration_values(width: u32, n: usize, rng: &mut SplitMix) -> Vec<u64> {
+        running_sums(width, n, rng)
+    }
+
+
+    fn estimate<T: LwcInt>(values: &[T], _: &Stats<T>, parameter: u32, children: &impl Children) -> Option<usize> {
+        let stride = check_stride(parameter).ok()?;
+        let parts = Parts::of(values, stride as usize);
+        let deltas = children.estimate(0, &parts.deltas, DELTAS)?;
+        Some(5 + deltas + children.estimate(1, &parts.data_points, DATA_POINTS)?)
+    }
+
+    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, parameter: u32, children: &impl Children, out: &mut Writer) -> Result<()> {
+        let stride = check_stride(parameter)?;
         let parts = Parts::of(values, stride as usize);
         out.u32(stride);
         out.u8(if parts.monotone { MONOTONE } else { 0 });
-        params.encode_child(0, &parts.deltas, DELTAS, out)?;
-        params.encode_child(1, &parts.data_points, DATA_POINTS, out)
+        children.encode(0, &parts.deltas, DELTAS, out)?;
+        children.encode(1, &parts.data_points, DATA_POINTS, out)
     }
 }
 
@@ -194,8 +224,8 @@ pub(crate) struct DeltaView<'a, T: LwcInt> {
     data_points: StreamView<'a, T>,
 }
 
-impl<'a, T: LwcInt> DeltaView<'a, T> {
-    pub fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
+impl<'a, T: LwcInt> OpenStream<'a, T> for DeltaView<'a, T> {
+    fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
         let stride = check_stride(r.u32("delta stride")?).map_err(|e| Error::Corrupt(e.to_string()))?;
         let flags = r.u8("delta flags")?;
         if flags & !MONOTONE != 0 {
@@ -207,6 +237,17 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
         let (shift, zigzag) = (stride.trailing_zeros(), flags & MONOTONE == 0);
         Ok(DeltaView { len: n, shift, zigzag, deltas, data_points })
     }
+
+    fn parameter(&self) -> Option<u32> {
+        Some(self.stride())
+    }
+
+    fn child_cascades(&self) -> Vec<Cascade> {
+        vec![self.deltas_cascade(), self.data_points().cascade()]
+    }
+}
+
+impl<'a, T: LwcInt> DeltaView<'a, T> {
 
     /// Rows per data point.
     pub fn stride(&self) -> u32 {
@@ -519,14 +560,14 @@ impl<T: LwcInt> StreamOps<T> for DeltaView<'_, T> {
         sum
     }
 
-    fn aggregate(&self, selection: &Selection) -> Partial<T> {
+    fn aggregate(&self, selection: &Selection) -> SumMinMax<T> {
         // One cursor for the whole selection: strides without selected rows are jumped over.
-        let (mut acc, mut cursor) = (Partial::EMPTY, None);
+        let (mut acc, mut cursor) = (SumMinMax::EMPTY, None);
         let mut values = [T::default(); BLOCK];
         let mut take = |positions: &[u32]| {
             let values = &mut values[..positions.len()];
             self.walk(&mut cursor, positions, values);
-            acc = acc.merge(Partial::of(values));
+            acc = acc.merge(SumMinMax::of(values));
         };
         match selection {
             Selection::Positions(p) => p.chunks(BLOCK).for_each(take),
@@ -579,7 +620,7 @@ mod tests {
         let what = format!("{} {cascade}, {n} values", T::TYPE);
         let bytes = encode(values, cascade);
         let view = open::<T>(&bytes, n).unwrap();
-        assert_eq!(view.encoding(), EncodingId::Delta, "{what}");
+        assert_eq!(view.encoding(), crate::EncodingId::Delta, "{what}");
         assert_eq!(view.cascade().to_string().split('(').next(), cascade.split('(').next(), "{what}");
 
         let mut all = vec![T::default(); n];
@@ -645,7 +686,7 @@ mod tests {
 
         assert_eq!(view.sum(), values.iter().map(|v| v.to_i128()).sum::<i128>(), "{what}: sum");
         let picked: Vec<u32> = (0..n as u32).filter(|p| p % 7 == 0 || (p / 3000) % 2 == 1).collect();
-        let expect = Partial::of(&picked.iter().map(|&p| values[p as usize]).collect::<Vec<_>>());
+        let expect = SumMinMax::of(&picked.iter().map(|&p| values[p as usize]).collect::<Vec<_>>());
         assert_eq!(view.aggregate(&Selection::Positions(picked.clone())), expect, "{what}: aggregate positions");
         let bitmap = Selection::Bitmap(Bitmap::from_positions(&picked, n));
         assert_eq!(view.aggregate(&bitmap), expect, "{what}: aggregate bitmap");
@@ -698,8 +739,7 @@ mod tests {
     fn estimates_are_the_encoded_size() {
         for values in [o_orderkey(10_000), l_orderkey(10_000), l_orderkey(777).into_iter().rev().collect()] {
             for stride in [16, 1024] {
-                let params = Params::of(&Encoding::Delta { stride }.into(), 0, Default::default());
-                let estimate = Delta::estimate(&values, &Stats::compute(&values), &params).unwrap();
+                let estimate = crate::encodings::estimate_stream(&values, Encoding::Delta { stride }).unwrap();
                 assert_eq!(estimate + 1, encode(&values, &format!("delta:{stride}")).len());
             }
         }

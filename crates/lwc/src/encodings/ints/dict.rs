@@ -3,7 +3,8 @@
 //! dictionary is sorted, a value range is a code range: filters run on codes, and min/max of a selection
 //! are the dictionary entries of its smallest and largest code.
 
-use super::{Codec, Encoding, EncodingId, Params, Partial, Stats, StreamOps, StreamView};
+use super::{Cascade, Children, Encoder, Encoding, OpenStream, StreamOps, StreamView, SumMinMax};
+use crate::stats::{Stats, Shape, SplitMix, bits};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
@@ -32,27 +33,65 @@ fn distinct<T: LwcInt>(values: &[T], cap: usize) -> Option<Vec<T>> {
     Some(d)
 }
 
-impl Codec for Dict {
-    const ID: EncodingId = EncodingId::Dict;
+impl Encoder for Dict {
+    const CHILDREN: &'static [&'static str] = &["codes"];
 
-    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> Option<usize> {
+    fn pruned(shape: &dyn Shape) -> Option<&'static str> {
+        if 2 * shape.distinct_estimate() > shape.rows() || shape.distinct() == shape.sample_rows().max(1) {
+            return Some("too many distinct values");
+        }
+        if (shape.distinct_estimate() as u128) << 1 > 1u128 << shape.range_bits() {
+            return Some("values fill their range: codes would be as wide as the values");
+        }
+        None
+    }
+
+    fn cost_width(shape: &dyn Shape) -> u32 {
+        bits(shape.distinct_estimate().max(2) - 1)
+    }
+
+    fn calibration_values(width: u32, n: usize, rng: &mut SplitMix) -> Vec<u64> {
+        let limit = if width <= 32 { u32::MAX as u64 } else { u64::MAX };
+        let pool: Vec<u64> = (0..1usize << width.min(12)).map(|_| rng.next() & limit).collect();
+        (0..n).map(|_| pool[rng.below(pool.len())]).collect()
+    }
+
+    /// The dictionary does not grow with the rows, it grows with the distinct values; the codes grow with
+    /// the rows, one bit wider per doubling of the dictionary.
+    fn estimate_from_sample<T: LwcInt>(
+        sample: &[T],
+        stats: &Stats<T>,
+        parameter: u32,
+        children: &impl Children,
+        shape: &dyn Shape,
+    ) -> Option<usize> {
+        let bytes = Self::estimate(sample, stats, parameter, children)?;
+        let sampled_dictionary = 16 + shape.distinct() * size_of::<T>();
+        let code_bits = |d: usize| bits(d.max(2) - 1) as f64;
+        let codes = bytes.saturating_sub(sampled_dictionary) as f64 * shape.scale() * code_bits(shape.distinct_estimate())
+            / code_bits(shape.distinct());
+        Some(16 + shape.distinct_estimate() * size_of::<T>() + codes as usize)
+    }
+
+
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _parameter: u32, children: &impl Children) -> Option<usize> {
         // A dictionary only pays when its codes are narrower than frame-of-reference residuals.
         let cap = 1usize << stats.range_bits().saturating_sub(1).min(20);
         let d = distinct(values, cap)?;
-        let codes = if params.cascade.children().is_empty() {
+        let codes = if !children.given(0) {
             // The default, bit packing, at the width of the largest code: no codes need computing.
             kernel::packed_len(values.len(), (d.len().max(1) as u32 - 1).bits_used())
         } else {
-            params.estimate_child(0, &codes_of(values, &d), CODES)?
+            children.estimate(0, &codes_of(values, &d), CODES)?
         };
         Some(16 + size_of_val(d.as_slice()) + codes)
     }
 
-    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
+    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, _parameter: u32, children: &impl Children, out: &mut Writer) -> Result<()> {
         let dictionary = distinct(values, usize::MAX).expect("no cap");
         out.u32(dictionary.len() as u32);
         out.array(&dictionary);
-        params.encode_child(0, &codes_of(values, &dictionary), CODES, out)
+        children.encode(0, &codes_of(values, &dictionary), CODES, out)
     }
 }
 
@@ -66,8 +105,8 @@ pub(crate) struct DictView<'a, T: LwcInt> {
     codes: StreamView<'a, u32>,
 }
 
-impl<'a, T: LwcInt> DictView<'a, T> {
-    pub fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
+impl<'a, T: LwcInt> OpenStream<'a, T> for DictView<'a, T> {
+    fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
         let len = r.u32("dict length")? as usize;
         if len == 0 && n > 0 {
             return Err(Error::Corrupt("dict: empty dictionary for a non-empty stream".into()));
@@ -79,6 +118,13 @@ impl<'a, T: LwcInt> DictView<'a, T> {
         let codes = StreamView::open_nested(r, n, depth + 1)?;
         Ok(DictView { dictionary, codes })
     }
+
+    fn child_cascades(&self) -> Vec<Cascade> {
+        vec![self.codes().cascade()]
+    }
+}
+
+impl<'a, T: LwcInt> DictView<'a, T> {
 
     /// The codes stream.
     pub fn codes(&self) -> &StreamView<'a, u32> {
@@ -164,8 +210,8 @@ impl<T: LwcInt> StreamOps<T> for DictView<'_, T> {
         counts.iter().zip(self.dictionary).map(|(c, v)| c.iter().sum::<u64>() as i128 * v.to_i128()).sum()
     }
 
-    fn aggregate(&self, selection: &Selection) -> Partial<T> {
-        let mut acc = Partial::EMPTY;
+    fn aggregate(&self, selection: &Selection) -> SumMinMax<T> {
+        let mut acc = SumMinMax::EMPTY;
         let (mut min_code, mut max_code) = (u32::MAX, 0);
         let mut codes = [0u32; BLOCK];
         for chunk in selection.to_positions().chunks(BLOCK) {

@@ -1,6 +1,7 @@
 //! `plain`: the values as they are, viewed in place. The baseline every other encoding is measured against.
 
-use super::{Codec, EncodingId, Params, Stats, StreamOps};
+use super::{Children, Encoder, OpenStream, StreamOps};
+use crate::stats::{Stats, Shape};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::Result;
@@ -9,14 +10,19 @@ use crate::types::LwcInt;
 
 pub(crate) struct Plain;
 
-impl Codec for Plain {
-    const ID: EncodingId = EncodingId::Plain;
+impl Encoder for Plain {
+    const SIZED_BY_STATS: bool = true;
 
-    fn estimate<T: LwcInt>(values: &[T], _: &Stats<T>, _: &Params) -> Option<usize> {
+    fn cost_width(shape: &dyn Shape) -> u32 {
+        shape.or_bits().max(1)
+    }
+
+
+    fn estimate<T: LwcInt>(values: &[T], _: &Stats<T>, _: u32, _: &impl Children) -> Option<usize> {
         Some(8 + size_of_val(values))
     }
 
-    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, _: &Params, out: &mut Writer) -> Result<()> {
+    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, _: u32, _: &impl Children, out: &mut Writer) -> Result<()> {
         out.array(values);
         Ok(())
     }
@@ -26,8 +32,8 @@ pub(crate) struct PlainView<'a, T> {
     values: &'a [T],
 }
 
-impl<'a, T: LwcInt> PlainView<'a, T> {
-    pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+impl<'a, T: LwcInt> OpenStream<'a, T> for PlainView<'a, T> {
+    fn open(r: &mut Reader<'a>, n: usize, _: usize) -> Result<Self> {
         Ok(PlainView { values: r.array("plain values", n)? })
     }
 }

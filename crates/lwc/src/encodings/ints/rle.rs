@@ -22,7 +22,8 @@
 use std::ops::Range;
 
 use super::sequence::step_of;
-use super::{Codec, Encoding, EncodingId, Params, Partial, Stats, StreamOps, StreamView};
+use super::{Cascade, Children, Encoder, Encoding, OpenStream, StreamOps, StreamView, SumMinMax};
+use crate::stats::{Stats, Shape, SplitMix};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
@@ -71,24 +72,34 @@ fn runs_of<T: LwcInt>(values: &[T]) -> (Vec<T>, Vec<u32>) {
     (run_values, ends)
 }
 
-impl Codec for Rle {
-    const ID: EncodingId = EncodingId::Rle;
+impl Encoder for Rle {
+    const CHILDREN: &'static [&'static str] = &["values", "ends"];
 
-    fn estimate<T: LwcInt>(values: &[T], _: &Stats<T>, params: &Params) -> Option<usize> {
+    fn pruned(shape: &dyn Shape) -> Option<&'static str> {
+        (2 * shape.runs() > shape.sample_rows().max(1)).then_some("runs average under two rows")
+    }
+
+    fn calibration_values(width: u32, n: usize, _: &mut SplitMix) -> Vec<u64> {
+        let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+        (0..n).map(|i| (i as u64 / 8).wrapping_mul(0x9e37_79b9_7f4a_7c15) & mask).collect()
+    }
+
+
+    fn estimate<T: LwcInt>(values: &[T], _: &Stats<T>, _parameter: u32, children: &impl Children) -> Option<usize> {
         if count_runs(values) == values.len() {
             // No run is longer than a row: the values stream alone would hold the data again.
             return None;
         }
         let (run_values, ends) = runs_of(values);
-        let ends_size = params.estimate_child(1, &ends, ends_encoding(&ends))?;
-        Some(4 + params.estimate_child(0, &run_values, VALUES)? + ends_size)
+        let ends_size = children.estimate(1, &ends, ends_encoding(&ends))?;
+        Some(4 + children.estimate(0, &run_values, VALUES)? + ends_size)
     }
 
-    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
+    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, _parameter: u32, children: &impl Children, out: &mut Writer) -> Result<()> {
         let (run_values, ends) = runs_of(values);
         out.u32(ends.len() as u32);
-        params.encode_child(0, &run_values, VALUES, out)?;
-        params.encode_child(1, &ends, ends_encoding(&ends), out)
+        children.encode(0, &run_values, VALUES, out)?;
+        children.encode(1, &ends, ends_encoding(&ends), out)
     }
 }
 
@@ -127,8 +138,8 @@ pub(crate) struct RleView<'a, T: LwcInt> {
     n: usize,
 }
 
-impl<'a, T: LwcInt> RleView<'a, T> {
-    pub fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
+impl<'a, T: LwcInt> OpenStream<'a, T> for RleView<'a, T> {
+    fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
         let runs = r.u32("rle run count")? as usize;
         if runs > n || (runs == 0) != (n == 0) {
             return Err(Error::Corrupt(format!("rle: {runs} runs for {n} rows")));
@@ -138,6 +149,13 @@ impl<'a, T: LwcInt> RleView<'a, T> {
         check_ends(&ends, n)?;
         Ok(RleView { values, ends, n })
     }
+
+    fn child_cascades(&self) -> Vec<Cascade> {
+        vec![self.values().cascade(), self.ends().cascade()]
+    }
+}
+
+impl<'a, T: LwcInt> RleView<'a, T> {
 
     /// The run values stream.
     pub fn values(&self) -> &StreamView<'a, T> {
@@ -227,8 +245,8 @@ impl<'a, T: LwcInt> RleView<'a, T> {
 }
 
 /// `count` rows of `value`.
-fn repeated<T: LwcInt>(value: T, count: usize) -> Partial<T> {
-    Partial { sum: value.to_i128() * count as i128, min: Some(value), max: Some(value) }
+fn repeated<T: LwcInt>(value: T, count: usize) -> SumMinMax<T> {
+    SumMinMax { sum: value.to_i128() * count as i128, min: Some(value), max: Some(value) }
 }
 
 impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
@@ -309,8 +327,8 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
         sum
     }
 
-    fn aggregate(&self, selection: &Selection) -> Partial<T> {
-        let mut acc = Partial::EMPTY;
+    fn aggregate(&self, selection: &Selection) -> SumMinMax<T> {
+        let mut acc = SumMinMax::EMPTY;
         match selection {
             Selection::Positions(positions) => {
                 // Each run touched: its value once, weighed by the positions that fall in it.
@@ -404,7 +422,7 @@ mod tests {
             assert!(positions.iter().zip(&out).all(|(&p, &v)| values[p as usize] == v), "{cascade}");
             let selection = Selection::Positions(positions.clone());
             let picked: Vec<u16> = positions.iter().map(|&p| values[p as usize]).collect();
-            assert_eq!(view.aggregate(&selection), Partial::of(&picked), "{cascade}");
+            assert_eq!(view.aggregate(&selection), SumMinMax::of(&picked), "{cascade}");
             assert_eq!(view.sum(), values.iter().map(|&v| v as i128).sum::<i128>(), "{cascade}");
         }
     }

@@ -2,7 +2,8 @@
 //! `u64`, whichever is the smallest that holds `max - min` (Umbra's truncation; Hyrise's fsba plus a
 //! reference). Byte-aligned, so get is one plain load and decode is a widening add.
 
-use super::{read_value, value_bits, Codec, EncodingId, Params, Stats, StreamOps};
+use super::{Children, Encoder, OpenStream, StreamOps, read_value, value_bits};
+use crate::stats::Stats;
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
@@ -21,14 +22,15 @@ fn byte_width(bits: u32) -> usize {
     }
 }
 
-impl Codec for Bytepack {
-    const ID: EncodingId = EncodingId::Bytepack;
+impl Encoder for Bytepack {
+    const SIZED_BY_STATS: bool = true;
 
-    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: &Params) -> Option<usize> {
+
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: u32, _: &impl Children) -> Option<usize> {
         Some(16 + values.len() * byte_width(stats.range_bits()))
     }
 
-    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _: &Params, out: &mut Writer) -> Result<()> {
+    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _: u32, _: &impl Children, out: &mut Writer) -> Result<()> {
         let width = byte_width(stats.range_bits());
         out.u64(value_bits(stats.min));
         out.u8(width as u8);
@@ -68,8 +70,8 @@ pub(crate) struct BytepackView<'a, T: LwcInt> {
     n: usize,
 }
 
-impl<'a, T: LwcInt> BytepackView<'a, T> {
-    pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+impl<'a, T: LwcInt> OpenStream<'a, T> for BytepackView<'a, T> {
+    fn open(r: &mut Reader<'a>, n: usize, _: usize) -> Result<Self> {
         let reference = read_value(r, "bytepack reference")?;
         let width = r.u8("bytepack byte width")? as usize;
         if width > size_of::<T>() {
@@ -84,6 +86,9 @@ impl<'a, T: LwcInt> BytepackView<'a, T> {
         };
         Ok(BytepackView { reference, residuals, n })
     }
+}
+
+impl<'a, T: LwcInt> BytepackView<'a, T> {
 
     #[inline(always)]
     fn value(&self, residual: u64) -> T {

@@ -1,6 +1,7 @@
 //! `constant`: one value repeated (Umbra's Single). Every operation is O(1) or O(output).
 
-use super::{read_value, value_bits, Codec, EncodingId, Params, Partial, Stats, StreamOps};
+use super::{Children, Encoder, OpenStream, Requirement, StreamOps, SumMinMax, read_value, value_bits};
+use crate::stats::{Stats, Shape, SplitMix};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
@@ -9,14 +10,36 @@ use crate::types::LwcInt;
 
 pub(crate) struct Constant;
 
-impl Codec for Constant {
-    const ID: EncodingId = EncodingId::Constant;
+impl Encoder for Constant {
+    const REQUIRES: Requirement = Requirement::OneValue;
+    const TAKEN_AT_ONCE: bool = true;
+    const TAKEN_BECAUSE: &'static str = "every value is the same";
 
-    fn estimate<T: LwcInt>(_: &[T], stats: &Stats<T>, _: &Params) -> Option<usize> {
+    fn pruned(shape: &dyn Shape) -> Option<&'static str> {
+        (shape.range_bits() > 0).then_some("values differ")
+    }
+
+    fn calibration_values(_: u32, n: usize, _: &mut SplitMix) -> Vec<u64> {
+        vec![42; n]
+    }
+
+    /// Eight bytes however many rows: no scaling.
+    fn estimate_from_sample<T: LwcInt>(
+        sample: &[T],
+        stats: &Stats<T>,
+        parameter: u32,
+        children: &impl Children,
+        _: &dyn Shape,
+    ) -> Option<usize> {
+        Self::estimate(sample, stats, parameter, children)
+    }
+
+
+    fn estimate<T: LwcInt>(_: &[T], stats: &Stats<T>, _: u32, _: &impl Children) -> Option<usize> {
         (stats.min == stats.max).then_some(8)
     }
 
-    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _: &Params, out: &mut Writer) -> Result<()> {
+    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _: u32, _: &impl Children, out: &mut Writer) -> Result<()> {
         if stats.min != stats.max {
             return Err(Error::NotApplicable {
                 encoding: "constant",
@@ -33,8 +56,8 @@ pub(crate) struct ConstantView<T> {
     n: usize,
 }
 
-impl<T: LwcInt> ConstantView<T> {
-    pub fn open(r: &mut Reader<'_>, n: usize) -> Result<Self> {
+impl<'a, T: LwcInt> OpenStream<'a, T> for ConstantView<T> {
+    fn open(r: &mut Reader<'a>, n: usize, _: usize) -> Result<Self> {
         Ok(ConstantView { value: read_value(r, "constant value")?, n })
     }
 }
@@ -76,10 +99,10 @@ impl<T: LwcInt> StreamOps<T> for ConstantView<T> {
         self.value.to_i128() * self.n as i128
     }
 
-    fn aggregate(&self, selection: &Selection) -> Partial<T> {
+    fn aggregate(&self, selection: &Selection) -> SumMinMax<T> {
         match selection.count() {
-            0 => Partial::EMPTY,
-            k => Partial { sum: self.value.to_i128() * k as i128, min: Some(self.value), max: Some(self.value) },
+            0 => SumMinMax::EMPTY,
+            k => SumMinMax { sum: self.value.to_i128() * k as i128, min: Some(self.value), max: Some(self.value) },
         }
     }
 }

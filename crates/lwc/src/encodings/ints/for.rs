@@ -4,7 +4,8 @@
 //! the sum is `n * reference + sum of residuals`.
 
 use super::bitpack::Packed;
-use super::{read_value, value_bits, Codec, EncodingId, Params, Partial, Stats, StreamOps};
+use super::{Children, Encoder, OpenStream, StreamOps, SumMinMax, read_value, value_bits};
+use crate::stats::{Stats};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::Result;
@@ -14,14 +15,15 @@ use crate::types::{LwcInt, Word};
 
 pub(crate) struct For;
 
-impl Codec for For {
-    const ID: EncodingId = EncodingId::For;
+impl Encoder for For {
+    const SIZED_BY_STATS: bool = true;
 
-    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: &Params) -> Option<usize> {
+
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: u32, _: &impl Children) -> Option<usize> {
         Some(9 + kernel::packed_len(values.len(), stats.range_bits()))
     }
 
-    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _: &Params, out: &mut Writer) -> Result<()> {
+    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _: u32, _: &impl Children, out: &mut Writer) -> Result<()> {
         out.u64(value_bits(stats.min));
         let w = stats.range_bits();
         out.u8(w as u8);
@@ -36,11 +38,14 @@ pub(crate) struct ForView<'a, T: LwcInt> {
     residuals: Packed<'a, T::Unsigned>,
 }
 
-impl<'a, T: LwcInt> ForView<'a, T> {
-    pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+impl<'a, T: LwcInt> OpenStream<'a, T> for ForView<'a, T> {
+    fn open(r: &mut Reader<'a>, n: usize, _: usize) -> Result<Self> {
         let reference = read_value(r, "for reference")?;
         Ok(ForView { reference, residuals: Packed::open::<T>(r, n)? })
     }
+}
+
+impl<'a, T: LwcInt> ForView<'a, T> {
 
     /// `[lo, hi]` clipped to values the stream can hold, as residuals; `None` if nothing can match.
     fn residual_range(&self, lo: T, hi: T) -> Option<(T::Unsigned, T::Unsigned)> {
@@ -76,7 +81,7 @@ impl<T: LwcInt> StreamOps<T> for ForView<'_, T> {
         self.reference.to_i128() * self.len() as i128 + self.residuals.sum() as i128
     }
 
-    fn aggregate(&self, selection: &Selection) -> Partial<T> {
+    fn aggregate(&self, selection: &Selection) -> SumMinMax<T> {
         // Residuals are unsigned offsets from the reference: aggregate them, then shift once.
         let mut sum = 0u128;
         let (mut min, mut max) = (<T::Unsigned as Word>::MAX, T::Unsigned::ZERO);
@@ -90,9 +95,9 @@ impl<T: LwcInt> StreamOps<T> for ForView<'_, T> {
             max = residuals.iter().copied().fold(max, Ord::max);
         }
         if positions.is_empty() {
-            return Partial::EMPTY;
+            return SumMinMax::EMPTY;
         }
-        Partial {
+        SumMinMax {
             sum: self.reference.to_i128() * positions.len() as i128 + sum as i128,
             min: Some(T::add_offset(self.reference, min)),
             max: Some(T::add_offset(self.reference, max)),

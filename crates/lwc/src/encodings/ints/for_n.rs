@@ -3,7 +3,8 @@
 //! block. Sorted and locally clustered data (keys) get much narrower residuals than with one reference.
 
 use super::bitpack::Packed;
-use super::{Codec, EncodingId, Params, Stats, StreamOps};
+use super::{Children, Encoder, OpenStream, Parameter, StreamOps};
+use crate::stats::{Stats, Shape, SplitMix};
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack as kernel;
@@ -32,17 +33,47 @@ fn references<T: LwcInt>(values: &[T], block: usize) -> (Vec<T>, u32) {
     (refs, width)
 }
 
-impl Codec for ForN {
-    const ID: EncodingId = EncodingId::ForN;
+impl Encoder for ForN {
+    const PARAMETER: Option<Parameter> = Some(Parameter { name: "block", default: 64 });
 
-    fn estimate<T: LwcInt>(values: &[T], _: &Stats<T>, params: &Params) -> Option<usize> {
-        let block = check_block(params.for_n_block).ok()? as usize;
+    fn pruned(shape: &dyn Shape) -> Option<&'static str> {
+        (shape.range_bits() <= 8).then_some("values already fit 8 bits")
+    }
+
+    fn calibration_values(width: u32, n: usize, rng: &mut SplitMix) -> Vec<u64> {
+        let limit = if width <= 32 { u32::MAX as u64 } else { u64::MAX };
+        let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+        (0..n)
+            .map(|i| ((i as u64 / 64).wrapping_mul(0x9e37_79b9) & (limit >> 1)).saturating_add(rng.next() & mask) & limit)
+            .collect()
+    }
+
+    /// One block holding an extreme the sample missed widens every block's residuals: without both
+    /// extremes in the sample, assume the worst (every block as wide as the stream's range).
+    fn estimate_from_sample<T: LwcInt>(
+        sample: &[T],
+        stats: &Stats<T>,
+        parameter: u32,
+        children: &impl Children,
+        shape: &dyn Shape,
+    ) -> Option<usize> {
+        if shape.sample_has_extremes() {
+            return Some((Self::estimate(sample, stats, parameter, children)? as f64 * shape.scale()) as usize);
+        }
+        let block = check_block(parameter).ok()? as usize;
+        let n = shape.rows();
+        Some(16 + 9 + n.div_ceil(block) * size_of::<T>() + n * stats.range_bits() as usize / 8)
+    }
+
+
+    fn estimate<T: LwcInt>(values: &[T], _: &Stats<T>, parameter: u32, _children: &impl Children) -> Option<usize> {
+        let block = check_block(parameter).ok()? as usize;
         let (refs, w) = references(values, block);
         Some(16 + size_of_val(refs.as_slice()) + kernel::packed_len(values.len(), w))
     }
 
-    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
-        let block = check_block(params.for_n_block)? as usize;
+    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, parameter: u32, _children: &impl Children, out: &mut Writer) -> Result<()> {
+        let block = check_block(parameter)? as usize;
         let (refs, w) = references(values, block);
         out.u32(block as u32);
         out.array(&refs);
@@ -60,12 +91,19 @@ pub(crate) struct ForNView<'a, T: LwcInt> {
     residuals: Packed<'a, T::Unsigned>,
 }
 
-impl<'a, T: LwcInt> ForNView<'a, T> {
-    pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+impl<'a, T: LwcInt> OpenStream<'a, T> for ForNView<'a, T> {
+    fn open(r: &mut Reader<'a>, n: usize, _: usize) -> Result<Self> {
         let block = check_block(r.u32("for_n block size")?).map_err(|e| Error::Corrupt(e.to_string()))?;
         let refs = r.array("for_n references", n.div_ceil(block as usize))?;
         Ok(ForNView { shift: block.trailing_zeros(), refs, residuals: Packed::open::<T>(r, n)? })
     }
+
+    fn parameter(&self) -> Option<u32> {
+        Some(self.block())
+    }
+}
+
+impl<'a, T: LwcInt> ForNView<'a, T> {
 
     /// Values per reference.
     pub fn block(&self) -> u32 {

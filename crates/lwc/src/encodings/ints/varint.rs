@@ -9,7 +9,8 @@
 //!
 //! Filters and aggregates use the block-at-a-time defaults: the values have no fixed width to compare on.
 
-use super::{read_value, value_bits, Codec, EncodingId, Params, Stats, StreamOps};
+use super::{Children, Encoder, OpenStream, StreamOps, read_value, value_bits};
+use crate::stats::{Stats, Shape};
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::varint as kernel;
@@ -20,16 +21,19 @@ pub(crate) const GROUP: usize = 128;
 
 pub(crate) struct Varint;
 
-impl Codec for Varint {
-    const ID: EncodingId = EncodingId::Varint;
+impl Encoder for Varint {
+    fn pruned(shape: &dyn Shape) -> Option<&'static str> {
+        (shape.range_bits() <= 8).then_some("values already fit 8 bits")
+    }
 
-    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: &Params) -> Option<usize> {
+
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: u32, _: &impl Children) -> Option<usize> {
         let bytes: usize = values.iter().map(|v| kernel::encoded_len(v.offset_from(stats.min).to_u64())).sum();
         // Reference, length, padding to the offsets, the offsets, the bytes.
         Some(8 + 4 + 4 + 4 * values.len().div_ceil(GROUP) + bytes)
     }
 
-    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _: &Params, out: &mut Writer) -> Result<()> {
+    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _: u32, _: &impl Children, out: &mut Writer) -> Result<()> {
         let mut bytes = Vec::new();
         let mut offsets = Vec::with_capacity(values.len().div_ceil(GROUP));
         for (i, v) in values.iter().enumerate() {
@@ -58,8 +62,8 @@ pub(crate) struct VarintView<'a, T: LwcInt> {
     n: usize,
 }
 
-impl<'a, T: LwcInt> VarintView<'a, T> {
-    pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+impl<'a, T: LwcInt> OpenStream<'a, T> for VarintView<'a, T> {
+    fn open(r: &mut Reader<'a>, n: usize, _: usize) -> Result<Self> {
         let reference = read_value(r, "varint reference")?;
         let len = r.u32("varint byte length")? as usize;
         let offsets: &[u32] = r.array("varint group offsets", n.div_ceil(GROUP))?;
@@ -74,6 +78,9 @@ impl<'a, T: LwcInt> VarintView<'a, T> {
         }
         Ok(VarintView { reference, offsets, bytes, n })
     }
+}
+
+impl<'a, T: LwcInt> VarintView<'a, T> {
 
     /// Byte position of value `i`.
     #[inline(always)]

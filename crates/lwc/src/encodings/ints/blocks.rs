@@ -13,15 +13,17 @@
 
 use std::marker::PhantomData;
 
-use super::{Codec, EncodingId, Params, Stats, StreamOps};
+use super::{Children, Encoder, OpenStream, StreamOps};
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::BLOCK;
+use crate::stats::Stats;
 use crate::types::LwcInt;
 
 /// A byte compressor that works one block at a time.
 pub(crate) trait ByteCompressor {
-    const ID: EncodingId;
+    /// Its name, for messages.
+    const NAME: &'static str;
     /// Appends the compressed form of `raw` to `out`.
     fn compress(raw: &[u8], out: &mut Vec<u8>) -> Result<()>;
     /// Fills `raw` from `compressed`; false if the bytes do not decompress to exactly `raw.len()` bytes.
@@ -30,27 +32,28 @@ pub(crate) trait ByteCompressor {
     fn available() -> Result<()>;
 }
 
-/// The [`Codec`] of a [`ByteCompressor`].
-pub(crate) struct Compressed<C>(PhantomData<C>);
+/// The encoder of a [`ByteCompressor`]'s blocks.
+pub(crate) struct Blocks<C>(PhantomData<C>);
 
-impl<C: ByteCompressor> Codec for Compressed<C> {
-    const ID: EncodingId = C::ID;
+impl<C: ByteCompressor> Encoder for Blocks<C> {
+    /// Every random access decompresses a block: not for `Auto`, which promises random access.
+    const CHOSEN_BY_AUTO: bool = false;
 
     /// Compresses for real: there is no cheaper honest estimate of a general-purpose compressor. `Auto`
     /// does not consider heavyweight codecs, so this runs only for cascades that name them.
-    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> Option<usize> {
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, parameter: u32, children: &impl Children) -> Option<usize> {
         let mut out = Writer::new();
-        Self::encode(values, stats, params, &mut out).ok()?;
+        Self::encode(values, stats, parameter, children, &mut out).ok()?;
         Some(out.len())
     }
 
-    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, _: &Params, out: &mut Writer) -> Result<()> {
+    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, _: u32, _: &impl Children, out: &mut Writer) -> Result<()> {
         let mut ends = Vec::with_capacity(values.len().div_ceil(BLOCK));
         let mut data = Vec::new();
         for block in values.chunks(BLOCK) {
             C::compress(bytemuck::cast_slice(block), &mut data)?;
             let end = u32::try_from(data.len())
-                .map_err(|_| Error::InvalidArgument(format!("{}: over 4 GiB compressed", C::ID)))?;
+                .map_err(|_| Error::InvalidArgument(format!("{}: over 4 GiB compressed", C::NAME)))?;
             ends.push(end);
         }
         out.u32(ends.len() as u32);
@@ -61,28 +64,30 @@ impl<C: ByteCompressor> Codec for Compressed<C> {
 }
 
 /// A validated view over compressed blocks.
-pub(crate) struct CompressedView<'a, T, C> {
+pub(crate) struct BlocksView<'a, T, C> {
     n: usize,
     ends: &'a [u32],
     data: &'a [u8],
     values: PhantomData<(T, C)>,
 }
 
-impl<'a, T: LwcInt, C: ByteCompressor> CompressedView<'a, T, C> {
-    pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+impl<'a, T: LwcInt, C: ByteCompressor> OpenStream<'a, T> for BlocksView<'a, T, C> {
+    fn open(r: &mut Reader<'a>, n: usize, _: usize) -> Result<Self> {
         C::available()?;
         let blocks = r.u32("compressed block count")? as usize;
         if blocks != n.div_ceil(BLOCK) {
-            return Err(Error::Corrupt(format!("{}: {blocks} blocks for {n} values", C::ID)));
+            return Err(Error::Corrupt(format!("{}: {blocks} blocks for {n} values", C::NAME)));
         }
         let ends: &[u32] = r.array("compressed block ends", blocks)?;
         if ends.windows(2).any(|w| w[0] > w[1]) {
-            return Err(Error::Corrupt(format!("{}: block ends are not ascending", C::ID)));
+            return Err(Error::Corrupt(format!("{}: block ends are not ascending", C::NAME)));
         }
         let data = r.take("compressed blocks", ends.last().map_or(0, |&e| e as usize))?;
-        Ok(CompressedView { n, ends, data, values: PhantomData })
+        Ok(BlocksView { n, ends, data, values: PhantomData })
     }
+}
 
+impl<'a, T: LwcInt, C: ByteCompressor> BlocksView<'a, T, C> {
     /// Decompresses block `b` into `out` (the block's length; zeros if the block is corrupt).
     fn decode_block(&self, b: usize, out: &mut [T]) {
         let start = if b == 0 { 0 } else { self.ends[b - 1] as usize };
@@ -112,7 +117,7 @@ impl<'a, T: LwcInt, C: ByteCompressor> CompressedView<'a, T, C> {
     }
 }
 
-impl<T: LwcInt, C: ByteCompressor> StreamOps<T> for CompressedView<'_, T, C> {
+impl<T: LwcInt, C: ByteCompressor> StreamOps<T> for BlocksView<'_, T, C> {
     fn len(&self) -> usize {
         self.n
     }

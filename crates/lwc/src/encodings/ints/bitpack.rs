@@ -1,7 +1,8 @@
 //! `bitpack`: every value's bits at one fixed width, the width of the largest value (bit-aligned null
 //! suppression). Negative values need the full width: frame of reference is the encoding for them.
 
-use super::{read_width, Codec, EncodingId, Params, Stats, StreamOps};
+use super::{Children, Encoder, OpenStream, StreamOps, read_width};
+use crate::stats::{Stats, Shape};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::Result;
@@ -10,14 +11,19 @@ use crate::types::{LwcInt, Word};
 
 pub(crate) struct Bitpack;
 
-impl Codec for Bitpack {
-    const ID: EncodingId = EncodingId::Bitpack;
+impl Encoder for Bitpack {
+    const SIZED_BY_STATS: bool = true;
 
-    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: &Params) -> Option<usize> {
+    fn cost_width(shape: &dyn Shape) -> u32 {
+        shape.or_bits().max(1)
+    }
+
+
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: u32, _: &impl Children) -> Option<usize> {
         Some(1 + kernel::packed_len(values.len(), stats.or_bits.bits_used()))
     }
 
-    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _: &Params, out: &mut Writer) -> Result<()> {
+    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _: u32, _: &impl Children, out: &mut Writer) -> Result<()> {
         let w = stats.or_bits.bits_used();
         out.u8(w as u8);
         let bits: &[T::Unsigned] = bytemuck::cast_slice(values);
@@ -111,8 +117,8 @@ pub(crate) struct BitpackView<'a, T: LwcInt> {
     packed: Packed<'a, T::Unsigned>,
 }
 
-impl<'a, T: LwcInt> BitpackView<'a, T> {
-    pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+impl<'a, T: LwcInt> OpenStream<'a, T> for BitpackView<'a, T> {
+    fn open(r: &mut Reader<'a>, n: usize, _: usize) -> Result<Self> {
         Ok(BitpackView { packed: Packed::open::<T>(r, n)? })
     }
 }

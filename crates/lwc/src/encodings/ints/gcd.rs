@@ -12,7 +12,8 @@
 //! that are `ref` plus a multiple of `d`; the sum is `n * ref + d * sum of quotients`, and min and max of a
 //! selection are those of its quotients, mapped.
 
-use super::{read_value, value_bits, Codec, Encoding, EncodingId, Params, Partial, Stats, StreamOps, WordStream};
+use super::{Cascade, Children, Encoder, Encoding, OpenStream, Requirement, StreamOps, SumMinMax, WordStream, read_value, value_bits};
+use crate::stats::{Stats, Shape, SplitMix};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
@@ -52,18 +53,30 @@ fn quotients<T: LwcInt>(values: &[T], min: T, d: u64) -> Vec<T::Unsigned> {
     values.iter().map(|v| T::Unsigned::from_u64(v.offset_from(min).to_u64() / d)).collect()
 }
 
-impl Codec for Gcd {
-    const ID: EncodingId = EncodingId::Gcd;
+impl Encoder for Gcd {
+    const CHILDREN: &'static [&'static str] = &["quotients"];
+    const REQUIRES: Requirement = Requirement::CommonDivisor;
 
-    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> Option<usize> {
+    fn pruned(shape: &dyn Shape) -> Option<&'static str> {
+        (shape.divisor() <= 1).then_some("no common divisor")
+    }
+
+    fn calibration_values(width: u32, n: usize, rng: &mut SplitMix) -> Vec<u64> {
+        let limit = if width <= 32 { u32::MAX as u64 } else { u64::MAX };
+        let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+        (0..n).map(|_| ((rng.next() & mask) << 3) & limit).collect()
+    }
+
+
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _parameter: u32, children: &impl Children) -> Option<usize> {
         let d = divisor(values, stats.min);
         if d <= 1 {
             return None;
         }
-        Some(16 + params.estimate_child(0, &quotients(values, stats.min, d), QUOTIENTS)?)
+        Some(16 + children.estimate(0, &quotients(values, stats.min, d), QUOTIENTS)?)
     }
 
-    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
+    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _parameter: u32, children: &impl Children, out: &mut Writer) -> Result<()> {
         let d = divisor(values, stats.min);
         if d <= 1 {
             let reason = match d {
@@ -74,7 +87,7 @@ impl Codec for Gcd {
         }
         out.u64(value_bits(stats.min));
         out.u64(d);
-        params.encode_child(0, &quotients(values, stats.min, d), QUOTIENTS, out)
+        children.encode(0, &quotients(values, stats.min, d), QUOTIENTS, out)
     }
 }
 
@@ -85,8 +98,8 @@ pub(crate) struct GcdView<'a, T: LwcInt> {
     quotients: WordStream<'a, T::Unsigned>,
 }
 
-impl<'a, T: LwcInt> GcdView<'a, T> {
-    pub fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
+impl<'a, T: LwcInt> OpenStream<'a, T> for GcdView<'a, T> {
+    fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
         let reference = read_value(r, "gcd reference")?;
         let divisor = read_value::<T::Unsigned>(r, "gcd divisor")?.to_u64();
         if divisor <= 1 {
@@ -95,6 +108,13 @@ impl<'a, T: LwcInt> GcdView<'a, T> {
         let quotients = WordStream::open_nested(r, n, depth + 1)?;
         Ok(GcdView { reference, divisor, quotients })
     }
+
+    fn child_cascades(&self) -> Vec<Cascade> {
+        vec![self.quotients().cascade()]
+    }
+}
+
+impl<'a, T: LwcInt> GcdView<'a, T> {
 
     /// The quotients stream.
     pub fn quotients(&self) -> &WordStream<'a, T::Unsigned> {
@@ -175,9 +195,9 @@ impl<T: LwcInt> StreamOps<T> for GcdView<'_, T> {
         self.total(self.len(), self.quotients.sum())
     }
 
-    fn aggregate(&self, selection: &Selection) -> Partial<T> {
+    fn aggregate(&self, selection: &Selection) -> SumMinMax<T> {
         let quotients = self.quotients.aggregate(selection);
-        Partial {
+        SumMinMax {
             sum: self.total(selection.count(), quotients.sum),
             min: quotients.min.map(|q| self.value(q)),
             max: quotients.max.map(|q| self.value(q)),
@@ -254,8 +274,8 @@ mod tests {
     #[test]
     fn auto_picks_gcd_for_multiples_of_100() {
         let values: Vec<i64> = (0..5000).map(|i| 100 * (i * 7919 % 3000) - 50_000).collect();
-        let stats = Stats::compute(&values);
-        assert_eq!(crate::select::evaluate(&values, &stats, &Params::default()).encoding(), EncodingId::Gcd);
+        let chosen = crate::encode_segment(&values, None, Encoding::Auto).unwrap().cascade().encoding();
+        assert_eq!(chosen, Encoding::Gcd);
     }
 
     #[test]
@@ -264,7 +284,7 @@ mod tests {
         assert!(not(encoded(&[5u32, 6, 8], "gcd")));
         assert!(not(encoded(&[5u32, 5], "gcd")));
         assert!(not(encoded::<u32>(&[], "gcd")));
-        assert!(Gcd::estimate(&[3u8, 4], &Stats::compute(&[3u8, 4]), &Params::default()).is_none());
+        assert!(crate::encodings::estimate_stream(&[3u8, 4], Encoding::Gcd).is_none());
         assert_eq!(divisor(&[10u32, 30, 110, 70], 10), 20);
     }
 

@@ -1,14 +1,16 @@
 //! `lz4`: blocks of 1,024 values compressed by LZ4 (the `lz4_flex` block format), the fast
-//! heavyweight baseline. The block layout and operations are shared with `zstd` (see `compressed.rs`).
+//! heavyweight baseline. The block layout and operations are shared with `zstd` (see `blocks.rs`).
 
-use super::compressed::ByteCompressor;
-use super::EncodingId;
+use super::blocks::{Blocks, ByteCompressor};
 use crate::error::Result;
 
-pub(crate) struct Lz4;
+/// The `lz4` encoding: blocks of values, each compressed by [`Lz4Compressor`].
+pub(crate) type Lz4 = Blocks<Lz4Compressor>;
 
-impl ByteCompressor for Lz4 {
-    const ID: EncodingId = EncodingId::Lz4;
+pub(crate) struct Lz4Compressor;
+
+impl ByteCompressor for Lz4Compressor {
+    const NAME: &'static str = "lz4";
 
     #[cfg(feature = "lz4")]
     fn compress(raw: &[u8], out: &mut Vec<u8>) -> Result<()> {

@@ -29,7 +29,8 @@
 //! (residual - marker)`.
 
 use super::bitpack::Packed;
-use super::{read_value, value_bits, Codec, Encoding, EncodingId, Params, Stats, StreamOps, StreamView, WordStream};
+use super::{Cascade, Children, Encoder, Encoding, OpenStream, StreamOps, StreamView, WordStream, read_value, value_bits};
+use crate::stats::{Stats, Shape, SplitMix};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
@@ -96,27 +97,38 @@ fn split<T: LwcInt>(values: &[T], min: T, w: u32) -> Split<T::Unsigned> {
     s
 }
 
-impl Codec for Pfor {
-    const ID: EncodingId = EncodingId::Pfor;
+impl Encoder for Pfor {
+    const CHILDREN: &'static [&'static str] = &["exception positions", "exception values"];
 
-    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params) -> Option<usize> {
+    fn pruned(shape: &dyn Shape) -> Option<&'static str> {
+        (shape.range_bits() <= 8).then_some("values already fit 8 bits")
+    }
+
+    fn calibration_values(width: u32, n: usize, rng: &mut SplitMix) -> Vec<u64> {
+        let limit = if width <= 32 { u32::MAX as u64 } else { u64::MAX };
+        let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+        (0..n).map(|i| rng.next() & if i % 64 == 7 { limit } else { mask }).collect()
+    }
+
+
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _parameter: u32, children: &impl Children) -> Option<usize> {
         let w = best_width(values, stats);
         let s = split(values, stats.min, w);
         let children =
-            params.estimate_child(0, &s.offsets, POSITIONS)? + params.estimate_child(1, &s.residuals, EXCEPTIONS)?;
+            children.estimate(0, &s.offsets, POSITIONS)? + children.estimate(1, &s.residuals, EXCEPTIONS)?;
         // Reference, width, packed bits, padding before the index, the index, the children.
         Some(9 + kernel::packed_len(values.len(), w) + 4 + 4 * s.index.len() + children)
     }
 
-    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
+    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _parameter: u32, children: &impl Children, out: &mut Writer) -> Result<()> {
         let w = best_width(values, stats);
         let s = split(values, stats.min, w);
         out.u64(value_bits(stats.min));
         out.u8(w as u8);
         out.packed(|buf| kernel::pack(&s.slots, w, buf));
         out.array(&s.index);
-        params.encode_child(0, &s.offsets, POSITIONS, out)?;
-        params.encode_child(1, &s.residuals, EXCEPTIONS, out)
+        children.encode(0, &s.offsets, POSITIONS, out)?;
+        children.encode(1, &s.residuals, EXCEPTIONS, out)
     }
 }
 
@@ -132,8 +144,8 @@ pub(crate) struct PforView<'a, T: LwcInt> {
     residuals: WordStream<'a, T::Unsigned>,
 }
 
-impl<'a, T: LwcInt> PforView<'a, T> {
-    pub fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
+impl<'a, T: LwcInt> OpenStream<'a, T> for PforView<'a, T> {
+    fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
         let reference = read_value(r, "pfor reference")?;
         let slots = Packed::open::<T>(r, n)?;
         let index: &[u32] = r.array("pfor exception index", n.div_ceil(BLOCK) + 1)?;
@@ -151,6 +163,13 @@ impl<'a, T: LwcInt> PforView<'a, T> {
         let marker = T::Unsigned::low_mask(slots.width());
         Ok(PforView { reference, slots, marker, index, positions, residuals })
     }
+
+    fn child_cascades(&self) -> Vec<Cascade> {
+        vec![self.positions().cascade(), self.exceptions().cascade()]
+    }
+}
+
+impl<'a, T: LwcInt> PforView<'a, T> {
 
     /// The exception positions stream (offsets within blocks).
     pub fn positions(&self) -> &StreamView<'a, u32> {
@@ -333,8 +352,8 @@ mod tests {
         // Too many distinct values for a dictionary, one outlier in a hundred widening `for` to 32 bits.
         let values: Vec<u32> =
             (0..1u32 << 14).map(|i| if i % 100 == 7 { u32::MAX - i } else { i * 37 % 1024 }).collect();
-        let stats = Stats::compute(&values);
-        assert_eq!(crate::select::evaluate(&values, &stats, &Params::default()).encoding(), EncodingId::Pfor);
+        let chosen = crate::encode_segment(&values, None, Encoding::Auto).unwrap().cascade().encoding();
+        assert_eq!(chosen, Encoding::Pfor);
     }
 
     #[test]

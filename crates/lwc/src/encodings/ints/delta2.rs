@@ -28,7 +28,8 @@
 
 use super::bitpack::Packed;
 use super::sequence::{fill_arithmetic, wrapping_times};
-use super::{Codec, EncodingId, Params, Stats, StreamOps};
+use super::{Children, Encoder, OpenStream, Parameter, StreamOps};
+use crate::stats::{Stats, Shape, SplitMix};
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::{self as kernel, BLOCK};
@@ -56,18 +57,31 @@ fn field<T: LwcInt>(values: &[T], stride: usize, i: usize) -> T::Unsigned {
     zigzag(c.offset_from(b).wrapping_sub(b.offset_from(a)))
 }
 
-impl Codec for Delta2 {
-    const ID: EncodingId = EncodingId::Delta2;
+impl Encoder for Delta2 {
+    const PARAMETER: Option<Parameter> = Some(Parameter { name: "stride", default: DEFAULT_STRIDE });
 
-    fn estimate<T: LwcInt>(values: &[T], _: &Stats<T>, params: &Params) -> Option<usize> {
-        let stride = check_stride(params.delta2_stride).ok()? as usize;
+    fn pruned(shape: &dyn Shape) -> Option<&'static str> {
+        (!shape.ascending()).then_some("not sorted")
+    }
+
+    fn cost_width(shape: &dyn Shape) -> u32 {
+        shape.delta_bits().max(1)
+    }
+
+    fn calibration_values(width: u32, n: usize, rng: &mut SplitMix) -> Vec<u64> {
+        super::delta::running_sums(width, n, rng)
+    }
+
+
+    fn estimate<T: LwcInt>(values: &[T], _: &Stats<T>, parameter: u32, _children: &impl Children) -> Option<usize> {
+        let stride = check_stride(parameter).ok()? as usize;
         let n = values.len();
         let width = (0..n).fold(T::Unsigned::ZERO, |acc, i| acc | field(values, stride, i)).bits_used();
         Some(16 + 2 * n.div_ceil(stride) * size_of::<T>() + kernel::packed_len(n, width))
     }
 
-    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, params: &Params, out: &mut Writer) -> Result<()> {
-        let stride = check_stride(params.delta2_stride)? as usize;
+    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, parameter: u32, _children: &impl Children, out: &mut Writer) -> Result<()> {
+        let stride = check_stride(parameter)? as usize;
         out.u32(stride as u32);
         let points: Vec<T::Unsigned> = (0..values.len())
             .step_by(stride)
@@ -101,12 +115,19 @@ pub(crate) struct Delta2View<'a, T: LwcInt> {
     fields: Packed<'a, T::Unsigned>,
 }
 
-impl<'a, T: LwcInt> Delta2View<'a, T> {
-    pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+impl<'a, T: LwcInt> OpenStream<'a, T> for Delta2View<'a, T> {
+    fn open(r: &mut Reader<'a>, n: usize, _: usize) -> Result<Self> {
         let stride = check_stride(r.u32("delta2 stride")?).map_err(|e| Error::Corrupt(e.to_string()))?;
         let points = r.array("delta2 data points", 2 * n.div_ceil(stride as usize))?;
         Ok(Delta2View { shift: stride.trailing_zeros(), points, fields: Packed::open::<T>(r, n)? })
     }
+
+    fn parameter(&self) -> Option<u32> {
+        Some(self.stride())
+    }
+}
+
+impl<'a, T: LwcInt> Delta2View<'a, T> {
 
     /// Rows per data point.
     pub fn stride(&self) -> u32 {
@@ -235,7 +256,7 @@ mod tests {
     use super::*;
     use crate::bitmap::Bitmap;
     use crate::bytes::AlignedBytes;
-    use crate::encodings::{encode_stream, Encoding, Partial, StreamView};
+    use crate::encodings::{encode_stream, Encoding, SumMinMax, StreamView};
     use crate::selection::Selection;
 
     fn encoded<T: LwcInt>(values: &[T], stride: u32) -> AlignedBytes {
@@ -273,7 +294,7 @@ mod tests {
             }
             assert_eq!(view.sum(), values.iter().map(|v| v.to_i128()).sum::<i128>(), "stride {stride}");
             let all = Selection::Bitmap(Bitmap::new_set(n));
-            assert_eq!(view.aggregate(&all), Partial::of(values), "stride {stride}");
+            assert_eq!(view.aggregate(&all), SumMinMax::of(values), "stride {stride}");
         }
     }
 

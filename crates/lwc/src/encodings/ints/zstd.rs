@@ -1,14 +1,16 @@
 //! `zstd`: blocks of 1,024 values compressed by Zstandard at level 3 (its default), the compact
-//! heavyweight baseline. The block layout and operations are shared with `lz4` (see `compressed.rs`).
+//! heavyweight baseline. The block layout and operations are shared with `lz4` (see `blocks.rs`).
 //!
 //! Compression and decompression contexts are costly to create (hundreds of KiB each), and one block is
 //! only a few KiB: each thread keeps one of each.
 
-use super::compressed::ByteCompressor;
-use super::EncodingId;
+use super::blocks::{Blocks, ByteCompressor};
 use crate::error::Result;
 
-pub(crate) struct Zstd;
+/// The `zstd` encoding: blocks of values, each compressed by [`ZstdCompressor`].
+pub(crate) type Zstd = Blocks<ZstdCompressor>;
+
+pub(crate) struct ZstdCompressor;
 
 /// zstd's default level: its usual trade of speed for size.
 #[cfg(feature = "zstd")]
@@ -20,8 +22,8 @@ thread_local! {
     static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { std::cell::RefCell::new(None) };
 }
 
-impl ByteCompressor for Zstd {
-    const ID: EncodingId = EncodingId::Zstd;
+impl ByteCompressor for ZstdCompressor {
+    const NAME: &'static str = "zstd";
 
     #[cfg(feature = "zstd")]
     fn compress(raw: &[u8], out: &mut Vec<u8>) -> Result<()> {

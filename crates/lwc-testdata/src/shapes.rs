@@ -1,8 +1,6 @@
-//! Data shaped like the columns the source documents measure, generated without I/O and always the same.
-//! Shared by unit tests (through `encodings::test_shapes`), examples and benches, each with a `#[path]`
-//! module, so every size bound and measurement sees the same values.
-
-#![allow(dead_code)]
+//! Integer columns shaped like the ones the source documents measure (TPC-H keys, seed 002's data sets),
+//! generated without I/O and always the same, so every size bound, test and measurement sees the same
+//! values.
 
 use rand::{rngs::StdRng, Rng, SeedableRng};
 

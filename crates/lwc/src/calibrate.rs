@@ -1,0 +1,99 @@
+//! Measuring the cost model on this machine: every registered encoding at every width of the model's
+//! table, on data shaped for it (each encoding's file says what), timing a full decode and random `get`s
+//! in cache, and a sequential read from memory for the bandwidth a scan pays per byte.
+//!
+//! This sits above segments (it encodes and reads them), so the model itself stays plain data that the
+//! selector only reads. Front ends keep the result where they like (`lwc calibrate`) and pass it in
+//! [`crate::EncodeOptions`]; the core does no I/O.
+//!
+//! ```
+//! let model = lwc::calibrate::calibrate(); // a few hundred milliseconds
+//! assert!(model.bandwidth > 0.0);
+//! let text = model.to_text(); // store it anywhere, read it back with CostModel::from_text
+//! assert_eq!(lwc::CostModel::from_text(&text)?.to_text(), text);
+//! # Ok::<(), lwc::Error>(())
+//! ```
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use crate::encodings::EncodingId;
+use crate::segment::{encode_segment, Segment};
+use crate::select::{CostModel, WIDTHS};
+use crate::stats::SplitMix;
+use crate::types::LwcInt;
+
+const CALIBRATION_ROWS: usize = 16_384;
+const CALIBRATION_GETS: usize = 1024;
+const REPEATS: usize = 3;
+
+/// Measures every encoding at every width of [`WIDTHS`] on this machine (a few hundred milliseconds).
+pub fn calibrate() -> CostModel {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut model = CostModel::empty(format!("calibrated on this machine ({threads} threads)"), measure_bandwidth());
+    let mut rng = SplitMix(0x1c5_eed);
+    for id in EncodingId::ALL {
+        for (k, &width) in WIDTHS.iter().enumerate() {
+            let values = id.calibration_values(width, CALIBRATION_ROWS, &mut rng);
+            let (decode, get) = if width <= 32 {
+                measure(id, &values.iter().map(|&v| v as u32).collect::<Vec<_>>(), &mut rng)
+            } else {
+                measure(id, &values, &mut rng)
+            };
+            model.decode_ns[id as usize][k] = decode;
+            model.get_ns[id as usize][k] = get;
+        }
+    }
+    model
+}
+
+/// Minimum over repeats of (ns per decoded value, ns per get); encodings that do not apply to the data
+/// cost "too much".
+fn measure<T: LwcInt>(id: EncodingId, values: &[T], rng: &mut SplitMix) -> (f64, f64) {
+    let Ok(encoded) = encode_segment(values, None, id) else {
+        return (f64::MAX / 4.0, f64::MAX / 4.0);
+    };
+    let segment = Segment::<T>::open(&encoded).expect("a segment just written opens");
+    let mut out = vec![T::default(); values.len()];
+    let positions: Vec<usize> = (0..CALIBRATION_GETS).map(|_| rng.below(values.len())).collect();
+    let (mut decode, mut get) = (f64::MAX, f64::MAX);
+    for _ in 0..REPEATS {
+        let start = Instant::now();
+        segment.decode_into(0, &mut out).expect("in range");
+        black_box(&out);
+        decode = decode.min(start.elapsed().as_nanos() as f64 / values.len() as f64);
+        let start = Instant::now();
+        for &p in &positions {
+            black_box(segment.get(p).expect("in range"));
+        }
+        get = get.min(start.elapsed().as_nanos() as f64 / positions.len() as f64);
+    }
+    (decode, get)
+}
+
+/// Bytes per nanosecond of a sequential read of a buffer far larger than the caches.
+fn measure_bandwidth() -> f64 {
+    let words = vec![1u64; 8 << 20]; // 64 MiB
+    let mut best = f64::MAX;
+    for _ in 0..REPEATS {
+        let start = Instant::now();
+        black_box(words.iter().fold(0u64, |a, &w| a.wrapping_add(w)));
+        best = best.min(start.elapsed().as_nanos() as f64);
+    }
+    (words.len() * 8) as f64 / best.max(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calibration_measures_every_encoding() {
+        let model = calibrate();
+        assert!(model.bandwidth > 0.0);
+        // Sequences answer a get without touching data.
+        let sequence = model.costs(EncodingId::Sequence, 8, 0.0);
+        assert!(sequence.get_ns.is_finite() && sequence.scan_ns.is_finite());
+        assert_eq!(CostModel::from_text(&model.to_text()).unwrap().to_text(), model.to_text());
+    }
+}

@@ -1,0 +1,324 @@
+//! The registry macro: from one table of encodings (one line each, in `encodings/mod.rs`) it declares the
+//! encoding modules and generates everything that lists encodings, so nothing else does:
+//!
+//! - [`EncodingId`] (the stable ids stored in bytes, in the table's order of preference) with each
+//!   encoding's name and facts, read from its [`Encoder`](super::Encoder) implementation;
+//! - [`Encoding`] (what callers ask for, parameters included, and `Auto`), parsed from and printed as the
+//!   stable names (`for_n:128`);
+//! - `StreamView`, the dispatch of the operation set over every encoding's view, its opening from bytes
+//!   and the cascade it was written with;
+//! - the dispatch of estimating and encoding by id.
+
+/// See the module documentation; invoked once, in `encodings/mod.rs`.
+macro_rules! registry {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident $({ $param:ident })? = $id:literal, $name:literal, $path:literal,
+            $module:ident :: { $encoder:ident, $view:ty };
+    )*) => {
+        $(
+            #[path = $path]
+            pub(crate) mod $module;
+        )*
+
+        /// Stable identifiers of encodings, as stored in bytes and printed by tools. Add, never renumber.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u8)]
+        pub enum EncodingId {
+            $( $(#[doc = $doc])* $variant = $id, )*
+        }
+
+        impl EncodingId {
+            /// Every encoding, in the registry's order: the selector's order of preference on equal
+            /// estimates (the cheaper to read first).
+            pub const ALL: [EncodingId; [$($id),*].len()] = [$(EncodingId::$variant),*];
+
+            /// The stable name (`"plain"`, `"for_n"`, ...).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(EncodingId::$variant => $name,)*
+                }
+            }
+
+            /// Parses a stored id.
+            pub fn from_id(id: u8) -> Result<EncodingId> {
+                match id {
+                    $($id => Ok(EncodingId::$variant),)*
+                    _ => Err(Error::UnknownEncoding(id)),
+                }
+            }
+
+            /// The encoding named `name` (without a parameter).
+            pub fn from_name(name: &str) -> Option<EncodingId> {
+                match name {
+                    $($name => Some(EncodingId::$variant),)*
+                    _ => None,
+                }
+            }
+
+            /// What each child stream holds, in order; empty for encodings without children.
+            pub fn child_names(self) -> &'static [&'static str] {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::CHILDREN,)*
+                }
+            }
+
+            /// The parameter it takes, if any.
+            pub fn parameter(self) -> Option<Parameter> {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::PARAMETER,)*
+                }
+            }
+
+            /// What data it needs.
+            pub fn requires(self) -> Requirement {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::REQUIRES,)*
+                }
+            }
+
+            /// Whether [`Encoding::Auto`] may choose it.
+            pub fn chosen_by_auto(self) -> bool {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::CHOSEN_BY_AUTO,)*
+                }
+            }
+
+            /// Whether its size follows from min, max and OR alone.
+            pub(crate) fn sized_by_stats(self) -> bool {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::SIZED_BY_STATS,)*
+                }
+            }
+
+            /// Whether the selector takes it at once when it applies.
+            pub(crate) fn taken_at_once(self) -> bool {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::TAKEN_AT_ONCE,)*
+                }
+            }
+
+            /// Why the selector took it at once, for the explain record.
+            pub(crate) fn taken_because(self) -> &'static str {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::TAKEN_BECAUSE,)*
+                }
+            }
+
+            /// Why `shape` rules it out, if it does.
+            pub(crate) fn pruned(self, shape: &dyn Shape) -> Option<&'static str> {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::pruned(shape),)*
+                }
+            }
+
+            /// The width the cost model prices it at on a stream of this shape.
+            pub(crate) fn cost_width(self, shape: &dyn Shape) -> u32 {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::cost_width(shape),)*
+                }
+            }
+
+            /// Values on which it is the natural choice at `width` bits, for calibration.
+            pub(crate) fn calibration_values(self, width: u32, n: usize, rng: &mut SplitMix) -> Vec<u64> {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::calibration_values(width, n, rng),)*
+                }
+            }
+
+            /// Estimated body bytes of `values` (see [`Encoder::estimate`]).
+            pub(crate) fn estimate<T: LwcInt>(
+                self,
+                values: &[T],
+                stats: &Stats<T>,
+                parameter: u32,
+                children: &impl Children,
+            ) -> Option<usize> {
+                match self {
+                    $(EncodingId::$variant =>
+                        <$module::$encoder as Encoder>::estimate(values, stats, parameter, children),)*
+                }
+            }
+
+            /// Estimated body bytes of a stream from a sample of it (see [`Encoder::estimate_from_sample`]).
+            pub(crate) fn estimate_from_sample<T: LwcInt>(
+                self,
+                sample: &[T],
+                stats: &Stats<T>,
+                parameter: u32,
+                children: &impl Children,
+                shape: &dyn Shape,
+            ) -> Option<usize> {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::estimate_from_sample(
+                        sample, stats, parameter, children, shape,
+                    ),)*
+                }
+            }
+
+            /// Writes `values` as this encoding: the id byte, then the body.
+            pub(crate) fn encode<T: LwcInt>(
+                self,
+                values: &[T],
+                stats: &Stats<T>,
+                parameter: u32,
+                children: &impl Children,
+                out: &mut Writer,
+            ) -> Result<()> {
+                out.u8(self as u8);
+                match self {
+                    $(EncodingId::$variant =>
+                        <$module::$encoder as Encoder>::encode(values, stats, parameter, children, out),)*
+                }
+            }
+        }
+
+        impl std::fmt::Display for EncodingId {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        /// How to encode a stream: a fixed encoding (with its parameter), or `Auto`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+        pub enum Encoding {
+            $(
+                $(#[doc = $doc])*
+                $variant $({
+                    #[doc = concat!("The ", stringify!($param), ".")]
+                    $param: u32
+                })?,
+            )*
+            /// Chooses each stream's encoding from its data and the [`Objective`](crate::Objective).
+            #[default]
+            Auto,
+        }
+
+        impl Encoding {
+            /// The stored encoding, `None` for [`Encoding::Auto`].
+            pub fn id(self) -> Option<EncodingId> {
+                match self {
+                    $(Encoding::$variant { .. } => Some(EncodingId::$variant),)*
+                    Encoding::Auto => None,
+                }
+            }
+
+            /// The parameter's value, for encodings that take one.
+            pub fn parameter(self) -> Option<u32> {
+                match self {
+                    $($(Encoding::$variant { $param } => Some($param),)?)*
+                    _ => None,
+                }
+            }
+
+            /// `id` with its parameter set to `parameter` (ignored by encodings without one).
+            pub fn with_parameter(id: EncodingId, parameter: u32) -> Encoding {
+                match id {
+                    $(EncodingId::$variant => {
+                        let _ = parameter;
+                        Encoding::$variant $({ $param: parameter })?
+                    })*
+                }
+            }
+        }
+
+        /// A view over any encoded stream: dispatch of the operation set to the encoding's view.
+        pub(crate) enum StreamView<'a, T: LwcInt> {
+            $($variant($view),)*
+        }
+
+        impl<'a, T: LwcInt> StreamView<'a, T> {
+            /// Validates and opens a stream of `n` values.
+            pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+                StreamView::open_nested(r, n, 0)
+            }
+
+            /// Opens a stream that sits `depth` child streams deep.
+            pub fn open_nested(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
+                // Children open recursively: bound the depth (writers stack at most MAX_CASCADE_DEPTH
+                // streams), or a few bytes per level of corrupt input (dictionaries of dictionaries)
+                // overflow the stack.
+                if depth >= MAX_CASCADE_DEPTH {
+                    return Err(Error::Corrupt(format!("streams nested deeper than {MAX_CASCADE_DEPTH} levels")));
+                }
+                Ok(match EncodingId::from_id(r.u8("stream encoding id")?)? {
+                    $(EncodingId::$variant => StreamView::$variant(<$view as OpenStream<'a, T>>::open(r, n, depth)?),)*
+                })
+            }
+
+            /// The encoding of the stream.
+            pub fn encoding(&self) -> EncodingId {
+                match self {
+                    $(StreamView::$variant(_) => EncodingId::$variant,)*
+                }
+            }
+
+            /// The cascade the stream was written with, as its bytes say.
+            pub fn cascade(&self) -> Cascade {
+                match self {
+                    $(StreamView::$variant(v) => {
+                        let parameter = OpenStream::<'a, T>::parameter(v).unwrap_or(0);
+                        Cascade::read(
+                            Encoding::with_parameter(EncodingId::$variant, parameter),
+                            OpenStream::<'a, T>::child_cascades(v),
+                        )
+                    })*
+                }
+            }
+        }
+
+        impl<T: LwcInt> StreamOps<T> for StreamView<'_, T> {
+            fn len(&self) -> usize {
+                match self {
+                    $(StreamView::$variant(v) => v.len(),)*
+                }
+            }
+            fn decode_into(&self, start: usize, out: &mut [T]) {
+                match self {
+                    $(StreamView::$variant(v) => v.decode_into(start, out),)*
+                }
+            }
+            #[inline(always)]
+            fn get(&self, i: usize) -> T {
+                match self {
+                    $(StreamView::$variant(v) => v.get(i),)*
+                }
+            }
+            fn take_into(&self, positions: &[u32], out: &mut [T]) {
+                match self {
+                    $(StreamView::$variant(v) => v.take_into(positions, out),)*
+                }
+            }
+            fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
+                match self {
+                    $(StreamView::$variant(v) => v.take_sorted_into(positions, out),)*
+                }
+            }
+            fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {
+                match self {
+                    $(StreamView::$variant(v) => v.filter_range(lo, hi, out),)*
+                }
+            }
+            fn filter_in(&self, set: &[T], out: &mut Bitmap) {
+                match self {
+                    $(StreamView::$variant(v) => v.filter_in(set, out),)*
+                }
+            }
+            fn sum(&self) -> i128 {
+                match self {
+                    $(StreamView::$variant(v) => v.sum(),)*
+                }
+            }
+            fn aggregate(&self, selection: &Selection) -> SumMinMax<T> {
+                match self {
+                    $(StreamView::$variant(v) => v.aggregate(selection),)*
+                }
+            }
+            fn for_each_block(&self, f: impl FnMut(usize, &[T])) {
+                match self {
+                    $(StreamView::$variant(v) => v.for_each_block(f),)*
+                }
+            }
+        }
+    };
+}

@@ -1,0 +1,95 @@
+//! What is known about a stream before it is encoded: the one pass every encoder needs ([`Stats`]), the
+//! facts the selector finds on a sample ([`Shape`], implemented by the selector's profile), and a small
+//! deterministic generator for samples and calibration data.
+//!
+//! Encodings read these to say when they apply and what they cost; the selector computes them. Both depend
+//! on this module, so facts flow down to encodings without encodings knowing the selector.
+
+use crate::types::{LwcInt, Word};
+
+/// What one pass over the values tells every encoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stats<T: LwcInt> {
+    pub min: T,
+    pub max: T,
+    /// OR of all values' bits: its width is the width plain bit packing needs.
+    pub or_bits: T::Unsigned,
+}
+
+impl<T: LwcInt> Stats<T> {
+    pub fn compute(values: &[T]) -> Stats<T> {
+        let (mut min, mut max, mut or_bits) = (T::MAX, T::MIN, T::Unsigned::ZERO);
+        for &v in values {
+            min = min.min(v);
+            max = max.max(v);
+            or_bits = or_bits | v.to_bits();
+        }
+        if values.is_empty() {
+            (min, max) = (T::default(), T::default());
+        }
+        Stats { min, max, or_bits }
+    }
+
+    /// Bits of `max - min`: the width of frame-of-reference residuals.
+    pub fn range_bits(&self) -> u32 {
+        self.max.offset_from(self.min).bits_used()
+    }
+}
+
+/// The facts about a stream that say which encodings apply and what they cost. Sample-based facts are
+/// computed on first use (a constant stream is recognized from its [`Stats`] alone).
+pub(crate) trait Shape {
+    /// Values in the stream.
+    fn rows(&self) -> usize;
+    /// Bits of `max - min`.
+    fn range_bits(&self) -> u32;
+    /// Bits of the OR of all values: the width plain bit packing needs.
+    fn or_bits(&self) -> u32;
+    /// Values the sample holds (all of them for short streams).
+    fn sample_rows(&self) -> usize;
+    /// Runs of equal neighbours in the sample.
+    fn runs(&self) -> usize;
+    /// Every step inside the sample's runs is the same: the stream looks like an arithmetic sequence.
+    fn uniform_step(&self) -> bool;
+    /// The stream is (a child of) a sample being estimated, and only where the sample's runs meet does its
+    /// step break: the stream it stands for would be a sequence.
+    fn seams_only_break_the_step(&self) -> bool;
+    /// The values never decrease (in the sample).
+    fn ascending(&self) -> bool;
+    /// Bits of the widest difference between neighbours (one more when they go both ways).
+    fn delta_bits(&self) -> u32;
+    /// Greatest common divisor of every value's offset from the minimum, checked on the whole stream
+    /// (0 when all are equal).
+    fn divisor(&self) -> u64;
+    /// Distinct values among as many rows spread over the stream as the sample holds.
+    fn distinct(&self) -> usize;
+    /// Distinct values in the whole stream, estimated.
+    fn distinct_estimate(&self) -> usize;
+    /// Whether the sample holds the stream's min and max.
+    fn sample_has_extremes(&self) -> bool;
+    /// Rows of the stream per row of the sample (1 when the sample is the stream).
+    fn scale(&self) -> f64;
+}
+
+/// Bits needed to write `x`.
+pub(crate) fn bits(x: usize) -> u32 {
+    usize::BITS - x.leading_zeros()
+}
+
+/// A small deterministic generator (SplitMix64): samples and calibration data are the same on every run.
+pub(crate) struct SplitMix(pub u64);
+
+impl SplitMix {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next() as u128 * n as u128) >> 64) as usize
+    }
+}
