@@ -39,6 +39,8 @@
 //! (segments behind global row ids).
 
 #![warn(missing_docs)]
+// `unsafe` lives in the kernels only (each block with a SAFETY comment and a test that hits its bounds).
+#![deny(unsafe_code)]
 
 pub mod bitmap;
 pub mod bytes;
@@ -47,6 +49,7 @@ pub mod column;
 pub mod encodings;
 pub mod error;
 mod hashing;
+#[allow(unsafe_code)]
 pub mod kernels;
 pub mod predicate;
 pub mod segment;

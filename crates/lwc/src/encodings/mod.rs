@@ -72,7 +72,7 @@ registry! {
     Varint = 12, "varint", "ints/varint.rs", varint::{Varint, varint::VarintView<'a, T>};
     /// Differences between neighbours (zigzagged unless the values never decrease) and the full value
     /// every `stride` rows (a power of two in 16 ..= 65,536; seed 001's data points), both child streams.
-    Delta { stride } = 8, "delta", "ints/delta.rs", delta::{Delta, Box<delta::DeltaView<'a, T>>};
+    Delta { stride } = 8, "delta", "ints/delta/mod.rs", delta::{Delta, Box<delta::DeltaView<'a, T>>};
     /// Run-end encoding: one value and one exclusive end row per run, as child streams.
     Rle = 11, "rle", "ints/rle.rs", rle::{Rle, Box<rle::RleView<'a, T>>};
     /// Double delta: zigzag second differences bit-packed, the value and first delta stored every

@@ -54,7 +54,7 @@ pub fn filter_range_packed<U: Word>(packed: &[u8], n: usize, w: u32, lo: U, span
         assert!(packed.len() >= bitpack::packed_len(n, w), "packed stream too short");
         let full = n / 64;
         let (lo32, span32) = (lo.to_u64() as u32, span.to_u64() as u32);
-        if bitpack::simd::filter_u32(packed, w, lo32, span32, &mut out[..full]) {
+        if bitpack::x86_scan::filter_u32(packed, w, lo32, span32, &mut out[..full]) {
             if full * 64 < n {
                 let mut tail = [U::ZERO; 64];
                 let tail = &mut tail[..n - full * 64];
@@ -109,7 +109,7 @@ pub fn sum_packed<U: Word>(packed: &[u8], n: usize, w: u32) -> u128 {
     if U::BITS == 32 {
         assert!(packed.len() >= bitpack::packed_len(n, w), "packed stream too short");
         let groups = n / 8;
-        if let Some(body) = bitpack::simd::sum_u32(packed, w, groups) {
+        if let Some(body) = bitpack::x86_scan::sum_u32(packed, w, groups) {
             let mut tail = [U::ZERO; 8];
             let tail = &mut tail[..n - groups * 8];
             bitpack::unpack_range(packed, n, w, U::ZERO, groups * 8, tail);

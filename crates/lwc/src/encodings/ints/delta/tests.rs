@@ -1,0 +1,193 @@
+//! Round trips, sorted walks and estimates of `delta`, at several strides and shapes.
+
+use super::*;
+use crate::bytes::AlignedBytes;
+use crate::column::{EncodeOptions, EncodedColumn};
+use crate::encodings::encode_stream;
+
+fn encode<T: LwcInt>(values: &[T], cascade: &str) -> AlignedBytes {
+    let mut w = Writer::new();
+    encode_stream(values, &cascade.parse().unwrap(), Default::default(), &mut w).unwrap();
+    w.into_aligned()
+}
+
+fn open<'a, T: LwcInt>(bytes: &'a [u8], n: usize) -> Result<StreamView<'a, T>> {
+    let mut r = Reader::new(bytes);
+    let view = StreamView::open(&mut r, n)?;
+    r.finish("delta stream")?;
+    Ok(view)
+}
+
+/// Every operation of the delta stream of `values` against the values themselves.
+fn check<T: LwcInt>(values: &[T], cascade: &str) {
+    let n = values.len();
+    let what = format!("{} {cascade}, {n} values", T::TYPE);
+    let bytes = encode(values, cascade);
+    let view = open::<T>(&bytes, n).unwrap();
+    assert_eq!(view.encoding(), crate::EncodingId::Delta, "{what}");
+    assert_eq!(view.cascade().to_string().split('(').next(), cascade.split('(').next(), "{what}");
+
+    let mut all = vec![T::default(); n];
+    view.decode_into(0, &mut all);
+    assert_eq!(all, values, "{what}: decode");
+    let edges = [0, 1, 15, 16, 17, 63, 64, 65, 1023, 1024, 1025, n / 2, n.saturating_sub(1)];
+    for &start in edges.iter().filter(|&&s| s < n) {
+        for len in [1, 2, 17, 1000, 3000] {
+            let len = len.min(n - start);
+            let mut out = vec![T::default(); len];
+            view.decode_into(start, &mut out);
+            assert_eq!(out, &values[start..start + len], "{what}: decode {start}+{len}");
+        }
+    }
+    for (i, &v) in values.iter().enumerate().step_by(1 + n / 3000) {
+        assert_eq!(view.get(i), v, "{what}: get {i}");
+    }
+
+    let mut x = n as u64 ^ 0x9E37_79B9_7F4A_7C15;
+    let mut random = |k: usize| -> Vec<u32> {
+        (0..k)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % n.max(1) as u64) as u32
+            })
+            .collect()
+    };
+    for k in [1, 5, SORT_FROM, 200, 5000] {
+        if n == 0 {
+            break;
+        }
+        let mut positions = random(k);
+        let mut out = vec![T::default(); k];
+        view.take_into(&positions, &mut out);
+        let expect: Vec<T> = positions.iter().map(|&p| values[p as usize]).collect();
+        assert_eq!(out, expect, "{what}: take {k}");
+        positions.sort_unstable();
+        view.take_sorted_into(&positions, &mut out);
+        let expect: Vec<T> = positions.iter().map(|&p| values[p as usize]).collect();
+        assert_eq!(out, expect, "{what}: take {k} sorted");
+    }
+
+    let mut constants: Vec<T> = vec![T::MIN, T::MAX];
+    constants.extend(values.iter().step_by(1 + n / 7).copied());
+    constants.extend(values.iter().step_by(1 + n / 5).map(|&v| T::add_offset(v, T::Unsigned::from_u64(1))));
+    for &lo in &constants {
+        for &hi in constants.iter().filter(|&&hi| hi >= lo) {
+            let mut bits = Bitmap::new_clear(n);
+            view.filter_range(lo, hi, &mut bits);
+            let expect: Vec<bool> = values.iter().map(|v| lo <= *v && *v <= hi).collect();
+            assert_eq!(bits, Bitmap::from_bools(&expect), "{what}: filter {lo:?}..={hi:?}");
+        }
+    }
+    let mut set: Vec<T> = constants.clone();
+    set.sort_unstable();
+    set.dedup();
+    let mut bits = Bitmap::new_clear(n);
+    view.filter_in(&set, &mut bits);
+    let expect: Vec<bool> = values.iter().map(|v| set.binary_search(v).is_ok()).collect();
+    assert_eq!(bits, Bitmap::from_bools(&expect), "{what}: filter in");
+
+    assert_eq!(view.sum(), values.iter().map(|v| v.to_i128()).sum::<i128>(), "{what}: sum");
+    let picked: Vec<u32> = (0..n as u32).filter(|p| p % 7 == 0 || (p / 3000) % 2 == 1).collect();
+    let expect = SumMinMax::of(&picked.iter().map(|&p| values[p as usize]).collect::<Vec<_>>());
+    assert_eq!(view.aggregate(&Selection::Positions(picked.clone())), expect, "{what}: aggregate positions");
+    let bitmap = Selection::Bitmap(Bitmap::from_positions(&picked, n));
+    assert_eq!(view.aggregate(&bitmap), expect, "{what}: aggregate bitmap");
+}
+
+use crate::encodings::test_shapes::{l_orderkey, o_orderkey};
+
+#[test]
+fn every_operation_on_keys_at_every_stride() {
+    for stride in [16, 64, 1024, 65_536] {
+        let name = format!("delta:{stride}");
+        let cascade = if stride == DEFAULT_STRIDE { "delta" } else { &name };
+        check(&o_orderkey(5000), cascade);
+        check(&l_orderkey(5000), cascade);
+        let descending: Vec<i32> = l_orderkey(3000).iter().map(|&k| -(k as i32)).collect();
+        check(&descending, cascade);
+    }
+    check(&l_orderkey(5000), "delta:16(dict, for)");
+    check(&o_orderkey(5000), "delta(dict(bitpack))");
+    check(&o_orderkey(5000), "delta(auto, auto)");
+}
+
+#[test]
+fn extremes_wrap_exactly() {
+    let mut swings: Vec<i64> = (0..3000).map(|i| if i % 3 == 0 { i64::MIN } else { i64::MAX - i }).collect();
+    check(&swings, "delta:16");
+    swings.sort_unstable();
+    check(&swings, "delta:16");
+    let extremes = [u64::MIN, u64::MAX, 0, u64::MAX, 1, u64::MAX - 1];
+    check(&extremes.repeat(50), "delta:16");
+    check(&[i8::MIN, i8::MAX, i8::MIN, 0, i8::MAX].repeat(40), "delta:64");
+    let wrapping: Vec<u8> = (0..2000u32).map(|i| (i * 3) as u8).collect();
+    check(&wrapping, "delta:16");
+    check(&[u16::MAX, u16::MAX, u16::MAX], "delta");
+    check(&[i32::MIN, 0, i32::MAX], "delta:65536");
+}
+
+#[test]
+fn strides_longer_than_the_data_and_tiny_data() {
+    check::<u32>(&[], "delta");
+    check(&[7u32], "delta");
+    check(&[7u32, 3], "delta:16");
+    for n in [15, 16, 17, 33] {
+        check(&o_orderkey(n), "delta:16");
+        check(&l_orderkey(n).iter().map(|&k| k as i16).rev().collect::<Vec<_>>(), "delta:65536");
+    }
+}
+
+#[test]
+fn estimates_are_the_encoded_size() {
+    for values in [o_orderkey(10_000), l_orderkey(10_000), l_orderkey(777).into_iter().rev().collect()] {
+        for stride in [16, 1024] {
+            let estimate = crate::encodings::estimate_stream(&values, Encoding::Delta { stride }).unwrap();
+            assert_eq!(estimate + 1, encode(&values, &format!("delta:{stride}")).len());
+        }
+    }
+}
+
+#[test]
+fn bad_strides_and_flags_are_rejected() {
+    let values = o_orderkey(100);
+    for stride in [0, 8, 24, 1 << 17] {
+        let mut w = Writer::new();
+        let cascade = Encoding::Delta { stride }.into();
+        assert!(
+            matches!(encode_stream(&values, &cascade, Default::default(), &mut w), Err(Error::InvalidArgument(_))),
+            "{stride}"
+        );
+    }
+    let bytes = encode(&values, "delta:16").to_vec();
+    for (at, byte) in [(1, 8u8), (2, 1), (1, 17), (5, 2), (5, 0x81)] {
+        let mut bad = bytes.clone();
+        bad[at] = byte;
+        let bad = AlignedBytes::copy_from(&bad);
+        assert!(matches!(open::<u32>(&bad, 100), Err(Error::Corrupt(_))), "byte {at} = {byte}");
+    }
+    let truncated = AlignedBytes::copy_from(&bytes[..bytes.len() - 1]);
+    assert!(open::<u32>(&truncated, 100).is_err());
+    assert!(open::<u32>(&AlignedBytes::copy_from(&bytes), 101).is_err(), "children hold 100 values");
+}
+
+#[test]
+fn views_stay_send_and_sync() {
+    fn send_sync<V: Send + Sync>() {}
+    send_sync::<DeltaView<'static, i64>>();
+    send_sync::<crate::Segment<'static, u8>>();
+}
+
+/// o_orderkey at TPC-H scale factor 1 (1,500,000 keys) in 65,536-row segments stays within 200 KB with
+/// its deltas (two distinct steps, 1 and 25) in a dictionary.
+#[test]
+fn o_orderkey_at_sf1_fits_200_kb() {
+    let keys = o_orderkey(1_500_000);
+    let cascade: Cascade = "delta(dict)".parse().unwrap();
+    let column = EncodedColumn::encode(&keys, None, EncodeOptions::with_encoding(cascade)).unwrap();
+    let bytes = column.as_bytes().len();
+    assert!(bytes <= 200_000, "{bytes} bytes");
+    let open = column.open::<u32>().unwrap();
+    assert_eq!(open.get(1_234_567).unwrap(), Some(keys[1_234_567]));
+}

@@ -1,0 +1,241 @@
+//! Walking the deltas: a cursor moved forward from a data point, summing deltas in place or between
+//! positions, so decodes, gets and sorted takes each touch only the strides they need, and a sorted take
+//! walks each stride once.
+
+use super::*;
+
+/// Where a walk through the deltas stands: a row and its value.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Cursor<T> {
+    pub(super) row: usize,
+    pub(super) value: T,
+}
+
+impl<'a, T: LwcInt> DeltaView<'a, T> {
+
+    /// Rows per data point.
+    pub fn stride(&self) -> u32 {
+        1 << self.shift
+    }
+
+    /// The cascade of the deltas' stream.
+    pub fn deltas_cascade(&self) -> Cascade {
+        self.deltas.cascade()
+    }
+
+    pub fn data_points(&self) -> &StreamView<'a, T> {
+        &self.data_points
+    }
+
+    /// The data point of `row`'s stride (`row < len()`).
+    pub(super) fn data_point(&self, row: usize) -> Cursor<T> {
+        let s = row >> self.shift;
+        Cursor { row: s << self.shift, value: self.data_points.get(s) }
+    }
+
+    /// A cursor at `row`: moved forward from `from` when that stands in `row`'s stride at or before it,
+    /// else from `row`'s data point. The deltas between are summed in `scratch`, not written out.
+    pub(super) fn seek(&self, from: Option<Cursor<T>>, row: usize, scratch: &mut [T::Unsigned]) -> Cursor<T> {
+        let mut c = match from {
+            Some(c) if c.row <= row && c.row >> self.shift == row >> self.shift => c,
+            _ => self.data_point(row),
+        };
+        let chunk = scratch.len();
+        while c.row < row {
+            let deltas = &mut scratch[..(row - c.row).min(chunk)];
+            self.deltas.decode_into(c.row + 1, deltas);
+            c.value = T::add_offset(c.value, prefix::delta_sum(deltas, self.zigzag));
+            c.row += deltas.len();
+        }
+        c
+    }
+
+    /// Writes the rows after `cursor` into `out` (they exist) and moves the cursor to the last of them:
+    /// the deltas are decoded in place and summed into values there.
+    pub(super) fn extend(&self, cursor: &mut Cursor<T>, out: &mut [T]) {
+        if out.is_empty() {
+            return;
+        }
+        let words: &mut [T::Unsigned] = bytemuck::cast_slice_mut(out);
+        self.deltas.decode_into(cursor.row + 1, words);
+        let last = prefix::prefix_sum(cursor.value.to_bits(), words, self.zigzag);
+        *cursor = Cursor { row: cursor.row + out.len(), value: T::from_bits(last) };
+    }
+
+    /// Rows `start .. start + out.len()` into `out`, continuing from `cursor` where it can (see
+    /// [`DeltaView::seek`]); leaves the cursor at the last row written.
+    pub(super) fn fill(&self, cursor: &mut Option<Cursor<T>>, start: usize, out: &mut [T], scratch: &mut [T::Unsigned]) {
+        let Some((first, rest)) = out.split_first_mut() else {
+            return;
+        };
+        let mut c = self.seek(*cursor, start, scratch);
+        *first = c.value;
+        self.extend(&mut c, rest);
+        *cursor = Some(c);
+    }
+
+    /// `out[k] = values[positions[k]]` for ascending positions, walking on from `cursor`.
+    ///
+    /// Window by window: the deltas from the cursor to the last position within a block of rows are
+    /// decoded with one call, then prefix-summed where positions are dense, or summed between positions
+    /// where they are sparse; then a window ends with its stride, and a position in a later stride starts
+    /// from its data point.
+    pub(super) fn walk(&self, cursor: &mut Option<Cursor<T>>, positions: &[u32], out: &mut [T]) {
+        let mut deltas = [T::Unsigned::ZERO; BLOCK];
+        let mut k = 0;
+        while k < positions.len() {
+            let p = positions[k] as usize;
+            let mut c = match *cursor {
+                Some(c) if c.row <= p && c.row >> self.shift == p >> self.shift => c,
+                _ => self.data_point(p),
+            };
+            if p - c.row > BLOCK {
+                c = self.seek(Some(c), p, &mut deltas);
+            }
+            // Dense positions run on across data points; sparse ones stay in the stride, so that a later
+            // stride starts from its data point instead of from the deltas before it.
+            let mut run = count_up_to(&positions[k..], c.row + BLOCK);
+            if !self.dense(positions[k + run - 1] as usize - c.row, run) {
+                run = count_up_to(&positions[k..k + run], c.row | (self.stride() as usize - 1));
+            }
+            let (first, last) = (c.row, positions[k + run - 1] as usize);
+            let deltas = &mut deltas[..last - first];
+            self.deltas.decode_into(first + 1, deltas);
+            let (positions, out) = (&positions[k..k + run], &mut out[k..k + run]);
+            if self.dense(deltas.len(), run) {
+                let last_value = prefix::prefix_sum(c.value.to_bits(), deltas, self.zigzag);
+                for (o, &q) in out.iter_mut().zip(positions) {
+                    let q = q as usize - first;
+                    *o = if q == 0 { c.value } else { T::from_bits(deltas[q - 1]) };
+                }
+                c = Cursor { row: last, value: T::from_bits(last_value) };
+            } else {
+                for (o, &q) in out.iter_mut().zip(positions) {
+                    let (from, to) = (c.row - first, q as usize - first);
+                    c = Cursor {
+                        row: q as usize,
+                        value: T::add_offset(c.value, prefix::delta_sum(&deltas[from..to], self.zigzag)),
+                    };
+                    *o = c.value;
+                }
+            }
+            *cursor = Some(c);
+            k += run;
+        }
+    }
+
+    /// Whether `positions` in a span of `rows` are served best by one prefix sum over them (see [`DENSE_GAP`]).
+    pub(super) fn dense(&self, rows: usize, positions: usize) -> bool {
+        let gap = if (self.stride() as usize) < SMALL_STRIDE { SMALL_STRIDE_GAP } else { DENSE_GAP };
+        rows <= gap * positions
+    }
+
+    /// Runs `f` with a buffer in which a seek over `gap` deltas sums them in one piece (up to a block).
+    pub(super) fn with_scratch<R>(gap: usize, f: impl FnOnce(&mut [T::Unsigned]) -> R) -> R {
+        if gap <= SHORT_SEEK {
+            f(&mut [T::Unsigned::ZERO; SHORT_SEEK])
+        } else {
+            f(&mut [T::Unsigned::ZERO; BLOCK])
+        }
+    }
+
+    /// Rows whose value satisfies `pred`, which holds for a prefix of the (monotone) values: a binary
+    /// search over the data points, then a scan of the one stride where `pred` stops holding.
+    pub(super) fn rows_before(&self, pred: impl Fn(&T) -> bool) -> usize {
+        let (mut lo, mut hi) = (0, self.data_points.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if pred(&self.data_points.get(mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if lo == 0 {
+            return 0;
+        }
+        // The stride's first value satisfies `pred`. Whole blocks of deltas are summed and passed over
+        // while the value at their end still does; the block where it stops is prefix-summed and searched.
+        let (start, end) = ((lo - 1) << self.shift, (lo << self.shift).min(self.len()));
+        let (mut value, mut buf) = (self.data_points.get(lo - 1), [T::Unsigned::ZERO; BLOCK]);
+        for from in (start + 1..end).step_by(BLOCK) {
+            let deltas = &mut buf[..(end - from).min(BLOCK)];
+            self.deltas.decode_into(from, deltas);
+            let next = T::add_offset(value, prefix::delta_sum(deltas, self.zigzag));
+            if pred(&next) {
+                value = next;
+                continue;
+            }
+            prefix::prefix_sum(value.to_bits(), deltas, self.zigzag);
+            return from + deltas.partition_point(|d| pred(&T::from_bits(*d)));
+        }
+        end
+    }
+
+    /// Sum of monotone values in closed form: row 0 holds data point 0 and the delta of row `j` adds to
+    /// every row from `j` on (the header layout keeps every delta), so the sum is
+    /// `n · v0 + Σ deltas[j] · (n - j)`, exact since monotone values never wrap.
+    pub(super) fn sum_monotone(&self) -> i128 {
+        let n = self.len();
+        if n == 0 {
+            return 0;
+        }
+        let mut total = n as i128 * self.data_points.get(0).to_i128();
+        let mut buf = [T::Unsigned::ZERO; BLOCK];
+        for from in (1..n).step_by(BLOCK) {
+            let end = (from + BLOCK).min(n);
+            let deltas = &mut buf[..end - from];
+            self.deltas.decode_into(from, deltas);
+            // Weights `n - j` split as `(n - end) + (end - j)`: the block's sum, and a weighted sum with
+            // weights up to a block.
+            let (sum, within) = prefix::weighted_sums(deltas, (end - from) as u64);
+            let beyond = ((n - end) as u128).wrapping_mul(sum);
+            total = total.wrapping_add(beyond.wrapping_add(within) as i128);
+        }
+        total
+    }
+}
+
+/// How many of the ascending `positions` are at most `bound`, found by galloping from the front: windows
+/// usually hold few of a long list.
+pub(super) fn count_up_to(positions: &[u32], bound: usize) -> usize {
+    let mut end = 1;
+    while end < positions.len() && positions[end] as usize <= bound {
+        end *= 2;
+    }
+    let start = end / 2;
+    let end = end.min(positions.len());
+    start + positions[start..end].partition_point(|&q| q as usize <= bound)
+}
+
+/// Sets bits `start .. end` of `words`.
+pub(super) fn set_bits(words: &mut [u64], start: usize, end: usize) {
+    if start >= end {
+        return;
+    }
+    let (first, last) = (start / 64, (end - 1) / 64);
+    let low = u64::MAX << (start % 64);
+    let high = u64::MAX >> (63 - (end - 1) % 64);
+    if first == last {
+        words[first] |= low & high;
+    } else {
+        words[first] |= low;
+        words[first + 1..last].fill(u64::MAX);
+        words[last] |= high;
+    }
+}
+
+/// Positions of the set bits of `words` (bits `base ..`) into `out`; returns how many.
+pub(super) fn set_positions(words: &[u64], base: usize, out: &mut [u32]) -> usize {
+    let mut k = 0;
+    for (wi, &w) in words.iter().enumerate() {
+        let mut w = w;
+        while w != 0 {
+            out[k] = (base + wi * 64 + w.trailing_zeros() as usize) as u32;
+            k += 1;
+            w &= w - 1;
+        }
+    }
+    k
+}
+

@@ -1,0 +1,293 @@
+//! Round trips at every width and word, both decode paths, plans and their reach.
+
+use super::*;
+
+fn round_trip<U: Word>(values: &[U], w: u32) {
+    let mut packed = vec![0xAAu8; 3]; // an odd start: the layout needs no alignment
+    pack(values, w, &mut packed);
+    let packed = &packed[3..];
+    assert_eq!(packed.len(), packed_len(values.len(), w));
+    let mut out = vec![U::ZERO; values.len()];
+    unpack_range(packed, values.len(), w, U::ZERO, 0, &mut out);
+    assert_eq!(out, values, "w={w}");
+    if w > 0 {
+        for (i, &v) in values.iter().enumerate() {
+            assert_eq!(get(packed, w, U::low_mask(w), i), v, "get {i} w={w}");
+        }
+        let positions: Vec<u32> = (0..values.len() as u32).rev().collect();
+        let mut gathered = vec![U::ZERO; values.len()];
+        gather(packed, values.len(), w, U::ZERO, &positions, &mut gathered);
+        assert!(gathered.iter().rev().eq(values.iter()), "gather w={w}");
+    }
+    for (start, len) in [(1, 1030), (3, 5), (1023, 2), (1000, 1500), (2047, 1), (7, 9)] {
+        if start + len <= values.len() {
+            let mut part = vec![U::ZERO; len];
+            unpack_range(packed, values.len(), w, U::ZERO, start, &mut part);
+            assert_eq!(part, &values[start..start + len], "w={w} {start}+{len}");
+        }
+    }
+}
+
+/// Every decoding path against the others at width `w`: the dispatched `unpack_range` (AVX2 where
+/// the CPU has it), the scalar group decoder, `get`, the scalar and dispatched `gather`, and
+/// `gather_via_decode`, with a base that wraps, over odd starts and lengths.
+fn paths_agree<U: Word>(values: &[U], w: u32) {
+    let n = values.len();
+    let mut buf = vec![0x55u8; 5];
+    pack(values, w, &mut buf);
+    // An exact-length slice at an odd address: any read past the padding would panic or fail.
+    let packed = &buf[5..];
+    let base = U::MAX; // wraps every nonzero value
+    let expect: Vec<U> = values.iter().map(|&v| v.wrapping_add(base)).collect();
+    if w > 0 && n >= 8 {
+        // The scalar group decoder, also on CPUs where `unpack_range` takes the AVX2 path.
+        let groups = n / 8 * 8;
+        let mut scalar = vec![U::ZERO; groups];
+        unpack_groups_generic(packed, w, base, &mut scalar);
+        assert_eq!(scalar, expect[..groups], "scalar groups w={w}");
+        let mut dispatched = vec![U::ZERO; groups];
+        unpack_groups(packed, w, base, &mut dispatched);
+        assert_eq!(dispatched, expect[..groups], "dispatched groups w={w}");
+    }
+    for start in [0, 1, 3, 7, 8, 9, 61] {
+        for len in [0, 1, 7, 9, 15, 17, 31, 33, 63, 100, 257] {
+            let len = len.min(n.saturating_sub(start));
+            if start + len > n {
+                continue;
+            }
+            let mut part = vec![U::ZERO; len];
+            unpack_range(packed, n, w, base, start, &mut part);
+            assert_eq!(part, expect[start..start + len], "w={w} {start}+{len}");
+        }
+        // Up to the very last value.
+        if start <= n {
+            let mut part = vec![U::ZERO; n - start];
+            unpack_range(packed, n, w, base, start, &mut part);
+            assert_eq!(part, expect[start..], "w={w} {start}..");
+        }
+    }
+    if w == 0 || n == 0 {
+        return;
+    }
+    let mask = U::low_mask(w);
+    assert_eq!(get(packed, w, mask, 0), values[0]);
+    assert_eq!(get(packed, w, mask, n - 1), values[n - 1]);
+    // Positions with repeats, the first and the last, more than one gather chunk.
+    let positions: Vec<u32> = (0..GATHER_CHUNK as u32 * 2 + 13)
+        .map(|k| match k % 5 {
+            0 => 0,
+            1 => n as u32 - 1,
+            _ => k.wrapping_mul(2_654_435_761) % n as u32,
+        })
+        .collect();
+    let want: Vec<U> = positions.iter().map(|&i| expect[i as usize]).collect();
+    let mut got = vec![U::ZERO; positions.len()];
+    gather(packed, n, w, base, &positions, &mut got);
+    assert_eq!(got, want, "gather w={w}");
+    got.fill(U::ZERO);
+    // SAFETY: width in range, `packed` is a whole stream of `n` values, equal lengths, positions `< n`.
+    unsafe { gather_generic(packed, w, base, &positions, &mut got) };
+    assert_eq!(got, want, "scalar gather w={w}");
+    got.fill(U::ZERO);
+    let mut scratch = Vec::new();
+    gather_via_decode(packed, n, w, base, &positions, &mut got, &mut scratch);
+    assert_eq!(got, want, "gather via decode w={w}");
+}
+
+#[test]
+fn all_paths_agree_for_every_width_of_every_word() {
+    fn run<U: Word>() {
+        for w in 0..=U::BITS {
+            for n in [1, 7, 8, 9, 31, 32, 33, 64 + 7, 200, 1024 + 9] {
+                let values: Vec<U> = (0..n as u64)
+                    .map(|i| U::from_u64(i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17)))
+                    .map(|v| v & U::low_mask(w))
+                    .collect();
+                paths_agree(&values, w);
+            }
+            // All ones: every bit of every value set, including each value's top byte.
+            paths_agree(&[U::low_mask(w); 77], w);
+        }
+    }
+    run::<u8>();
+    run::<u16>();
+    on_every_u32_path(run::<u32>);
+    run::<u64>();
+}
+
+/// Runs `f` on every `u32` decoding path this CPU has: the default one (the VBMI permute modes where
+/// the CPU has them), then, on a CPU with VBMI, the AVX2 path it would otherwise skip.
+fn on_every_u32_path(f: impl Fn()) {
+    f();
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_vbmi() {
+        x86::avx2_only(f);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn simd_tables_stay_inside_their_halves() {
+    use x86::{NARROW, PERMUTE, PERMUTE_WIDE, SINGLE, WIDE};
+    for w in 1..=32 {
+        let plan = x86::Plan32::new(w); // asserts every index lies in its 16-byte half
+        let (mode, vbmi_mode) = plan.modes();
+        for m in [mode, vbmi_mode] {
+            assert!(plan.reach_in(m) <= w as usize + PADDING, "w={w} mode={m}");
+        }
+        // Groups at their first value: the widths each mode serves (fifth bytes only at 26..=31,
+        // where a value can start at bit `33 - w` or above of its first byte).
+        let want = match w {
+            1..=14 => (SINGLE, SINGLE),
+            _ if mode == WIDE => (WIDE, PERMUTE_WIDE),
+            _ => (NARROW, PERMUTE),
+        };
+        assert_eq!((mode, vbmi_mode), want, "w={w}");
+        assert!(mode != WIDE || (26..=31).contains(&w), "w={w}");
+    }
+    for w in 1..=56 {
+        let plan = x86::Plan64::new(w);
+        assert!(plan.reach() <= w as usize + PADDING);
+    }
+}
+
+/// `u32` decoding into outputs at every offset from a 32-byte boundary, from every start within a
+/// group, at every width: the aligned runs (whatever their start in their group), the values one
+/// at a time around them, and the group path where no plan fits.
+#[test]
+fn u32_decodes_at_every_output_alignment_and_start() {
+    on_every_u32_path(u32_decodes_at_every_output_alignment_and_start_on_this_path);
+}
+
+fn u32_decodes_at_every_output_alignment_and_start_on_this_path() {
+    for w in 1..=32 {
+        let n = 300;
+        let values: Vec<u32> =
+            (0..n as u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 17) as u32 & u32::low_mask(w)).collect();
+        let mut buf = vec![0x55u8; 1];
+        pack(&values, w, &mut buf);
+        let packed = &buf[1..]; // exact length at an odd address
+        let mut out = vec![0u32; n + 16];
+        let aligned = (out.as_ptr() as usize).wrapping_neg() % 32 / 4;
+        for base in [0, u32::MAX - 2] {
+            for offset in 0..8 {
+                let at = aligned + offset;
+                for start in 0..9 {
+                    for len in [0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 69, n - start] {
+                        let dst = &mut out[at..at + len];
+                        unpack_range(packed, n, w, base, start, dst);
+                        let want = values[start..start + len].iter().map(|v| v.wrapping_add(base));
+                        assert!(dst.iter().copied().eq(want), "w={w} offset={offset} start={start} len={len}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn most_run_starts_have_a_plan() {
+    // Phase 0 fits every width (`Plan32::new` panics otherwise); a later start can push a wide
+    // value's bytes past its half, and those fall back to group-aligned runs.
+    for w in 1..=32 {
+        x86::Plan32::new(w);
+        for first in 0..8 {
+            let plan = x86::Plan32::starting_at(w, first);
+            assert!(plan.is_some() || w >= 26, "w={w} first={first}");
+            // A run's reads end within the padding after its group's bytes, in either mode.
+            if let Some(p) = plan {
+                let (mode, vbmi_mode) = p.modes();
+                for m in [mode, vbmi_mode] {
+                    assert!(p.skip() + p.reach_in(m) <= w as usize + PADDING, "w={w} first={first} mode={m}");
+                }
+                // The permute modes fit every run that has a plan up to width 30.
+                assert!(w > 30 || mode == x86::SINGLE || vbmi_mode >= x86::PERMUTE, "w={w} first={first}");
+            }
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "out of range")]
+fn gather_rejects_a_bad_position_in_a_later_chunk() {
+    let values = vec![1u32; 2000];
+    let mut packed = Vec::new();
+    pack(&values, 5, &mut packed);
+    let mut positions = vec![3u32; 1500];
+    positions[1400] = 2000;
+    let mut out = vec![0u32; 1500];
+    gather(&packed, 2000, 5, 0, &positions, &mut out);
+}
+
+#[test]
+fn decode_first_crossover() {
+    assert!(!decode_first_pays(65_536, 1000));
+    assert!(decode_first_pays(65_536, 1_000_000));
+}
+
+fn check_type<U: Word>() {
+    for w in 0..=U::BITS {
+        for n in [0, 1, 5, 8, 1023, 1024, 1025, 2048 + 77] {
+            let values: Vec<U> =
+                (0..n).map(|i| U::from_u64((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) & U::low_mask(w)).collect();
+            round_trip(&values, w);
+        }
+        round_trip(&[U::low_mask(w); 1500], w);
+    }
+}
+
+#[test]
+fn every_width_of_every_word_round_trips() {
+    check_type::<u8>();
+    check_type::<u16>();
+    on_every_u32_path(check_type::<u32>);
+    check_type::<u64>();
+}
+
+#[test]
+#[should_panic(expected = "out of range")]
+fn gather_rejects_positions_past_the_end() {
+    let mut packed = Vec::new();
+    pack(&[1u32, 2, 3], 2, &mut packed);
+    let mut out = [0u32; 1];
+    gather(&packed, 3, 2, 0, &[3], &mut out);
+}
+
+#[test]
+fn packed_ref_checks_once_and_reads_every_value() {
+    for w in [0u32, 1, 31, 32] {
+        let values: Vec<u32> = (0..1000u32).map(|i| i.wrapping_mul(2_654_435_761) & u32::low_mask(w)).collect();
+        let mut packed = Vec::new();
+        pack(&values, w, &mut packed);
+        assert!(PackedRef::<u32>::new(&packed[..packed.len().saturating_sub(1)], 1000, w).is_none() || w == 0);
+        let r = PackedRef::<u32>::new(&packed, 1000, w).unwrap();
+        assert!(values.iter().enumerate().all(|(i, &v)| r.get(i) == v));
+    }
+    for w in [57u32, 64] {
+        let values: Vec<u64> = (0..100u64).map(|i| u64::MAX - i).map(|v| v & u64::low_mask(w)).collect();
+        let mut packed = Vec::new();
+        pack(&values, w, &mut packed);
+        let r = PackedRef::<u64>::new(&packed, 100, w).unwrap();
+        assert_eq!(r.get(99), values[99]);
+    }
+    assert!(PackedRef::<u8>::new(&[0; 64], 1, 9).is_none());
+}
+
+#[test]
+#[should_panic(expected = "out of range")]
+fn packed_ref_rejects_reads_past_the_end() {
+    let mut packed = Vec::new();
+    pack(&[1u16, 2, 3], 2, &mut packed);
+    PackedRef::<u16>::new(&packed, 3, 2).unwrap().get(3);
+}
+
+#[test]
+fn base_is_added_wrapping() {
+    let values = vec![0u32, 1, 2, 3, 0, 1, 2, 3, 3];
+    let mut packed = Vec::new();
+    pack(&values, 2, &mut packed);
+    let mut out = vec![0u32; 9];
+    unpack_range(&packed, 9, 2, u32::MAX, 0, &mut out);
+    assert_eq!(out, vec![u32::MAX, 0, 1, 2, u32::MAX, 0, 1, 2, 2]);
+}
