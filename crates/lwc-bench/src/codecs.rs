@@ -61,7 +61,7 @@ pub fn cascades() -> Vec<Lwc> {
 
 /// What lwc's automatic choice picked, as its explain record for now: each cascade and on how many of the
 /// column's segments (`delta(for, for) on 90, bitpack on 2 of 92 segments`).
-pub fn explain<T: lwc::LwcInt>(column: &Column<T>) -> String {
+pub fn explain<T: lwc::Value>(column: &Column<T>) -> String {
     chosen(&column.cascades(), column.segments().len())
 }
 

@@ -140,7 +140,7 @@ pub fn plan_budget(
         .enumerate()
         .flat_map(|(c, p)| match p {
             Physical::Fixed(_) => vec![(c, options.encode.objective)],
-            Physical::Int(_) | Physical::Bytes => objectives.iter().map(|&o| (c, o)).collect::<Vec<_>>(),
+            Physical::Values(_) | Physical::Bytes => objectives.iter().map(|&o| (c, o)).collect::<Vec<_>>(),
         })
         .collect();
     let measure = || {

@@ -12,7 +12,7 @@ use arrow_array::{make_array, Array, ArrayRef, BooleanArray, Decimal128Array};
 use arrow_buffer::{ArrowNativeType, BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
 use arrow_data::ArrayData;
 use arrow_schema::DataType;
-use lwc::{Bitmap, EncodeOptions, LwcInt, Segment};
+use lwc::{Bitmap, EncodeOptions, LwcInt, Segment, Value};
 
 use crate::error::{Error, Result};
 use crate::format::{read_parts, write_parts, KIND_DICT, KIND_FIXED, KIND_PLAIN};
@@ -37,7 +37,7 @@ pub(crate) struct EncodedChunk {
 }
 
 /// Every integer segment of a file is encoded here, and only here.
-fn encode_int_segment<T: LwcInt>(
+fn encode_value_segment<T: Value>(
     values: &[T],
     validity: Option<&Bitmap>,
     options: &EncodeOptions,
@@ -62,13 +62,18 @@ fn rows_u32(n: usize) -> Result<u32> {
     u32::try_from(n).map_err(|_| Error::InvalidArgument(format!("{n} rows exceed a segment's u32 row count")))
 }
 
-fn encode_int<T: LwcInt>(values: &[T], validity: Option<&Bitmap>, options: &EncodeOptions) -> Result<EncodedChunk> {
-    let encoded = encode_int_segment(values, validity, options)?;
+/// A value as the footer's min/max index holds it: its latent (integers: the value itself).
+pub(crate) fn index_value<T: Value>(v: T) -> i128 {
+    v.to_latent().to_i128()
+}
+
+fn encode_values<T: Value>(values: &[T], validity: Option<&Bitmap>, options: &EncodeOptions) -> Result<EncodedChunk> {
+    let encoded = encode_value_segment(values, validity, options)?;
     Ok(EncodedChunk {
         rows: rows_u32(encoded.rows())?,
         nulls: encoded.null_count() as u32,
-        min: encoded.min().map(LwcInt::to_i128),
-        max: encoded.max().map(LwcInt::to_i128),
+        min: encoded.min().map(index_value),
+        max: encoded.max().map(index_value),
         cascade: encoded.cascade().to_string(),
         kind: 0,
         plain_bytes: 0,
@@ -87,18 +92,18 @@ pub(crate) fn encode_chunk(array: &dyn Array, physical: Physical, options: &Enco
     let rows = array.len();
     let validity = validity_of(array);
     let mut chunk = match (physical, array.data_type()) {
-        (Physical::Int(_), DataType::Null) => {
-            let mut c = encode_int(&vec![0u8; rows], Some(&Bitmap::new_clear(rows)), options)?;
+        (Physical::Values(_), DataType::Null) => {
+            let mut c = encode_values(&vec![0u8; rows], Some(&Bitmap::new_clear(rows)), options)?;
             c.plain_bytes = 0;
             c
         }
-        (Physical::Int(_), DataType::Boolean) => {
+        (Physical::Values(_), DataType::Boolean) => {
             let values: Vec<u8> = array.as_boolean().values().iter().map(u8::from).collect();
-            let mut c = encode_int(&values, validity.as_ref(), options)?;
+            let mut c = encode_values(&values, validity.as_ref(), options)?;
             c.plain_bytes = rows.div_ceil(8) as u64;
             c
         }
-        (Physical::Int(_), DataType::Decimal128(..)) => {
+        (Physical::Values(_), DataType::Decimal128(..)) => {
             let d = array.as_primitive::<Decimal128Type>();
             let values = d
                 .iter()
@@ -108,14 +113,14 @@ pub(crate) fn encode_chunk(array: &dyn Array, physical: Physical, options: &Enco
                     })
                 })
                 .collect::<Result<Vec<i64>>>()?;
-            let mut c = encode_int(&values, validity.as_ref(), options)?;
+            let mut c = encode_values(&values, validity.as_ref(), options)?;
             c.plain_bytes = 16 * rows as u64;
             c
         }
-        (Physical::Int(t), _) => {
+        (Physical::Values(t), _) => {
             let data = array.to_data();
             let mut c =
-                int_dispatch!(t, T => encode_int::<T>(primitive_values::<T>(&data), validity.as_ref(), options))?;
+                value_dispatch!(t, T => encode_values::<T>(primitive_values::<T>(&data), validity.as_ref(), options))?;
             c.plain_bytes = (t.byte_width() * rows) as u64;
             c
         }
@@ -213,7 +218,7 @@ fn encode_bytes(array: &dyn Array, validity: Option<&Bitmap>, options: &EncodeOp
 
     // A row's read is priced as that of its code (dictionary) or its end offset (plain).
     let (bytes, cascade, kind, read_costs) = if use_dict {
-        let codes_seg = encode_int_segment(&codes, validity, options)?;
+        let codes_seg = encode_value_segment(&codes, validity, options)?;
         let read_costs = Some(codes_seg.read_costs());
         let mut end = 0u64;
         let ends: Vec<u64> = dict
@@ -223,7 +228,7 @@ fn encode_bytes(array: &dyn Array, validity: Option<&Bitmap>, options: &EncodeOp
                 end
             })
             .collect();
-        let ends_seg = encode_int_segment(&ends, None, options)?;
+        let ends_seg = encode_value_segment(&ends, None, options)?;
         let values: Vec<u8> = dict.concat();
         let cascade = format!("dict(codes: {})", codes_seg.cascade());
         (write_parts(KIND_DICT, &[&codes_seg, &ends_seg, &values]), cascade, KIND_DICT, read_costs)
@@ -236,7 +241,7 @@ fn encode_bytes(array: &dyn Array, validity: Option<&Bitmap>, options: &EncodeOp
                 end
             })
             .collect();
-        let ends_seg = encode_int_segment(&ends, validity, options)?;
+        let ends_seg = encode_value_segment(&ends, validity, options)?;
         let read_costs = Some(ends_seg.read_costs());
         let values: Vec<u8> = rows.iter().flatten().copied().collect::<Vec<&[u8]>>().concat();
         let cascade = format!("plain(ends: {})", ends_seg.cascade());
@@ -283,7 +288,7 @@ impl ChunkRef<'_> {
     }
 
     /// Opens an lwc segment part and checks its row count (and null count, when given).
-    fn open_int<'b, T: LwcInt>(&self, bytes: &'b [u8], rows: usize, nulls: Option<usize>) -> Result<Segment<'b, T>> {
+    fn open_values<'b, T: Value>(&self, bytes: &'b [u8], rows: usize, nulls: Option<usize>) -> Result<Segment<'b, T>> {
         let segment = Segment::<T>::open(bytes).map_err(|e| self.core_error(e))?;
         if segment.rows() != rows || nulls.is_some_and(|n| n != segment.null_count()) {
             return Err(self.corrupt(format!(
@@ -297,12 +302,12 @@ impl ChunkRef<'_> {
 }
 
 /// Opens an integer segment of a column whose storage is `T`, checking it against the index.
-pub(crate) fn open_int_segment<'a, T: LwcInt>(chunk: &ChunkRef<'a>) -> Result<Segment<'a, T>> {
-    chunk.open_int::<T>(chunk.bytes, chunk.rows, Some(chunk.nulls))
+pub(crate) fn open_value_segment<'a, T: Value>(chunk: &ChunkRef<'a>) -> Result<Segment<'a, T>> {
+    chunk.open_values::<T>(chunk.bytes, chunk.rows, Some(chunk.nulls))
 }
 
-/// Integer values (and validity) as an Arrow array of `data_type`.
-pub(crate) fn int_to_arrow<T: LwcInt + ArrowNativeType>(
+/// Values (and validity) as an Arrow array of `data_type`.
+pub(crate) fn values_to_arrow<T: Value + ArrowNativeType>(
     data_type: &DataType,
     values: Vec<T>,
     validity: Option<Bitmap>,
@@ -312,11 +317,11 @@ pub(crate) fn int_to_arrow<T: LwcInt + ArrowNativeType>(
     Ok(match data_type {
         DataType::Null => arrow_array::new_null_array(data_type, n),
         DataType::Boolean => std::sync::Arc::new(BooleanArray::new(
-            BooleanBuffer::from_iter(values.iter().map(|v| v.to_i128() != 0)),
+            BooleanBuffer::from_iter(values.iter().map(|v| index_value(*v) != 0)),
             nulls,
         )),
         DataType::Decimal128(p, s) => {
-            let wide: Vec<i128> = values.iter().map(|v| v.to_i128()).collect();
+            let wide: Vec<i128> = values.iter().map(|&v| index_value(v)).collect();
             std::sync::Arc::new(
                 Decimal128Array::try_new(ScalarBuffer::from(wide), nulls)?.with_precision_and_scale(*p, *s)?,
             )
@@ -335,10 +340,10 @@ pub(crate) fn decode_chunk(
     range: Range<usize>,
 ) -> Result<ArrayRef> {
     match physical {
-        Physical::Int(t) => int_dispatch!(t, T => {
-            let segment = open_int_segment::<T>(chunk)?;
+        Physical::Values(t) => value_dispatch!(t, T => {
+            let segment = open_value_segment::<T>(chunk)?;
             let array = segment.decode(range).map_err(|e| chunk.core_error(e))?;
-            int_to_arrow::<T>(data_type, array.values, array.validity)
+            values_to_arrow::<T>(data_type, array.values, array.validity)
         }),
         Physical::Fixed(width) => decode_fixed(chunk, data_type, width as usize, range),
         Physical::Bytes => decode_bytes(chunk, data_type, range),
@@ -423,7 +428,7 @@ fn decode_bytes(chunk: &ChunkRef<'_>, data_type: &DataType, range: Range<usize>)
     let mut out = Vec::new();
     match (kind, &parts[..]) {
         (KIND_DICT, &[codes, ends, dict]) => {
-            let codes = chunk.open_int::<u32>(codes, chunk.rows, Some(chunk.nulls))?;
+            let codes = chunk.open_values::<u32>(codes, chunk.rows, Some(chunk.nulls))?;
             let ends_seg = Segment::<u64>::open(ends).map_err(|e| chunk.core_error(e))?;
             // Entries are distinct, so all but one (the empty string) take a byte at least; and a writer
             // keeps only the entries its rows use. Checked before decoding, as a damaged count can claim
@@ -465,7 +470,7 @@ fn decode_bytes(chunk: &ChunkRef<'_>, data_type: &DataType, range: Range<usize>)
             bytes_array(data_type, offsets, out, nulls_of(picked.validity))
         }
         (KIND_PLAIN, &[ends, values]) => {
-            let ends = chunk.open_int::<u64>(ends, chunk.rows, Some(chunk.nulls))?;
+            let ends = chunk.open_values::<u64>(ends, chunk.rows, Some(chunk.nulls))?;
             let all = ends.decode_all();
             let valid = |i: usize| all.validity.as_ref().is_none_or(|v| v.get(i));
             let mut prev = 0u64;

@@ -2,11 +2,11 @@
 //! little-endian footer codec, the layout of multi-part segments, and the footer with its segment index.
 
 use arrow_schema::{Field, Schema};
-use lwc::{Bitmap, EncodeOptions, EncodedColumn, IntType, LwcInt};
+use lwc::{Bitmap, EncodeOptions, EncodedColumn, LwcInt, ValueType};
 
 use crate::error::{Error, Result};
 use crate::info::{ColumnInfo, SegmentInfo};
-use crate::schema::{read_schema, write_schema, Physical, Storage};
+use crate::schema::{read_schema, readable_as, write_schema, Physical, Storage};
 
 /// First and last four bytes of every `.lwc` file.
 pub(crate) const MAGIC: &[u8; 4] = b"LWCF";
@@ -245,7 +245,7 @@ impl ColumnFooter {
     /// The public description of this column.
     pub(crate) fn info(&self, field: &Field) -> ColumnInfo {
         let storage = match self.physical {
-            Physical::Int(t) => Storage::Int(t),
+            Physical::Values(t) => Storage::Values(t),
             Physical::Bytes => {
                 let dict = self.kinds.iter().filter(|&&k| k == KIND_DICT).count();
                 Storage::Bytes { dict_segments: dict, plain_segments: self.kinds.len() - dict }
@@ -314,8 +314,10 @@ fn read_min_max<T: LwcInt>(r: &mut ByteReader<'_>, n: usize, what: &str) -> Resu
         .collect())
 }
 
-fn is_signed(t: IntType) -> bool {
-    matches!(t, IntType::I8 | IntType::I16 | IntType::I32 | IntType::I64)
+/// Whether min and max are stored as `i64` (signed integers) rather than `u64` (unsigned integers, and the
+/// latents of floats).
+fn is_signed(t: ValueType) -> bool {
+    matches!(t, ValueType::I8 | ValueType::I16 | ValueType::I32 | ValueType::I64)
 }
 
 impl Footer {
@@ -340,7 +342,7 @@ impl Footer {
             w.blob(&index_blob(&s.iter().map(|s| s.nulls).collect::<Vec<u32>>(), None)?);
             w.blob(&index_blob(&s.iter().map(|s| s.checksum).collect::<Vec<u32>>(), None)?);
             match c.physical {
-                Physical::Int(t) => {
+                Physical::Values(t) => {
                     for values in [s.iter().map(|s| s.min).collect::<Vec<_>>(), s.iter().map(|s| s.max).collect()] {
                         if is_signed(t) {
                             write_min_max::<i64>(&mut w, &values)?;
@@ -379,7 +381,7 @@ impl Footer {
             let (tag, param) = (r.u8("storage tag")?, r.u8("storage parameter")?);
             let physical = Physical::from_tag(tag, param)
                 .ok_or_else(|| Error::Corrupt(format!("column '{name}': unknown storage tag {tag}/{param}")))?;
-            if Some(physical) != crate::schema::physical_for(field.data_type()) {
+            if !readable_as(physical, field.data_type()) {
                 return Err(Error::Corrupt(format!(
                     "column '{name}': storage {physical:?} does not match its type {}",
                     field.data_type()
@@ -400,11 +402,11 @@ impl Footer {
             let (mut mins, mut maxes) = (vec![None; count], vec![None; count]);
             let mut kinds = Vec::new();
             match physical {
-                Physical::Int(t) if is_signed(t) => {
+                Physical::Values(t) if is_signed(t) => {
                     mins = read_min_max::<i64>(&mut r, count, &what("minima"))?;
                     maxes = read_min_max::<i64>(&mut r, count, &what("maxima"))?;
                 }
-                Physical::Int(_) => {
+                Physical::Values(_) => {
                     mins = read_min_max::<u64>(&mut r, count, &what("minima"))?;
                     maxes = read_min_max::<u64>(&mut r, count, &what("maxima"))?;
                 }

@@ -1,7 +1,7 @@
 //! Integer-backed columns of a file as lwc [`Column`] views: get, take, filter and aggregate on the
 //! encoded segments, without going through Arrow.
 
-use lwc::{Column, IntType};
+use lwc::{Column, ValueType};
 
 /// An integer-backed column (integers, dates, times, timestamps, durations, decimals up to precision
 /// 18 as unscaled integers, booleans as `u8` 0/1) as a typed lwc [`Column`].
@@ -60,16 +60,16 @@ macro_rules! with_int_column {
 
 impl IntColumn<'_> {
     /// The integer type the values are stored as.
-    pub fn int_type(&self) -> IntType {
+    pub fn int_type(&self) -> ValueType {
         match self {
-            IntColumn::U8(_) => IntType::U8,
-            IntColumn::U16(_) => IntType::U16,
-            IntColumn::U32(_) => IntType::U32,
-            IntColumn::U64(_) => IntType::U64,
-            IntColumn::I8(_) => IntType::I8,
-            IntColumn::I16(_) => IntType::I16,
-            IntColumn::I32(_) => IntType::I32,
-            IntColumn::I64(_) => IntType::I64,
+            IntColumn::U8(_) => ValueType::U8,
+            IntColumn::U16(_) => ValueType::U16,
+            IntColumn::U32(_) => ValueType::U32,
+            IntColumn::U64(_) => ValueType::U64,
+            IntColumn::I8(_) => ValueType::I8,
+            IntColumn::I16(_) => ValueType::I16,
+            IntColumn::I32(_) => ValueType::I32,
+            IntColumn::I64(_) => ValueType::I64,
         }
     }
 

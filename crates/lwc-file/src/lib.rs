@@ -44,40 +44,48 @@
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
 
-/// Runs `$body` with `$T` bound to the Rust type of an [`lwc::IntType`].
-macro_rules! int_dispatch {
+/// Runs `$body` with `$T` bound to the Rust type of an [`lwc::ValueType`] (integers and floats).
+macro_rules! value_dispatch {
     ($t:expr, $T:ident => $body:expr) => {
         match $t {
-            lwc::IntType::U8 => {
+            lwc::ValueType::U8 => {
                 type $T = u8;
                 $body
             }
-            lwc::IntType::U16 => {
+            lwc::ValueType::U16 => {
                 type $T = u16;
                 $body
             }
-            lwc::IntType::U32 => {
+            lwc::ValueType::U32 => {
                 type $T = u32;
                 $body
             }
-            lwc::IntType::U64 => {
+            lwc::ValueType::U64 => {
                 type $T = u64;
                 $body
             }
-            lwc::IntType::I8 => {
+            lwc::ValueType::I8 => {
                 type $T = i8;
                 $body
             }
-            lwc::IntType::I16 => {
+            lwc::ValueType::I16 => {
                 type $T = i16;
                 $body
             }
-            lwc::IntType::I32 => {
+            lwc::ValueType::I32 => {
                 type $T = i32;
                 $body
             }
-            lwc::IntType::I64 => {
+            lwc::ValueType::I64 => {
                 type $T = i64;
+                $body
+            }
+            lwc::ValueType::F32 => {
+                type $T = f32;
+                $body
+            }
+            lwc::ValueType::F64 => {
+                type $T = f64;
                 $body
             }
         }

@@ -8,10 +8,10 @@ use std::sync::{Arc, OnceLock};
 
 use arrow_array::{new_empty_array, ArrayRef, RecordBatch, RecordBatchOptions, UInt64Array};
 use arrow_schema::SchemaRef;
-use lwc::{AlignedBytes, Bitmap, Column, LwcInt, Segment};
+use lwc::{AlignedBytes, Bitmap, Column, Segment, Value};
 use rayon::prelude::*;
 
-use crate::convert::{decode_chunk, int_to_arrow, open_int_segment, ChunkRef};
+use crate::convert::{decode_chunk, index_value, open_value_segment, values_to_arrow, ChunkRef};
 use crate::error::{Error, Result};
 use crate::format::{checksummed_len, locate_footer, ColumnFooter, Footer, HEADER_LEN};
 use crate::info::ColumnInfo;
@@ -124,7 +124,7 @@ impl LwcFile {
                         return Err(bad(format!("min {lo} exceeds max {hi}")));
                     }
                 }
-                if matches!(c.physical, Physical::Int(_)) && s.min.is_some() != (s.nulls < s.rows) {
+                if matches!(c.physical, Physical::Values(_)) && s.min.is_some() != (s.nulls < s.rows) {
                     return Err(bad("min/max present for an all-null segment, or missing for one with values".into()));
                 }
                 column_starts.push(row);
@@ -287,9 +287,9 @@ impl LwcFile {
         }
         let data_type = self.schema.field(column).data_type();
         match self.columns[column].physical {
-            Physical::Int(t) => int_dispatch!(t, T => {
-                let (values, validity) = self.take_ints::<T>(column, rows)?;
-                int_to_arrow::<T>(data_type, values, validity)
+            Physical::Values(t) => value_dispatch!(t, T => {
+                let (values, validity) = self.take_values::<T>(column, rows)?;
+                values_to_arrow::<T>(data_type, values, validity)
             }),
             _ => {
                 // Decode each segment touched once, then gather.
@@ -326,7 +326,7 @@ impl LwcFile {
     }
 
     /// Gathers integer values segment by segment, opening only the segments touched.
-    fn take_ints<T: LwcInt>(&self, column: usize, rows: &[u64]) -> Result<(Vec<T>, Option<Bitmap>)> {
+    fn take_values<T: Value>(&self, column: usize, rows: &[u64]) -> Result<(Vec<T>, Option<Bitmap>)> {
         let mut values = vec![T::default(); rows.len()];
         let mut valid = vec![true; rows.len()];
         let mut opened: Vec<Option<Segment<'_, T>>> = (0..self.columns[column].segments.len()).map(|_| None).collect();
@@ -336,7 +336,7 @@ impl LwcFile {
         while k < rows.len() {
             let s = self.locate(column, rows[k]);
             if opened[s].is_none() {
-                opened[s] = Some(self.with_chunk(column, s, |chunk| open_int_segment::<T>(chunk))?);
+                opened[s] = Some(self.with_chunk(column, s, |chunk| open_value_segment::<T>(chunk))?);
             }
             let segment = opened[s].as_ref().expect("opened above");
             let range = starts[s]..starts[s + 1];
@@ -365,9 +365,9 @@ impl LwcFile {
         Ok(RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)?)
     }
 
-    fn open_column<T: LwcInt>(&self, column: usize) -> Result<Column<'_, T>> {
+    fn open_column<T: Value>(&self, column: usize) -> Result<Column<'_, T>> {
         let segments = (0..self.columns[column].segments.len())
-            .map(|s| self.with_chunk(column, s, |chunk| open_int_segment::<T>(chunk)))
+            .map(|s| self.with_chunk(column, s, |chunk| open_value_segment::<T>(chunk)))
             .collect::<Result<Vec<_>>>()?;
         Ok(Column::from_segments(segments))
     }
@@ -376,19 +376,21 @@ impl LwcFile {
     /// Strings, floats and wide decimals are [`Error::NotInteger`].
     pub fn int_column(&self, column: usize) -> Result<IntColumn<'_>> {
         self.check_column(column)?;
-        let Physical::Int(t) = self.columns[column].physical else {
+        let not_integer = || {
             let field = self.schema.field(column);
-            return Err(Error::NotInteger { column: field.name().clone(), data_type: field.data_type().clone() });
+            Error::NotInteger { column: field.name().clone(), data_type: field.data_type().clone() }
         };
+        let Physical::Values(t) = self.columns[column].physical else { return Err(not_integer()) };
         Ok(match t {
-            lwc::IntType::U8 => IntColumn::U8(self.open_column(column)?),
-            lwc::IntType::U16 => IntColumn::U16(self.open_column(column)?),
-            lwc::IntType::U32 => IntColumn::U32(self.open_column(column)?),
-            lwc::IntType::U64 => IntColumn::U64(self.open_column(column)?),
-            lwc::IntType::I8 => IntColumn::I8(self.open_column(column)?),
-            lwc::IntType::I16 => IntColumn::I16(self.open_column(column)?),
-            lwc::IntType::I32 => IntColumn::I32(self.open_column(column)?),
-            lwc::IntType::I64 => IntColumn::I64(self.open_column(column)?),
+            lwc::ValueType::U8 => IntColumn::U8(self.open_column(column)?),
+            lwc::ValueType::U16 => IntColumn::U16(self.open_column(column)?),
+            lwc::ValueType::U32 => IntColumn::U32(self.open_column(column)?),
+            lwc::ValueType::U64 => IntColumn::U64(self.open_column(column)?),
+            lwc::ValueType::I8 => IntColumn::I8(self.open_column(column)?),
+            lwc::ValueType::I16 => IntColumn::I16(self.open_column(column)?),
+            lwc::ValueType::I32 => IntColumn::I32(self.open_column(column)?),
+            lwc::ValueType::I64 => IntColumn::I64(self.open_column(column)?),
+            lwc::ValueType::F32 | lwc::ValueType::F64 => return Err(not_integer()),
         })
     }
 
@@ -405,11 +407,11 @@ impl LwcFile {
                     if array.logical_null_count() != chunk.nulls {
                         return Err(Error::Corrupt(format!("{}: null count differs from the index", chunk.what())));
                     }
-                    if let Physical::Int(t) = physical {
+                    if let Physical::Values(t) = physical {
                         let info = &self.columns[c].segments[s];
-                        let (lo, hi) = int_dispatch!(t, T => {
-                            let seg = open_int_segment::<T>(chunk)?;
-                            (seg.min().map(LwcInt::to_i128), seg.max().map(LwcInt::to_i128))
+                        let (lo, hi) = value_dispatch!(t, T => {
+                            let seg = open_value_segment::<T>(chunk)?;
+                            (seg.min().map(index_value), seg.max().map(index_value))
                         });
                         if (lo, hi) != (info.min, info.max) {
                             return Err(Error::Corrupt(format!("{}: min/max differ from the index", chunk.what())));

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
-use lwc::IntType;
+use lwc::ValueType;
 
 use crate::error::{Error, Result};
 use crate::format::{ByteReader, ByteWriter};
@@ -13,8 +13,8 @@ use crate::format::{ByteReader, ByteWriter};
 /// How a column's values are stored, as the footer records it (one tag per column).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Physical {
-    /// lwc integer segments of this type.
-    Int(IntType),
+    /// lwc segments of fixed-width values of this type (integers, and floats through their latents).
+    Values(ValueType),
     /// Variable-length bytes: each segment a dictionary or plain (offsets as lwc integers + bytes).
     Bytes,
     /// Fixed-width values stored plain, with a validity bitmap; the width in bytes.
@@ -25,7 +25,8 @@ impl Physical {
     /// The footer's tag and parameter byte.
     pub(crate) fn tag(self) -> (u8, u8) {
         match self {
-            Physical::Int(t) => (1, t as u8),
+            Physical::Values(t) if t.is_float() => (4, t as u8),
+            Physical::Values(t) => (1, t as u8),
             Physical::Bytes => (2, 0),
             Physical::Fixed(w) => (3, w),
         }
@@ -34,7 +35,8 @@ impl Physical {
     /// Parses the footer's tag and parameter byte.
     pub(crate) fn from_tag(tag: u8, param: u8) -> Option<Physical> {
         match tag {
-            1 => IntType::from_id(param).map(Physical::Int),
+            1 => ValueType::from_id(param).filter(|t| !t.is_float()).map(Physical::Values),
+            4 => ValueType::from_id(param).filter(|t| t.is_float()).map(Physical::Values),
             2 if param == 0 => Some(Physical::Bytes),
             3 if matches!(param, 2 | 4 | 8 | 16) => Some(Physical::Fixed(param)),
             _ => None,
@@ -45,9 +47,9 @@ impl Physical {
 /// How a column is stored, as [`crate::ColumnInfo`] reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Storage {
-    /// lwc integer segments of this type (integers, dates, times, timestamps, durations, decimals up to
-    /// precision 18 as scaled integers, booleans as `u8` 0/1).
-    Int(IntType),
+    /// lwc segments of this value type: integers, dates, times, timestamps, durations, decimals up to
+    /// precision 18 as scaled integers, booleans as `u8` 0/1; and floats.
+    Values(ValueType),
     /// Strings or binary: each segment holds either a dictionary (distinct values once, codes as lwc
     /// `u32` segments) or plain values (end offsets as lwc `u64` segments, then the bytes).
     Bytes {
@@ -56,7 +58,8 @@ pub enum Storage {
         /// Segments stored plain.
         plain_segments: usize,
     },
-    /// Floating point values stored plain (with a validity bitmap); the width in bytes.
+    /// Floating point values stored plain (with a validity bitmap): `f16`, and the floats of version 1
+    /// files; the width in bytes.
     Float {
         /// Bytes per value: 2, 4 or 8.
         width: u8,
@@ -68,7 +71,7 @@ pub enum Storage {
 impl std::fmt::Display for Storage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {
-            Storage::Int(t) => write!(f, "{t}"),
+            Storage::Values(t) => write!(f, "{t}"),
             Storage::Bytes { dict_segments, plain_segments: 0 } if dict_segments > 0 => f.write_str("dict"),
             Storage::Bytes { dict_segments: 0, .. } => f.write_str("plain bytes"),
             Storage::Bytes { dict_segments, plain_segments } => {
@@ -84,22 +87,22 @@ impl std::fmt::Display for Storage {
 pub(crate) fn physical_for(data_type: &DataType) -> Option<Physical> {
     use DataType::*;
     Some(match data_type {
-        Int8 => Physical::Int(IntType::I8),
-        Int16 => Physical::Int(IntType::I16),
-        Int32 => Physical::Int(IntType::I32),
-        Int64 => Physical::Int(IntType::I64),
+        Int8 => Physical::Values(ValueType::I8),
+        Int16 => Physical::Values(ValueType::I16),
+        Int32 => Physical::Values(ValueType::I32),
+        Int64 => Physical::Values(ValueType::I64),
         // Null columns (a CSV column with no values) are all-null u8 segments: a few bytes each.
-        UInt8 | Boolean | Null => Physical::Int(IntType::U8),
-        UInt16 => Physical::Int(IntType::U16),
-        UInt32 => Physical::Int(IntType::U32),
-        UInt64 => Physical::Int(IntType::U64),
-        Date32 | Time32(_) | Decimal32(_, _) => Physical::Int(IntType::I32),
-        Date64 | Timestamp(_, _) | Time64(_) | Duration(_) | Decimal64(_, _) => Physical::Int(IntType::I64),
-        Decimal128(p, _) if *p <= 18 => Physical::Int(IntType::I64),
+        UInt8 | Boolean | Null => Physical::Values(ValueType::U8),
+        UInt16 => Physical::Values(ValueType::U16),
+        UInt32 => Physical::Values(ValueType::U32),
+        UInt64 => Physical::Values(ValueType::U64),
+        Date32 | Time32(_) | Decimal32(_, _) => Physical::Values(ValueType::I32),
+        Date64 | Timestamp(_, _) | Time64(_) | Duration(_) | Decimal64(_, _) => Physical::Values(ValueType::I64),
+        Decimal128(p, _) if *p <= 18 => Physical::Values(ValueType::I64),
         Decimal128(_, _) => Physical::Fixed(16),
         Float16 => Physical::Fixed(2),
-        Float32 => Physical::Fixed(4),
-        Float64 => Physical::Fixed(8),
+        Float32 => Physical::Values(ValueType::F32),
+        Float64 => Physical::Values(ValueType::F64),
         Utf8 | LargeUtf8 | Binary | LargeBinary => Physical::Bytes,
         _ => return None,
     })
@@ -118,6 +121,17 @@ fn parameters_valid(data_type: &DataType) -> bool {
         Decimal128(p, s) => decimal(p, s, 38),
         _ => true,
     }
+}
+
+/// Whether a footer may hold `physical` for `data_type`: what this version writes, or what version 1 wrote
+/// (floats stored plain).
+pub(crate) fn readable_as(physical: Physical, data_type: &DataType) -> bool {
+    let legacy = match data_type {
+        DataType::Float32 => Some(Physical::Fixed(4)),
+        DataType::Float64 => Some(Physical::Fixed(8)),
+        _ => None,
+    };
+    Some(physical) == physical_for(data_type) || Some(physical) == legacy
 }
 
 /// Fails with [`Error::UnsupportedType`] on the first field `.lwc` files cannot store.

@@ -81,10 +81,10 @@ fn strings_choose_dictionary_or_plain() {
     assert_eq!(storage("s_dict"), Storage::Bytes { dict_segments: 3, plain_segments: 0 });
     assert_eq!(storage("s_plain"), Storage::Bytes { dict_segments: 0, plain_segments: 3 });
     assert_eq!(storage("s_dict").to_string(), "dict");
-    assert_eq!(storage("f64"), Storage::Float { width: 8 });
+    assert_eq!(storage("f64"), Storage::Values(lwc::ValueType::F64));
     assert_eq!(storage("dec128_wide"), Storage::Decimal128Plain);
-    assert_eq!(storage("dec128_small"), Storage::Int(lwc::IntType::I64));
-    assert_eq!(storage("bool"), Storage::Int(lwc::IntType::U8));
+    assert_eq!(storage("dec128_small"), Storage::Values(lwc::ValueType::I64));
+    assert_eq!(storage("bool"), Storage::Values(lwc::ValueType::U8));
     let dict = &file.columns()[file.column_index("s_dict").unwrap()];
     assert!(dict.encoded_bytes * 4 < dict.plain_bytes, "{dict:?}");
     assert!(dict.cascades.iter().all(|(c, _)| c.starts_with("dict(codes: ")), "{:?}", dict.cascades);

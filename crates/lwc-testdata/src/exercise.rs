@@ -8,20 +8,21 @@
 //! take minutes and gigabytes on it. Those run only up to `full_up_to` rows; larger views get windows
 //! and samples.
 
-use lwc::{Bitmap, Column, ColumnSelection, LwcInt, Predicate, Segment, Selection, SelectionPart};
+use lwc::{Bitmap, Column, ColumnSelection, LwcInt, Predicate, Segment, Selection, SelectionPart, Value};
 use lwc_file::{with_int_column, LwcFile};
 
 /// Rows decoded from each end of a larger view.
 const WINDOW: usize = 1024;
 
 /// Every predicate variant, with constants around the claimed min and max and the type's extremes.
-fn predicates<T: LwcInt>(min: Option<T>, max: Option<T>) -> Vec<Predicate<T>> {
-    let (lo, hi) = (min.unwrap_or(T::MIN), max.unwrap_or(T::MAX));
+fn predicates<T: Value>(min: Option<T>, max: Option<T>) -> Vec<Predicate<T>> {
+    let (smallest, largest) = (T::from_latent(T::Latent::MIN), T::from_latent(T::Latent::MAX));
+    let (lo, hi) = (min.unwrap_or(smallest), max.unwrap_or(largest));
     vec![
         Predicate::Eq(lo),
         Predicate::Eq(T::default()),
         Predicate::NotEq(hi),
-        Predicate::NotEq(T::MIN),
+        Predicate::NotEq(smallest),
         Predicate::Lt(hi),
         Predicate::LtEq(lo),
         Predicate::Gt(lo),
@@ -29,9 +30,9 @@ fn predicates<T: LwcInt>(min: Option<T>, max: Option<T>) -> Vec<Predicate<T>> {
         Predicate::GtEq(T::default()),
         Predicate::Between(lo, hi),
         Predicate::Between(hi, lo),
-        Predicate::Between(T::MIN, T::default()),
+        Predicate::Between(smallest, T::default()),
         Predicate::In(vec![lo]),
-        Predicate::In(vec![lo, hi, T::default(), T::MAX]),
+        Predicate::In(vec![lo, hi, T::default(), largest]),
         Predicate::IsNull,
         Predicate::IsNotNull,
     ]
@@ -54,7 +55,7 @@ fn sample(rows: u64, k: usize) -> Vec<u64> {
 }
 
 /// Every operation of a segment; over every row when it has at most `full_up_to` rows.
-pub fn exercise_segment<T: LwcInt>(s: &Segment<'_, T>, full_up_to: usize) {
+pub fn exercise_segment<T: Value>(s: &Segment<'_, T>, full_up_to: usize) {
     let rows = s.rows();
     let _ = (s.null_count(), s.min(), s.max(), s.encoding(), s.encoded_len(), format!("{s:?}"));
     let window = rows.min(WINDOW);
@@ -107,7 +108,7 @@ pub fn exercise_segment<T: LwcInt>(s: &Segment<'_, T>, full_up_to: usize) {
 
 /// Every operation of a column, and of its first segment; over every row when it has at most
 /// `full_up_to` rows.
-pub fn exercise_column<T: LwcInt>(c: &Column<'_, T>, full_up_to: usize) {
+pub fn exercise_column<T: Value>(c: &Column<'_, T>, full_up_to: usize) {
     let rows = c.rows();
     let _ = (c.segments().len(), c.encoded_len(), c.encodings());
     let window = rows.min(WINDOW as u64);

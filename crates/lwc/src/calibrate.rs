@@ -21,7 +21,7 @@ use crate::encodings::EncodingId;
 use crate::segment::{encode_segment, Segment};
 use crate::select::{CostModel, WIDTHS};
 use crate::stats::SplitMix;
-use crate::types::LwcInt;
+use crate::types::Value;
 
 const CALIBRATION_ROWS: usize = 16_384;
 const CALIBRATION_GETS: usize = 1024;
@@ -49,7 +49,7 @@ pub fn calibrate() -> CostModel {
 
 /// Minimum over repeats of (ns per decoded value, ns per get); encodings that do not apply to the data
 /// cost "too much".
-fn measure<T: LwcInt>(id: EncodingId, values: &[T], rng: &mut SplitMix) -> (f64, f64) {
+fn measure<T: Value>(id: EncodingId, values: &[T], rng: &mut SplitMix) -> (f64, f64) {
     let Ok(encoded) = encode_segment(values, None, id) else {
         return (f64::MAX / 4.0, f64::MAX / 4.0);
     };

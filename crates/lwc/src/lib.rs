@@ -74,4 +74,4 @@ pub use segment::{
 };
 pub use select::{fit_to_budget, AccessMix, BudgetOption, CostModel, Costs, Fallback, Objective, SegmentExplain};
 pub use selection::Selection;
-pub use types::{IntType, LwcInt};
+pub use types::{LwcInt, Value, ValueType};

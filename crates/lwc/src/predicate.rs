@@ -43,17 +43,42 @@ pub(crate) enum Normalized<T> {
     Set(Vec<T>),
 }
 
-impl<T: crate::types::LwcInt> Predicate<T> {
+impl<V: crate::types::Value> Predicate<V> {
     /// Whether a row holding `value` (`None`: NULL) is selected: the plain semantics every encoded
-    /// filter reproduces.
+    /// filter reproduces. Floats compare in IEEE's total order (NaN above +inf, -0.0 below +0.0), as
+    /// Arrow's comparison kernels do.
     ///
     /// ```
     /// use lwc::Predicate;
     /// assert!(Predicate::Between(3u8, 5).matches(Some(4)));
     /// assert!(!Predicate::NotEq(3i32).matches(None)); // comparisons never select NULLs
     /// assert!(Predicate::<u16>::IsNull.matches(None));
+    /// assert!(Predicate::Gt(1e300).matches(Some(f64::NAN)));
     /// ```
-    pub fn matches(&self, value: Option<T>) -> bool {
+    pub fn matches(&self, value: Option<V>) -> bool {
+        self.to_latents().matches_latent(value.map(V::to_latent))
+    }
+
+    /// The same predicate on latents: the encodings' domain, where latents order as values do.
+    pub(crate) fn to_latents(&self) -> Predicate<V::Latent> {
+        let l = |v: &V| v.to_latent();
+        match self {
+            Predicate::Eq(c) => Predicate::Eq(l(c)),
+            Predicate::NotEq(c) => Predicate::NotEq(l(c)),
+            Predicate::Lt(c) => Predicate::Lt(l(c)),
+            Predicate::LtEq(c) => Predicate::LtEq(l(c)),
+            Predicate::Gt(c) => Predicate::Gt(l(c)),
+            Predicate::GtEq(c) => Predicate::GtEq(l(c)),
+            Predicate::Between(lo, hi) => Predicate::Between(l(lo), l(hi)),
+            Predicate::In(set) => Predicate::In(set.iter().map(l).collect()),
+            Predicate::IsNull => Predicate::IsNull,
+            Predicate::IsNotNull => Predicate::IsNotNull,
+        }
+    }
+}
+
+impl<T: crate::types::LwcInt> Predicate<T> {
+    fn matches_latent(&self, value: Option<T>) -> bool {
         let Some(x) = value else {
             return matches!(self, Predicate::IsNull);
         };

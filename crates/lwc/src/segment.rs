@@ -5,13 +5,13 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 4 | magic `LWS1` |
-//! | 4 | 1 | integer type id ([`IntType`]) |
+//! | 4 | 1 | value type id ([`ValueType`]) |
 //! | 5 | 1 | flags: bit 0 = a validity bitmap follows |
 //! | 6 | 2 | reserved, zero |
 //! | 8 | 4 | rows |
 //! | 12 | 4 | null count |
-//! | 16 | 8 | min of the non-null values, as zero-extended bits |
-//! | 24 | 8 | max of the non-null values, as zero-extended bits |
+//! | 16 | 8 | min of the non-null values, as the zero-extended bits of its latent |
+//! | 24 | 8 | max of the non-null values, as the zero-extended bits of its latent |
 //! | 32 | 8 · ⌈rows / 64⌉ | validity, one bit per row, 1 = not null (only when flagged) |
 //! | … | … | the stream: one byte of encoding id, then the encoding's body |
 //!
@@ -26,10 +26,11 @@ use crate::bitmap::{get_bit, Bitmap};
 use crate::bytes::{AlignedBytes, Reader, Writer};
 use crate::encodings::{read_value, value_bits, Cascade, EncodingId, StreamOps, StreamView, SumMinMax};
 use crate::error::{Error, Result};
+use crate::kernels::bitpack::BLOCK;
 use crate::predicate::{Normalized, Predicate};
 use crate::select::{ChoosingClock, CostModel, Costs, Driver, Objective, SegmentExplain};
 use crate::selection::Selection;
-use crate::types::{IntType, LwcInt, Word};
+use crate::types::{LwcInt, Value, ValueType, Word};
 
 const MAGIC: &[u8; 4] = b"LWS1";
 const HAS_VALIDITY: u8 = 1;
@@ -52,7 +53,7 @@ pub struct Array<T> {
     pub validity: Option<Bitmap>,
 }
 
-impl<T: LwcInt> Array<T> {
+impl<T: Copy> Array<T> {
     /// Rows.
     pub fn len(&self) -> usize {
         self.values.len()
@@ -75,38 +76,41 @@ impl<T: LwcInt> Array<T> {
     }
 }
 
-/// Count, null count, sum, min and max of a column or a selection of it. Sums are exact (`i128`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Aggregates<T> {
+/// Count, null count, sum, min and max of a column or a selection of it. Sums of integers are exact
+/// (`i128`); sums of floats are `f64`, compensated (see [`Value::sum`]). Min and max of floats follow IEEE's
+/// total order (NaN above +inf, -0.0 below +0.0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Aggregates<V: Value> {
     /// Non-null rows.
     pub count: u64,
     /// Null rows.
     pub null_count: u64,
     /// Sum of the non-null values.
-    pub sum: i128,
+    pub sum: V::Sum,
     /// Smallest non-null value.
-    pub min: Option<T>,
+    pub min: Option<V>,
     /// Largest non-null value.
-    pub max: Option<T>,
+    pub max: Option<V>,
 }
 
-impl<T: LwcInt> Aggregates<T> {
+impl<V: Value> Aggregates<V> {
     /// Nothing aggregated yet.
-    pub const EMPTY: Aggregates<T> = Aggregates { count: 0, null_count: 0, sum: 0, min: None, max: None };
+    pub fn empty() -> Aggregates<V> {
+        Aggregates { count: 0, null_count: 0, sum: V::Sum::default(), min: None, max: None }
+    }
 
     /// Combines the aggregates of two disjoint sets of rows.
-    pub fn merge(self, other: Aggregates<T>) -> Aggregates<T> {
-        let partial = SumMinMax { sum: self.sum, min: self.min, max: self.max }.merge(SumMinMax {
-            sum: other.sum,
-            min: other.min,
-            max: other.max,
-        });
+    pub fn merge(self, other: Aggregates<V>) -> Aggregates<V> {
+        let pick = |a: Option<V>, b: Option<V>, smaller: bool| match (a, b) {
+            (Some(a), Some(b)) => Some(if (a.to_latent() < b.to_latent()) == smaller { a } else { b }),
+            (a, b) => a.or(b),
+        };
         Aggregates {
             count: self.count + other.count,
             null_count: self.null_count + other.null_count,
-            sum: partial.sum,
-            min: partial.min,
-            max: partial.max,
+            sum: V::add(self.sum, other.sum),
+            min: pick(self.min, other.min, true),
+            max: pick(self.max, other.max, false),
         }
     }
 }
@@ -209,7 +213,7 @@ pub struct EncodedSegment<T> {
     pub(crate) explain: Option<SegmentExplain>,
 }
 
-impl<T: LwcInt> EncodedSegment<T> {
+impl<V: Value> EncodedSegment<V> {
     /// The segment's bytes (8-aligned), header included.
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes
@@ -231,12 +235,12 @@ impl<T: LwcInt> EncodedSegment<T> {
     }
 
     /// Smallest non-null value; `None` if every row is null.
-    pub fn min(&self) -> Option<T> {
+    pub fn min(&self) -> Option<V> {
         self.min
     }
 
     /// Largest non-null value; `None` if every row is null.
-    pub fn max(&self) -> Option<T> {
+    pub fn max(&self) -> Option<V> {
         self.max
     }
 
@@ -282,12 +286,14 @@ impl<T> std::ops::Deref for EncodedSegment<T> {
 /// println!("{}", chosen.explain().unwrap()); // candidates, estimates, costs, why the winner won
 /// # Ok::<(), lwc::Error>(())
 /// ```
-pub fn encode_segment<T: LwcInt>(
-    values: &[T],
+pub fn encode_segment<V: Value>(
+    values: &[V],
     validity: Option<&Bitmap>,
     options: impl Into<EncodeOptions>,
-) -> Result<EncodedSegment<T>> {
+) -> Result<EncodedSegment<V>> {
     let options = options.into();
+    let latents = V::latents(values);
+    let values: &[V::Latent] = &latents;
     let start = Instant::now();
     let rows = u32::try_from(values.len())
         .map_err(|_| Error::InvalidArgument(format!("{} rows exceed a segment's u32 row count", values.len())))?;
@@ -304,16 +310,18 @@ pub fn encode_segment<T: LwcInt>(
         .iter()
         .enumerate()
         .filter(|&(i, _)| valid(i))
-        .fold(None, |acc: Option<(T, T)>, (_, &v)| Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v)))));
+        .fold(None, |acc: Option<(V::Latent, V::Latent)>, (_, &v)| {
+            Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
+        });
     let (min, max) = min_max.unwrap_or_default();
-    let filled: std::borrow::Cow<[T]> = match validity {
+    let filled: std::borrow::Cow<[V::Latent]> = match validity {
         None => values.into(),
         Some(v) => fill_nulls(values, v).into(),
     };
 
     let mut w = Writer::new();
     w.array(MAGIC);
-    w.u8(T::TYPE as u8);
+    w.u8(V::TYPE as u8);
     w.u8(if validity.is_some() { HAS_VALIDITY } else { 0 });
     w.zeros(2);
     w.u32(rows);
@@ -342,8 +350,8 @@ pub fn encode_segment<T: LwcInt>(
         bytes,
         rows: values.len(),
         null_count: nulls,
-        min: has_values.then_some(min),
-        max: has_values.then_some(max),
+        min: has_values.then(|| V::from_latent(min)),
+        max: has_values.then(|| V::from_latent(max)),
         cascade: written.cascade,
         read_costs,
         explain,
@@ -408,15 +416,15 @@ impl Line {
     }
 }
 
-/// Checks a magic and the integer type id after it (segments and columns start alike).
-pub(crate) fn read_magic_and_type<T: LwcInt>(r: &mut Reader<'_>, magic: &[u8; 4], what: &'static str) -> Result<()> {
+/// Checks a magic and the value type id after it (segments and columns start alike).
+pub(crate) fn read_magic_and_type<V: Value>(r: &mut Reader<'_>, magic: &[u8; 4], what: &'static str) -> Result<()> {
     if r.take(what, 4)? != magic {
         return Err(Error::Corrupt(format!("not an lwc {what} (bad magic)")));
     }
     let id = r.u8(what)?;
-    let found = IntType::from_id(id).ok_or_else(|| Error::Corrupt(format!("{what}: unknown type id {id}")))?;
-    if found != T::TYPE {
-        return Err(Error::TypeMismatch { expected: T::TYPE.name(), found: found.name() });
+    let found = ValueType::from_id(id).ok_or_else(|| Error::Corrupt(format!("{what}: unknown type id {id}")))?;
+    if found != V::TYPE {
+        return Err(Error::TypeMismatch { expected: V::TYPE.name(), found: found.name() });
     }
     Ok(())
 }
@@ -425,29 +433,30 @@ pub(crate) fn read_magic_and_type<T: LwcInt>(r: &mut Reader<'_>, magic: &[u8; 4]
 ///
 /// Opening checks every length and header field once; operations then run without re-checking. The
 /// bytes must start at an 8-byte aligned address (an [`AlignedBytes`], a `Vec<u64>`, or a memory map).
-pub struct Segment<'a, T: LwcInt> {
+pub struct Segment<'a, V: Value> {
     rows: usize,
     nulls: usize,
-    min: T,
-    max: T,
+    /// Min and max as latents.
+    min: V::Latent,
+    max: V::Latent,
     validity: Option<&'a [u64]>,
-    stream: StreamView<'a, T>,
+    stream: StreamView<'a, V::Latent>,
     encoded_len: usize,
 }
 
-impl<'a, T: LwcInt> Segment<'a, T> {
+impl<'a, V: Value> Segment<'a, V> {
     /// Validates `bytes` and opens a view. Errors name what is wrong; nothing here panics on bad input.
     pub fn open(bytes: &'a [u8]) -> Result<Self> {
         let mut r = Reader::new(bytes);
-        read_magic_and_type::<T>(&mut r, MAGIC, "segment")?;
+        read_magic_and_type::<V>(&mut r, MAGIC, "segment")?;
         let flags = r.u8("segment flags")?;
         if flags & !HAS_VALIDITY != 0 || r.take("segment reserved", 2)? != [0, 0] {
             return Err(Error::Corrupt(format!("unknown segment flags {flags:#x}")));
         }
         let rows = r.u32("segment rows")? as usize;
         let nulls = r.u32("segment null count")? as usize;
-        let min: T = read_value(&mut r, "segment min")?;
-        let max: T = read_value(&mut r, "segment max")?;
+        let min: V::Latent = read_value(&mut r, "segment min")?;
+        let max: V::Latent = read_value(&mut r, "segment max")?;
         if nulls > rows || (nulls > 0) != (flags & HAS_VALIDITY != 0) {
             return Err(Error::Corrupt(format!("{nulls} nulls in {rows} rows, validity flag {flags}")));
         }
@@ -481,13 +490,13 @@ impl<'a, T: LwcInt> Segment<'a, T> {
     }
 
     /// Smallest non-null value; `None` if every row is null.
-    pub fn min(&self) -> Option<T> {
-        self.has_values().then_some(self.min)
+    pub fn min(&self) -> Option<V> {
+        self.has_values().then(|| V::from_latent(self.min))
     }
 
     /// Largest non-null value; `None` if every row is null.
-    pub fn max(&self) -> Option<T> {
-        self.has_values().then_some(self.max)
+    pub fn max(&self) -> Option<V> {
+        self.has_values().then(|| V::from_latent(self.max))
     }
 
     fn has_values(&self) -> bool {
@@ -523,17 +532,17 @@ impl<'a, T: LwcInt> Segment<'a, T> {
 
     /// Row `i`: `Ok(None)` if it is null.
     #[inline]
-    pub fn get(&self, i: usize) -> Result<Option<T>> {
+    pub fn get(&self, i: usize) -> Result<Option<V>> {
         self.check_row(i)?;
-        Ok(self.is_valid(i).then(|| self.stream.get(i)))
+        Ok(self.is_valid(i).then(|| V::from_latent(self.stream.get(i))))
     }
 
     /// Decodes a range of rows.
-    pub fn decode(&self, range: Range<usize>) -> Result<Array<T>> {
+    pub fn decode(&self, range: Range<usize>) -> Result<Array<V>> {
         if range.start > range.end || range.end > self.rows {
             return Err(Error::RowOutOfRange { row: range.end as u64, rows: self.rows as u64 });
         }
-        let mut values = vec![T::default(); range.len()];
+        let mut values = vec![V::default(); range.len()];
         self.decode_into(range.start, &mut values)?;
         let validity = self.validity.map(|v| Bitmap::from_bools(&range.map(|i| get_bit(v, i)).collect::<Vec<_>>()));
         Ok(Array { values, validity })
@@ -541,14 +550,15 @@ impl<'a, T: LwcInt> Segment<'a, T> {
 
     /// Decodes rows `start .. start + out.len()` into `out` without allocating; null rows hold an
     /// unspecified value (see [`Segment::validity`]).
-    pub fn decode_into(&self, start: usize, out: &mut [T]) -> Result<()> {
+    pub fn decode_into(&self, start: usize, out: &mut [V]) -> Result<()> {
         let end = start.checked_add(out.len()).filter(|&e| e <= self.rows);
         if end.is_none() {
             // Saturating: `start` is the caller's and may be anything up to `usize::MAX`.
             let row = (start as u64).saturating_add(out.len() as u64);
             return Err(Error::RowOutOfRange { row, rows: self.rows as u64 });
         }
-        self.stream.decode_into(start, out);
+        self.stream.decode_into(start, latents_of(out));
+        V::latents_to_values(out);
         Ok(())
     }
 
@@ -558,14 +568,14 @@ impl<'a, T: LwcInt> Segment<'a, T> {
     }
 
     /// Decodes every row.
-    pub fn decode_all(&self) -> Array<T> {
+    pub fn decode_all(&self) -> Array<V> {
         self.decode(0..self.rows).expect("the whole range is in range")
     }
 
     /// The values at `positions` (any order, repeats allowed). Ascending lists take a fast path that
     /// decodes blocks dense in positions once.
-    pub fn take(&self, positions: &[u32]) -> Result<Array<T>> {
-        let mut values = vec![T::default(); positions.len()];
+    pub fn take(&self, positions: &[u32]) -> Result<Array<V>> {
+        let mut values = vec![V::default(); positions.len()];
         self.take_into(positions, &mut values)?;
         let validity = self
             .validity
@@ -575,7 +585,7 @@ impl<'a, T: LwcInt> Segment<'a, T> {
 
     /// [`Segment::take`] into `out` (`out.len() == positions.len()`) without allocating; null rows hold
     /// an unspecified value. On an error `out` may be partly written.
-    pub fn take_into(&self, positions: &[u32], out: &mut [T]) -> Result<()> {
+    pub fn take_into(&self, positions: &[u32], out: &mut [V]) -> Result<()> {
         if out.len() != positions.len() {
             return Err(Error::InvalidArgument(format!("{} outputs for {} positions", out.len(), positions.len())));
         }
@@ -584,10 +594,17 @@ impl<'a, T: LwcInt> Segment<'a, T> {
             // the reads.
             for (o, &p) in out.iter_mut().zip(positions) {
                 self.check_row(p as usize)?;
-                *o = self.stream.get(p as usize);
+                *o = V::from_latent(self.stream.get(p as usize));
             }
             return Ok(());
         }
+        self.take_latents(positions, latents_of(out))?;
+        V::latents_to_values(out);
+        Ok(())
+    }
+
+    /// [`Segment::take_into`] of latents, for lists longer than [`SHORT_TAKE`].
+    fn take_latents(&self, positions: &[u32], out: &mut [V::Latent]) -> Result<()> {
         // Check and serve the list a chunk at a time, so the check reads positions the take then finds in L1
         // instead of sweeping a long list through memory twice.
         for (pos, dst) in positions.chunks(TAKE_CHUNK).zip(out.chunks_mut(TAKE_CHUNK)) {
@@ -607,10 +624,10 @@ impl<'a, T: LwcInt> Segment<'a, T> {
     /// The rows matching `predicate`, evaluated on the encoded form: the zone map (min/max) settles whole
     /// segments, constants are rewritten into the encoding's code space, and packed data is compared a
     /// block at a time.
-    pub fn filter(&self, predicate: &Predicate<T>) -> Selection {
+    pub fn filter(&self, predicate: &Predicate<V>) -> Selection {
         let mut bits = Bitmap::new_clear(self.rows);
         let min_max = self.has_values().then_some((self.min, self.max));
-        match predicate.normalize(min_max) {
+        match predicate.to_latents().normalize(min_max) {
             Normalized::Nothing => return Selection::Positions(Vec::new()),
             Normalized::AllValid => bits.not(),
             Normalized::Nulls => {
@@ -635,7 +652,7 @@ impl<'a, T: LwcInt> Segment<'a, T> {
 
     /// Aggregates all rows (`None`) or a selection. Over all rows only the sum reads data; count, min
     /// and max come from the header.
-    pub fn aggregate(&self, selection: Option<&Selection>) -> Result<Aggregates<T>> {
+    pub fn aggregate(&self, selection: Option<&Selection>) -> Result<Aggregates<V>> {
         let Some(selection) = selection else {
             let valid = self.rows - self.nulls;
             return Ok(Aggregates {
@@ -649,25 +666,61 @@ impl<'a, T: LwcInt> Segment<'a, T> {
         let selection = self.valid_part(selection)?;
         let (selected, valid) = (selection.0, selection.1);
         let partial = if valid.is_empty() { SumMinMax::EMPTY } else { self.stream.aggregate(&valid) };
+        let sum = match V::SUMS_LATENTS {
+            true => V::sum_of_latents(partial.sum),
+            false => self.sum_of_values(&valid.to_positions()),
+        };
         Ok(Aggregates {
             count: valid.count() as u64,
             null_count: (selected - valid.count()) as u64,
-            sum: partial.sum,
-            min: partial.min,
-            max: partial.max,
+            sum,
+            min: partial.min.map(V::from_latent),
+            max: partial.max.map(V::from_latent),
         })
+    }
+
+    /// The sum of the values at `positions` (ascending), decoded: for values whose sum is not that of
+    /// their latents (floats).
+    fn sum_of_values(&self, positions: &[u32]) -> V::Sum {
+        let mut buffer = [V::default(); BLOCK];
+        let mut sum = V::Sum::default();
+        for chunk in positions.chunks(BLOCK) {
+            let values = &mut buffer[..chunk.len()];
+            self.stream.take_sorted_into(chunk, latents_of(values));
+            V::latents_to_values(values);
+            sum = V::add(sum, V::sum(values));
+        }
+        sum
     }
 
     /// The sum of the non-null rows. Null slots hold whatever the writer put there (files of every version
     /// differ), so they are read back and taken out when few, and skipped by the selection when many.
-    fn sum_of_valid_rows(&self) -> i128 {
-        let Some(words) = self.validity else { return self.stream.sum() };
+    fn sum_of_valid_rows(&self) -> V::Sum {
+        if !V::SUMS_LATENTS {
+            let mut sum = V::Sum::default();
+            let mut buffer = [V::default(); BLOCK];
+            for start in (0..self.rows).step_by(BLOCK) {
+                let values = &mut buffer[..(self.rows - start).min(BLOCK)];
+                self.stream.decode_into(start, latents_of(values));
+                V::latents_to_values(values);
+                let mut k = 0;
+                for i in 0..values.len() {
+                    if self.is_valid(start + i) {
+                        values[k] = values[i];
+                        k += 1;
+                    }
+                }
+                sum = V::add(sum, V::sum(&values[..k]));
+            }
+            return sum;
+        }
+        let Some(words) = self.validity else { return V::sum_of_latents(self.stream.sum()) };
         if self.nulls == self.rows {
-            return 0;
+            return V::Sum::default();
         }
         if self.nulls * FEW_NULLS > self.rows {
             let valid = Bitmap::from_words(words.to_vec(), self.rows).expect("validated length");
-            return self.stream.aggregate(&Selection::Bitmap(valid)).sum;
+            return V::sum_of_latents(self.stream.aggregate(&Selection::Bitmap(valid)).sum);
         }
         let mut null_rows = Vec::with_capacity(self.nulls);
         for (k, &w) in words.iter().enumerate() {
@@ -677,9 +730,9 @@ impl<'a, T: LwcInt> Segment<'a, T> {
                 missing &= missing - 1;
             }
         }
-        let mut slots = vec![T::default(); null_rows.len()];
+        let mut slots = vec![V::Latent::default(); null_rows.len()];
         self.stream.take_sorted_into(&null_rows, &mut slots);
-        self.stream.sum() - T::sum(&slots)
+        V::sum_of_latents(self.stream.sum() - <V::Latent as Value>::sum(&slots))
     }
 
     /// Checks a selection against the rows; returns its size and its non-null part.
@@ -707,10 +760,16 @@ impl<'a, T: LwcInt> Segment<'a, T> {
     }
 }
 
-impl<T: LwcInt> std::fmt::Debug for Segment<'_, T> {
+/// Values as their latents' memory (same width, both plain old data): decoding writes latents into the
+/// caller's buffer, which [`Value::latents_to_values`] then turns into values in place.
+fn latents_of<V: Value>(values: &mut [V]) -> &mut [V::Latent] {
+    bytemuck::cast_slice_mut(values)
+}
+
+impl<V: Value> std::fmt::Debug for Segment<'_, V> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Segment")
-            .field("type", &T::TYPE)
+            .field("type", &V::TYPE)
             .field("encoding", &self.encoding())
             .field("rows", &self.rows)
             .field("nulls", &self.nulls)

@@ -1,19 +1,28 @@
-//! The integer types lwc stores, and the unsigned machine words its kernels work on.
+//! The value types lwc stores, and the integers its encodings and kernels work on.
 //!
-//! Every value is handled through the unsigned word of the same width (`i32` through `u32`, and so on):
+//! Every fixed-width [`Value`] is encoded as an integer *latent* that sorts like the value: integers are
+//! their own latents, and floats map to unsigned integers of their width by flipping the sign bit (and
+//! every bit of negative values), so the integer encodings, their filters and the zone maps serve floats
+//! bit-exactly, NaN payloads, ±0.0, infinities and subnormals included. Latents order floats as IEEE 754's
+//! `totalOrder` (and Rust's `f64::total_cmp`, and Arrow's comparison kernels) do: -NaN < -inf < ... < -0.0 <
+//! +0.0 < ... < +inf < +NaN.
+//!
+//! Integers are handled through the unsigned word of the same width (`i32` through `u32`, and so on):
 //! reinterpreting two's complement bits costs nothing, and `value - reference` computed with wrapping
 //! arithmetic in the unsigned domain is exact whenever `value >= reference`, for signed and unsigned types
 //! alike. That is how frame of reference handles `i64::MIN..=i64::MAX` without overflow.
+
+use std::borrow::Cow;
 
 use std::fmt::Debug;
 use std::ops::{BitAnd, BitOr, BitXor, Not, Shl, Shr};
 
 use bytemuck::Pod;
 
-/// The logical integer type of a column, as stored in headers.
+/// The type of a segment's values, as stored in headers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
-pub enum IntType {
+pub enum ValueType {
     /// `u8`
     U8 = 0,
     /// `u16`
@@ -30,34 +39,42 @@ pub enum IntType {
     I32 = 6,
     /// `i64`
     I64 = 7,
+    /// `f32`, stored through order-preserving `u32` latents.
+    F32 = 8,
+    /// `f64`, stored through order-preserving `u64` latents.
+    F64 = 9,
 }
 
-impl IntType {
+impl ValueType {
     /// The Rust name of the type (`"u32"`, `"i64"`, ...).
     pub fn name(self) -> &'static str {
         match self {
-            IntType::U8 => "u8",
-            IntType::U16 => "u16",
-            IntType::U32 => "u32",
-            IntType::U64 => "u64",
-            IntType::I8 => "i8",
-            IntType::I16 => "i16",
-            IntType::I32 => "i32",
-            IntType::I64 => "i64",
+            ValueType::U8 => "u8",
+            ValueType::U16 => "u16",
+            ValueType::U32 => "u32",
+            ValueType::U64 => "u64",
+            ValueType::I8 => "i8",
+            ValueType::I16 => "i16",
+            ValueType::I32 => "i32",
+            ValueType::I64 => "i64",
+            ValueType::F32 => "f32",
+            ValueType::F64 => "f64",
         }
     }
 
     /// Parses the id stored in headers.
-    pub fn from_id(id: u8) -> Option<IntType> {
+    pub fn from_id(id: u8) -> Option<ValueType> {
         Some(match id {
-            0 => IntType::U8,
-            1 => IntType::U16,
-            2 => IntType::U32,
-            3 => IntType::U64,
-            4 => IntType::I8,
-            5 => IntType::I16,
-            6 => IntType::I32,
-            7 => IntType::I64,
+            0 => ValueType::U8,
+            1 => ValueType::U16,
+            2 => ValueType::U32,
+            3 => ValueType::U64,
+            4 => ValueType::I8,
+            5 => ValueType::I16,
+            6 => ValueType::I32,
+            7 => ValueType::I64,
+            8 => ValueType::F32,
+            9 => ValueType::F64,
             _ => return None,
         })
     }
@@ -65,15 +82,34 @@ impl IntType {
     /// Width of the type in bytes.
     pub fn byte_width(self) -> usize {
         match self {
-            IntType::U8 | IntType::I8 => 1,
-            IntType::U16 | IntType::I16 => 2,
-            IntType::U32 | IntType::I32 => 4,
-            IntType::U64 | IntType::I64 => 8,
+            ValueType::U8 | ValueType::I8 => 1,
+            ValueType::U16 | ValueType::I16 => 2,
+            ValueType::U32 | ValueType::I32 | ValueType::F32 => 4,
+            ValueType::U64 | ValueType::I64 | ValueType::F64 => 8,
         }
+    }
+
+    /// Every value type, in id order.
+    pub const ALL: [ValueType; 10] = [
+        ValueType::U8,
+        ValueType::U16,
+        ValueType::U32,
+        ValueType::U64,
+        ValueType::I8,
+        ValueType::I16,
+        ValueType::I32,
+        ValueType::I64,
+        ValueType::F32,
+        ValueType::F64,
+    ];
+
+    /// Whether values are floating point (their sums are `f64`, their order IEEE's total order).
+    pub fn is_float(self) -> bool {
+        matches!(self, ValueType::F32 | ValueType::F64)
     }
 }
 
-impl std::fmt::Display for IntType {
+impl std::fmt::Display for ValueType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
@@ -82,6 +118,7 @@ impl std::fmt::Display for IntType {
 mod sealed {
     pub trait SealedWord {}
     pub trait SealedInt {}
+    pub trait SealedValue {}
 }
 
 /// An unsigned machine word: the domain of the bit-packing kernels.
@@ -152,12 +189,13 @@ macro_rules! impl_word {
 }
 impl_word!(u8, u16, u32, u64);
 
-/// An integer type lwc can store: `u8`, `u16`, `u32`, `u64`, `i8`, `i16`, `i32`, `i64`.
-pub trait LwcInt: Pod + Ord + Default + Debug + Send + Sync + std::hash::Hash + sealed::SealedInt {
+/// An integer type lwc can store: `u8`, `u16`, `u32`, `u64`, `i8`, `i16`, `i32`, `i64`. Every integer is a
+/// [`Value`] that is its own latent, with exact `i128` sums.
+pub trait LwcInt:
+    Value<Latent = Self, Sum = i128> + Pod + Ord + Default + Debug + Send + Sync + std::hash::Hash + sealed::SealedInt
+{
     /// The unsigned word of the same width (itself an `LwcInt`, so residuals can form child streams).
     type Unsigned: Word + LwcInt<Unsigned = Self::Unsigned>;
-    /// The type id stored in headers.
-    const TYPE: IntType;
     /// Smallest value.
     const MIN: Self;
     /// Largest value.
@@ -168,8 +206,6 @@ pub trait LwcInt: Pod + Ord + Default + Debug + Send + Sync + std::hash::Hash + 
     fn from_bits(bits: Self::Unsigned) -> Self;
     /// Exact widening to `i128`.
     fn to_i128(self) -> i128;
-    /// Exact sum of a slice; accumulates in 64-bit words where that cannot overflow.
-    fn sum(values: &[Self]) -> i128;
     /// `self - base` in the unsigned domain; exact when `self >= base`.
     #[inline(always)]
     fn offset_from(self, base: Self) -> Self::Unsigned {
@@ -188,10 +224,40 @@ pub trait LwcInt: Pod + Ord + Default + Debug + Send + Sync + std::hash::Hash + 
 
 macro_rules! impl_int {
     ($t:ty, $u:ty, $id:ident, $acc:ty) => {
+        impl sealed::SealedValue for $t {}
+        impl Value for $t {
+            type Latent = $t;
+            type Sum = i128;
+            const TYPE: ValueType = ValueType::$id;
+            const SUMS_LATENTS: bool = true;
+            #[inline(always)]
+            fn to_latent(self) -> $t {
+                self
+            }
+            #[inline(always)]
+            fn from_latent(latent: $t) -> $t {
+                latent
+            }
+            fn latents(values: &[$t]) -> Cow<'_, [$t]> {
+                Cow::Borrowed(values)
+            }
+            #[inline(always)]
+            fn latents_to_values(_: &mut [$t]) {}
+            fn sum_of_latents(sum: i128) -> i128 {
+                sum
+            }
+            /// Exact: chunks small enough that the accumulator cannot overflow, so the inner loop vectorizes.
+            fn sum(values: &[$t]) -> i128 {
+                const CHUNK: usize = if <$t>::BITS >= 64 { 1 } else { 1 << (63 - <$t>::BITS) };
+                values.chunks(CHUNK).map(|c| c.iter().map(|&v| v as $acc).sum::<$acc>() as i128).sum()
+            }
+            fn add(a: i128, b: i128) -> i128 {
+                a + b
+            }
+        }
         impl sealed::SealedInt for $t {}
         impl LwcInt for $t {
             type Unsigned = $u;
-            const TYPE: IntType = IntType::$id;
             const MIN: Self = <$t>::MIN;
             const MAX: Self = <$t>::MAX;
             #[inline(always)]
@@ -205,11 +271,6 @@ macro_rules! impl_int {
             #[inline(always)]
             fn to_i128(self) -> i128 {
                 self as i128
-            }
-            fn sum(values: &[Self]) -> i128 {
-                // Chunks small enough that the accumulator cannot overflow, so the inner loop vectorizes.
-                const CHUNK: usize = if <$t>::BITS >= 64 { 1 } else { 1 << (63 - <$t>::BITS) };
-                values.chunks(CHUNK).map(|c| c.iter().map(|&v| v as $acc).sum::<$acc>() as i128).sum()
             }
             #[inline(always)]
             fn checked_pred(self) -> Option<Self> {
@@ -231,6 +292,84 @@ impl_int!(i16, u16, I16, i64);
 impl_int!(i32, u32, I32, i64);
 impl_int!(i64, u64, I64, i128);
 
+/// A fixed-width value lwc stores: the integers and `f32`, `f64`. Encodings see its [`Value::Latent`], an
+/// integer that sorts like the value; reads map latents back.
+pub trait Value: Pod + Default + Debug + PartialEq + Send + Sync + sealed::SealedValue {
+    /// The integer the value is encoded as (integers: themselves).
+    type Latent: LwcInt;
+    /// What sums of values are: exact `i128` for integers, `f64` for floats.
+    type Sum: Copy + Debug + PartialEq + Default + Send + Sync + 'static;
+    /// The type id stored in headers.
+    const TYPE: ValueType;
+    /// Whether the sum of values is the sum of latents (integers), so encodings that sum without decoding
+    /// can answer it.
+    const SUMS_LATENTS: bool;
+
+    /// The latent: same width, same order.
+    fn to_latent(self) -> Self::Latent;
+    /// The value of a latent.
+    fn from_latent(latent: Self::Latent) -> Self;
+    /// The latents of `values` (integers: the same slice, not copied).
+    fn latents(values: &[Self]) -> Cow<'_, [Self::Latent]>;
+    /// The latents in place, as values (integers: nothing to do).
+    fn latents_to_values(buffer: &mut [Self]);
+    /// A sum of latents, as a sum of values (integers only: see [`Value::SUMS_LATENTS`]).
+    fn sum_of_latents(sum: i128) -> Self::Sum;
+    /// The sum of `values`.
+    fn sum(values: &[Self]) -> Self::Sum;
+    /// The sum of two sums.
+    fn add(a: Self::Sum, b: Self::Sum) -> Self::Sum;
+}
+
+macro_rules! impl_float_value {
+    ($($t:ty, $bits:ty, $id:ident);*) => {$(
+        impl sealed::SealedValue for $t {}
+        impl Value for $t {
+            type Latent = $bits;
+            type Sum = f64;
+            const TYPE: ValueType = ValueType::$id;
+            const SUMS_LATENTS: bool = false;
+            /// Sign bit set: flip every bit (negatives sort in reverse); clear: set the sign bit.
+            #[inline(always)]
+            fn to_latent(self) -> $bits {
+                const SIGN: $bits = 1 << (<$bits>::BITS - 1);
+                let bits = self.to_bits();
+                if bits & SIGN != 0 { !bits } else { bits | SIGN }
+            }
+            #[inline(always)]
+            fn from_latent(latent: $bits) -> $t {
+                const SIGN: $bits = 1 << (<$bits>::BITS - 1);
+                <$t>::from_bits(if latent & SIGN != 0 { latent & !SIGN } else { !latent })
+            }
+            fn latents(values: &[$t]) -> Cow<'_, [$bits]> {
+                Cow::Owned(values.iter().map(|v| v.to_latent()).collect())
+            }
+            fn latents_to_values(buffer: &mut [$t]) {
+                for v in buffer {
+                    *v = <$t>::from_latent(v.to_bits());
+                }
+            }
+            fn sum_of_latents(_: i128) -> f64 {
+                unreachable!("float sums are summed from values")
+            }
+            /// Compensated (Neumaier) summation: the error is at most about `2 ε Σ|x|` however many values,
+            /// against `(n - 1) ε Σ|x|` for a plain loop.
+            fn sum(values: &[$t]) -> f64 {
+                let (mut sum, mut carry) = (0.0f64, 0.0f64);
+                for &v in values {
+                    let v = v as f64;
+                    let next = sum + v;
+                    carry += if sum.abs() >= v.abs() { (sum - next) + v } else { (v - next) + sum };
+                    sum = next;
+                }
+                sum + carry
+            }
+            fn add(a: f64, b: f64) -> f64 { a + b }
+        }
+    )*};
+}
+impl_float_value!(f32, u32, F32; f64, u64, F64);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,6 +388,43 @@ mod tests {
         assert_eq!(i64::sum(&[i64::MIN, i64::MIN]), 2 * i64::MIN as i128);
         let big = vec![u32::MAX; 10_000];
         assert_eq!(u32::sum(&big), 10_000 * u32::MAX as i128);
+    }
+
+    #[test]
+    fn float_latents_sort_like_total_order_and_round_trip_every_bit() {
+        let specials = [
+            f64::NEG_INFINITY,
+            -f64::MAX,
+            -1.5,
+            -f64::MIN_POSITIVE,
+            -5e-324,
+            -0.0,
+            0.0,
+            5e-324,
+            f64::MIN_POSITIVE,
+            1.5,
+            f64::MAX,
+            f64::INFINITY,
+        ];
+        let nans = [f64::from_bits(0x7ff8_0000_0000_0001), f64::NAN, -f64::NAN, f64::from_bits(0xfff0_0000_0000_0001)];
+        let mut all: Vec<f64> = specials.iter().chain(&nans).copied().collect();
+        for &v in &all {
+            assert_eq!(f64::from_latent(v.to_latent()).to_bits(), v.to_bits());
+        }
+        all.sort_by(|a, b| a.total_cmp(b));
+        let latents: Vec<u64> = all.iter().map(|v| v.to_latent()).collect();
+        assert!(latents.windows(2).all(|w| w[0] < w[1]), "{all:?}");
+        assert!((-0.0f32).to_latent() < 0.0f32.to_latent());
+        let mut buffer: Vec<f32> = [1.25f32, -3.5].iter().map(|v| f32::from_bits(v.to_latent())).collect();
+        f32::latents_to_values(&mut buffer);
+        assert_eq!(buffer, [1.25, -3.5]);
+    }
+
+    #[test]
+    fn float_sums_are_compensated() {
+        let values = [1e16, 1.0, -1e16, 1.0];
+        assert_eq!(f64::sum(&values), 2.0); // a plain loop gives 0 or 1
+        assert!(f64::sum(&[1.0, f64::NAN]).is_nan());
     }
 
     #[test]

@@ -310,7 +310,7 @@ fn corrupt_i64_columns_never_panic() {
 /// A segment header for `rows` non-null `u32` rows with min 0 and max `max`.
 fn u32_header(rows: u32, max: u64) -> Vec<u8> {
     let mut b = b"LWS1".to_vec();
-    b.extend_from_slice(&[lwc::IntType::U32 as u8, 0, 0, 0]);
+    b.extend_from_slice(&[lwc::ValueType::U32 as u8, 0, 0, 0]);
     b.extend_from_slice(&rows.to_le_bytes());
     b.extend_from_slice(&0u32.to_le_bytes());
     b.extend_from_slice(&0u64.to_le_bytes());

@@ -9,7 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
-use lwc::{encode_segment, Bitmap, Cascade, Column, EncodeOptions, EncodedColumn, IntType, LwcInt, Predicate, Segment};
+use lwc::{
+    encode_segment, Bitmap, Cascade, Column, EncodeOptions, EncodedColumn, LwcInt, Predicate, Segment, ValueType,
+};
 
 const ROWS: usize = 200;
 
@@ -58,53 +60,59 @@ fn shaped(shape: &str, rows: usize, seed: u64) -> Vec<i128> {
 /// One golden case: a name, a type, a cascade, a data shape, and whether every seventh row is null.
 struct Case {
     name: &'static str,
-    int_type: IntType,
+    int_type: ValueType,
     cascade: &'static str,
     shape: &'static str,
     nulls: bool,
 }
 
-const fn case(name: &'static str, int_type: IntType, cascade: &'static str, shape: &'static str, nulls: bool) -> Case {
+const fn case(
+    name: &'static str,
+    int_type: ValueType,
+    cascade: &'static str,
+    shape: &'static str,
+    nulls: bool,
+) -> Case {
     Case { name, int_type, cascade, shape, nulls }
 }
 
 /// Every encoding at least once (most with nulls), several integer types, and the cascades the selector
 /// writes on TPC-H; `auto` cases pin whatever the selector chose when the file was written.
 const CASES: &[Case] = &[
-    case("plain_u32", IntType::U32, "plain", "wide", true),
-    case("plain_i8", IntType::I8, "plain", "signed", false),
-    case("constant_i64", IntType::I64, "constant", "constant", true),
-    case("sequence_u64", IntType::U64, "sequence", "sequence", false),
-    case("bitpack_u16", IntType::U16, "bitpack", "small", true),
-    case("bytepack_i32", IntType::I32, "bytepack", "signed", true),
-    case("for_i16", IntType::I16, "for", "signed", true),
-    case("for_n_u32", IntType::U32, "for_n", "sorted", false),
-    case("for_n16_i64", IntType::I64, "for_n:16", "signed", true),
-    case("dict_u32", IntType::U32, "dict", "few", true),
-    case("dict_for_u8", IntType::U8, "dict(for)", "few", false),
-    case("pfor_u32", IntType::U32, "pfor", "outliers", true),
-    case("pfor_for_bitpack_u64", IntType::U64, "pfor(for, bitpack)", "outliers", false),
-    case("delta_u32", IntType::U32, "delta", "sorted", true),
-    case("delta16_i32", IntType::I32, "delta:16(bitpack, plain)", "signed", false),
-    case("delta2_u64", IntType::U64, "delta2", "sorted", false),
-    case("delta2_8_i64", IntType::I64, "delta2:8", "sorted", true),
-    case("rle_u16", IntType::U16, "rle", "runs", true),
-    case("rle_seq_u32", IntType::U32, "rle(sequence, sequence)", "partkey", false),
-    case("rle_delta_dict_u32", IntType::U32, "rle(delta(dict), delta)", "orderkey", false),
-    case("varint_i64", IntType::I64, "varint", "wide", true),
-    case("gcd_u32", IntType::U32, "gcd", "multiples", true),
-    case("gcd_pfor_i32", IntType::I32, "gcd(pfor)", "multiples", false),
-    case("lz4_u32", IntType::U32, "lz4", "small", true),
-    case("zstd_i16", IntType::I16, "zstd", "signed", true),
-    case("auto_sorted_u32", IntType::U32, "auto", "sorted", true),
-    case("auto_runs_i64", IntType::I64, "auto", "runs", false),
-    case("auto_orderkey_u64", IntType::U64, "auto", "orderkey", false),
+    case("plain_u32", ValueType::U32, "plain", "wide", true),
+    case("plain_i8", ValueType::I8, "plain", "signed", false),
+    case("constant_i64", ValueType::I64, "constant", "constant", true),
+    case("sequence_u64", ValueType::U64, "sequence", "sequence", false),
+    case("bitpack_u16", ValueType::U16, "bitpack", "small", true),
+    case("bytepack_i32", ValueType::I32, "bytepack", "signed", true),
+    case("for_i16", ValueType::I16, "for", "signed", true),
+    case("for_n_u32", ValueType::U32, "for_n", "sorted", false),
+    case("for_n16_i64", ValueType::I64, "for_n:16", "signed", true),
+    case("dict_u32", ValueType::U32, "dict", "few", true),
+    case("dict_for_u8", ValueType::U8, "dict(for)", "few", false),
+    case("pfor_u32", ValueType::U32, "pfor", "outliers", true),
+    case("pfor_for_bitpack_u64", ValueType::U64, "pfor(for, bitpack)", "outliers", false),
+    case("delta_u32", ValueType::U32, "delta", "sorted", true),
+    case("delta16_i32", ValueType::I32, "delta:16(bitpack, plain)", "signed", false),
+    case("delta2_u64", ValueType::U64, "delta2", "sorted", false),
+    case("delta2_8_i64", ValueType::I64, "delta2:8", "sorted", true),
+    case("rle_u16", ValueType::U16, "rle", "runs", true),
+    case("rle_seq_u32", ValueType::U32, "rle(sequence, sequence)", "partkey", false),
+    case("rle_delta_dict_u32", ValueType::U32, "rle(delta(dict), delta)", "orderkey", false),
+    case("varint_i64", ValueType::I64, "varint", "wide", true),
+    case("gcd_u32", ValueType::U32, "gcd", "multiples", true),
+    case("gcd_pfor_i32", ValueType::I32, "gcd(pfor)", "multiples", false),
+    case("lz4_u32", ValueType::U32, "lz4", "small", true),
+    case("zstd_i16", ValueType::I16, "zstd", "signed", true),
+    case("auto_sorted_u32", ValueType::U32, "auto", "sorted", true),
+    case("auto_runs_i64", ValueType::I64, "auto", "runs", false),
+    case("auto_orderkey_u64", ValueType::U64, "auto", "orderkey", false),
 ];
 
 /// The column cases: several segments of one type (the last shorter), auto-chosen per segment.
 const COLUMN_CASES: &[Case] = &[
-    case("column_sorted_u32", IntType::U32, "auto", "sorted", true),
-    case("column_signed_i16", IntType::I16, "auto", "signed", false),
+    case("column_sorted_u32", ValueType::U32, "auto", "sorted", true),
+    case("column_signed_i16", ValueType::I16, "auto", "signed", false),
 ];
 
 fn validity(case: &Case, rows: usize) -> Option<Bitmap> {
@@ -115,42 +123,43 @@ fn seed(name: &str) -> u64 {
     name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
-/// Runs `$body` with `$T` bound to the Rust type of an [`IntType`].
+/// Runs `$body` with `$T` bound to the Rust type of an [`ValueType`].
 macro_rules! with_type {
     ($t:expr, $T:ident => $body:expr) => {
         match $t {
-            IntType::U8 => {
+            ValueType::U8 => {
                 type $T = u8;
                 $body
             }
-            IntType::U16 => {
+            ValueType::U16 => {
                 type $T = u16;
                 $body
             }
-            IntType::U32 => {
+            ValueType::U32 => {
                 type $T = u32;
                 $body
             }
-            IntType::U64 => {
+            ValueType::U64 => {
                 type $T = u64;
                 $body
             }
-            IntType::I8 => {
+            ValueType::I8 => {
                 type $T = i8;
                 $body
             }
-            IntType::I16 => {
+            ValueType::I16 => {
                 type $T = i16;
                 $body
             }
-            IntType::I32 => {
+            ValueType::I32 => {
                 type $T = i32;
                 $body
             }
-            IntType::I64 => {
+            ValueType::I64 => {
                 type $T = i64;
                 $body
             }
+            ValueType::F32 | ValueType::F64 => unreachable!("no float cases among these golden files"),
         }
     };
 }
@@ -162,7 +171,7 @@ fn narrow<T: LwcInt>(v: i128) -> T {
 }
 
 /// The expected-contents text: type, cascade, then one value (or `null`) per row.
-fn expected_text<T: LwcInt>(int_type: IntType, cascade: &Cascade, rows: &[Option<T>]) -> String {
+fn expected_text<T: LwcInt>(int_type: ValueType, cascade: &Cascade, rows: &[Option<T>]) -> String {
     let mut text = format!("type {int_type}\ncascade {cascade}\nrows {}\n", rows.len());
     for row in rows {
         match row {
@@ -273,7 +282,7 @@ fn check_version(version: &str) -> usize {
         let bytes = lwc::AlignedBytes::copy_from(&std::fs::read(&bin).unwrap());
         let (int_type, cascade, expected) =
             parse_expected(&std::fs::read_to_string(bin.with_extension("txt")).unwrap());
-        let int_type = (0..8).filter_map(IntType::from_id).find(|t| t.name() == int_type).expect("a type");
+        let int_type = (0..8).filter_map(ValueType::from_id).find(|t| t.name() == int_type).expect("a type");
         with_type!(int_type, T => {
             if name.starts_with("column_") {
                 let column = Column::<T>::open(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));

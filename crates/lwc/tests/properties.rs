@@ -327,7 +327,7 @@ fn selects<T: LwcInt>(p: &Predicate<T>, v: Option<T>) -> bool {
 }
 
 fn model_aggregate<T: LwcInt>(rows: impl IntoIterator<Item = Option<T>>) -> Aggregates<T> {
-    let mut a = Aggregates::EMPTY;
+    let mut a = Aggregates::empty();
     for row in rows {
         match row {
             None => a.null_count += 1,

@@ -11,14 +11,14 @@ use crate::bytes::{AlignedBytes, Reader, Writer};
 use crate::error::{Error, Result};
 use crate::segment::{encode_segment, read_magic_and_type, EncodeOptions, Segment};
 use crate::select::SegmentExplain;
-use crate::types::LwcInt;
+use crate::types::Value;
 
 use super::Column;
 
 const MAGIC: &[u8; 4] = b"LWC1";
 
 /// Builds a column from values pushed in order, encoding each segment as soon as it is full.
-pub struct ColumnBuilder<T: LwcInt> {
+pub struct ColumnBuilder<T: Value> {
     options: EncodeOptions,
     values: Vec<T>,
     /// Validity of the pending values; materialized at the first null.
@@ -29,7 +29,7 @@ pub struct ColumnBuilder<T: LwcInt> {
     explains: Vec<SegmentExplain>,
 }
 
-impl<T: LwcInt> ColumnBuilder<T> {
+impl<T: Value> ColumnBuilder<T> {
     /// A builder; fails if `segment_rows` is zero or above `u32::MAX`.
     pub fn new(options: EncodeOptions) -> Result<Self> {
         if options.segment_rows == 0 || options.segment_rows > u32::MAX as usize {
@@ -141,7 +141,7 @@ impl EncodedColumn {
     /// Encodes `values` (with optional validity, bit set = not null) into segments; `options` is an
     /// [`EncodeOptions`] or anything that converts into one (an [`Encoding`](crate::Encoding), a
     /// [`Cascade`], an [`Objective`](crate::Objective)).
-    pub fn encode<T: LwcInt>(
+    pub fn encode<T: Value>(
         values: &[T],
         validity: Option<&Bitmap>,
         options: impl Into<EncodeOptions>,
@@ -155,7 +155,7 @@ impl EncodedColumn {
         &self.explains
     }
 
-    fn fill<T: LwcInt>(values: &[T], validity: Option<&Bitmap>, mut b: ColumnBuilder<T>) -> Result<ColumnBuilder<T>> {
+    fn fill<T: Value>(values: &[T], validity: Option<&Bitmap>, mut b: ColumnBuilder<T>) -> Result<ColumnBuilder<T>> {
         if let Some(v) = validity {
             if v.len() != values.len() {
                 return Err(Error::InvalidArgument(format!(
@@ -187,13 +187,13 @@ impl EncodedColumn {
     }
 
     /// Validates and opens a view.
-    pub fn open<T: LwcInt>(&self) -> Result<Column<'_, T>> {
+    pub fn open<T: Value>(&self) -> Result<Column<'_, T>> {
         Column::open(&self.bytes)
     }
 }
 
 /// Reads the layout: the header, the segment table, and every segment opened (and so validated).
-pub(super) fn open_segments<T: LwcInt>(bytes: &[u8]) -> Result<(u64, Vec<Segment<'_, T>>)> {
+pub(super) fn open_segments<T: Value>(bytes: &[u8]) -> Result<(u64, Vec<Segment<'_, T>>)> {
     let mut r = Reader::new(bytes);
     read_magic_and_type::<T>(&mut r, MAGIC, "column")?;
     r.take("column reserved", 3)?;

@@ -12,7 +12,7 @@ use crate::predicate::Predicate;
 use crate::segment::{Aggregates, Array, Segment};
 pub use crate::segment::{EncodeOptions, DEFAULT_SEGMENT_ROWS};
 use crate::selection::Selection;
-use crate::types::LwcInt;
+use crate::types::Value;
 pub use container::{ColumnBuilder, EncodedColumn};
 
 /// Rows handed to a segment's take at a time by [`Column::take_into`].
@@ -31,14 +31,14 @@ fn count_distinct<K: PartialEq>(items: impl Iterator<Item = K>) -> Vec<(K, usize
 }
 
 /// A validated view over an encoded column.
-pub struct Column<'a, T: LwcInt> {
+pub struct Column<'a, T: Value> {
     rows: u64,
     segments: Vec<Segment<'a, T>>,
     /// First row id of each segment, plus `rows` at the end.
     starts: Vec<u64>,
 }
 
-impl<'a, T: LwcInt> Column<'a, T> {
+impl<'a, T: Value> Column<'a, T> {
     /// Validates `bytes` (8-aligned, an [`EncodedColumn`]'s layout) and opens every segment.
     pub fn open(bytes: &'a [u8]) -> Result<Self> {
         let (rows, segments) = container::open_segments(bytes)?;
@@ -187,7 +187,7 @@ impl<'a, T: LwcInt> Column<'a, T> {
 
     /// Aggregates all rows (`None`) or a selection from [`Column::filter`].
     pub fn aggregate(&self, selection: Option<&ColumnSelection>) -> Result<Aggregates<T>> {
-        let mut acc = Aggregates::EMPTY;
+        let mut acc = Aggregates::empty();
         match selection {
             None => {
                 for s in &self.segments {
