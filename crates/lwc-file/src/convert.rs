@@ -72,8 +72,8 @@ fn encode_values<T: Value>(values: &[T], validity: Option<&Bitmap>, options: &En
     Ok(EncodedChunk {
         rows: rows_u32(encoded.rows())?,
         nulls: encoded.null_count() as u32,
-        min: encoded.min().map(index_value),
-        max: encoded.max().map(index_value),
+        min: encoded.min().copied().map(index_value),
+        max: encoded.max().copied().map(index_value),
         cascade: encoded.cascade().to_string(),
         kind: 0,
         plain_bytes: 0,

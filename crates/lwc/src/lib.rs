@@ -56,6 +56,7 @@ pub mod segment;
 pub mod select;
 pub mod selection;
 pub(crate) mod stats;
+pub mod strings;
 pub mod types;
 
 /// The README's examples, compiled and run as doc tests.
@@ -66,7 +67,7 @@ pub struct ReadmeDoctests;
 pub use bitmap::Bitmap;
 pub use bytes::AlignedBytes;
 pub use column::{Column, ColumnBuilder, ColumnSelection, EncodedColumn, SelectionPart};
-pub use encodings::{Cascade, Encoding, EncodingId, Parameter, Requirement, MAX_CASCADE_DEPTH};
+pub use encodings::{ByteArray, Cascade, Encoding, EncodingId, Family, Parameter, Requirement, MAX_CASCADE_DEPTH};
 pub use error::{Error, Result};
 pub use predicate::Predicate;
 pub use segment::{

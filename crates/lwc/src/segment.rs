@@ -202,18 +202,19 @@ impl From<&EncodeOptions> for EncodeOptions {
 /// written, the choice's record): whoever stores it never reopens what was just written. Dereferences to
 /// its bytes.
 #[derive(Debug, Clone, PartialEq)]
-pub struct EncodedSegment<T> {
-    bytes: AlignedBytes,
-    rows: usize,
-    null_count: usize,
-    min: Option<T>,
-    max: Option<T>,
-    cascade: Cascade,
-    read_costs: Costs,
+pub struct EncodedSegment<M> {
+    pub(crate) bytes: AlignedBytes,
+    pub(crate) rows: usize,
+    pub(crate) null_count: usize,
+    pub(crate) min: Option<M>,
+    pub(crate) max: Option<M>,
+    pub(crate) cascade: Cascade,
+    pub(crate) read_costs: Costs,
     pub(crate) explain: Option<SegmentExplain>,
 }
 
-impl<V: Value> EncodedSegment<V> {
+/// The facts of an encoded segment of values (`M = V`) or of byte strings (`M = Vec<u8>`).
+impl<M> EncodedSegment<M> {
     /// The segment's bytes (8-aligned), header included.
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes
@@ -235,13 +236,13 @@ impl<V: Value> EncodedSegment<V> {
     }
 
     /// Smallest non-null value; `None` if every row is null.
-    pub fn min(&self) -> Option<V> {
-        self.min
+    pub fn min(&self) -> Option<&M> {
+        self.min.as_ref()
     }
 
     /// Largest non-null value; `None` if every row is null.
-    pub fn max(&self) -> Option<V> {
-        self.max
+    pub fn max(&self) -> Option<&M> {
+        self.max.as_ref()
     }
 
     /// The encoding written and those of its child streams.
@@ -278,7 +279,7 @@ impl<T> std::ops::Deref for EncodedSegment<T> {
 /// let values: Vec<u32> = (0..1_000).map(|i| 5_000 + i % 100).collect();
 /// let encoded = encode_segment(&values, None, Encoding::For)?;
 /// assert_eq!(encoded.cascade().to_string(), "for");
-/// assert_eq!((encoded.min(), encoded.max()), (Some(5_000), Some(5_099)));
+/// assert_eq!((encoded.min(), encoded.max()), (Some(&5_000), Some(&5_099)));
 /// let segment = Segment::<u32>::open(&encoded)?;
 /// assert_eq!(segment.get(123)?, Some(5_023));
 ///

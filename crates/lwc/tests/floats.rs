@@ -5,8 +5,8 @@
 //! of compensated summation.
 
 use lwc::{
-    encode_segment, AccessMix, Bitmap, Cascade, EncodeOptions, EncodedColumn, Encoding, EncodingId, Error,
-    Objective, Predicate, Requirement, Segment, Value,
+    encode_segment, AccessMix, Bitmap, Cascade, EncodeOptions, EncodedColumn, Encoding, EncodingId, Error, Objective,
+    Predicate, Requirement, Segment, Value,
 };
 use proptest::prelude::*;
 
@@ -186,8 +186,13 @@ proptest! {
 #[test]
 fn float_columns_round_trip_under_every_objective() {
     let values: Vec<f64> = shaped(5, 70_000, 3);
-    let objectives =
-        [Objective::Size, Objective::Scan, Objective::Random, Objective::Balanced, Objective::Mix(AccessMix { scan: 1.0, get: 0.2 })];
+    let objectives = [
+        Objective::Size,
+        Objective::Scan,
+        Objective::Random,
+        Objective::Balanced,
+        Objective::Mix(AccessMix { scan: 1.0, get: 0.2 }),
+    ];
     for objective in objectives {
         let encoded = EncodedColumn::encode(&values, None, EncodeOptions::with_objective(objective)).unwrap();
         let column = encoded.open::<f64>().unwrap();

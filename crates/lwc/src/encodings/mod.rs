@@ -22,6 +22,7 @@
 
 #[macro_use]
 mod registry;
+mod byte_strings;
 mod cascade;
 mod stream;
 
@@ -37,12 +38,15 @@ use crate::selection::Selection;
 use crate::stats::{Shape, SplitMix, Stats};
 use crate::types::{LwcInt, Word};
 
+pub use byte_strings::ByteArray;
+pub(crate) use byte_strings::{ByteProfile, BytesEncoder, BytesOps, BytesTest, OpenBytes};
 pub use cascade::{Cascade, MAX_CASCADE_DEPTH};
 pub(crate) use stream::{OpenStream, StreamOps, SumMinMax, WordStream};
 
 registry! {
     // variant {parameter} = id, stable name, file => view. The order is the selector's order of
     // preference on equal estimates: the cheaper to read first.
+    integers {
 
     /// One value repeated (Umbra's Single); fails on data with two distinct values.
     Constant = 1, "constant", "ints/constant.rs", constant::{Constant, constant::ConstantView<T>};
@@ -85,6 +89,13 @@ registry! {
     Lz4 = 14, "lz4", "ints/lz4.rs", lz4::{Lz4, blocks::BlocksView<'a, T, lz4::Lz4Compressor>};
     /// Blocks of 1,024 values compressed by Zstandard (level 3): a heavyweight baseline.
     Zstd = 15, "zstd", "ints/zstd.rs", zstd::{Zstd, blocks::BlocksView<'a, T, zstd::ZstdCompressor>};
+    }
+    bytes {
+    /// Sorted distinct strings stored once, and a code per row: filters run on the codes.
+    BytesDict = 17, "dict", "bytes/dict.rs", bytes_dict::{BytesDict, bytes_dict::BytesDictView<'a>};
+    /// Every row's bytes back to back, and their end offsets.
+    BytesPlain = 16, "plain", "bytes/plain.rs", bytes_plain::{BytesPlain, bytes_plain::BytesPlainView<'a>};
+    }
 }
 
 #[path = "ints/blocks.rs"]
@@ -134,6 +145,15 @@ impl std::fmt::Display for Encoding {
             _ => f.write_str(id.name()),
         }
     }
+}
+
+/// What an encoding stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// Integers (and floats through their integer latents).
+    Integers,
+    /// Byte strings (Utf8 and Binary), whose child streams are integers.
+    Bytes,
 }
 
 /// An encoding's parameter: `for_n:128` sets for_n's block to 128.

@@ -11,14 +11,25 @@
 
 /// See the module documentation; invoked once, in `encodings/mod.rs`.
 macro_rules! registry {
-    ($(
-        $(#[doc = $doc:literal])*
-        $variant:ident $({ $param:ident })? = $id:literal, $name:literal, $path:literal,
-            $module:ident :: { $encoder:ident, $view:ty };
-    )*) => {
+    (
+        integers {$(
+            $(#[doc = $doc:literal])*
+            $variant:ident $({ $param:ident })? = $id:literal, $name:literal, $path:literal,
+                $module:ident :: { $encoder:ident, $view:ty };
+        )*}
+        bytes {$(
+            $(#[doc = $bdoc:literal])*
+            $bvariant:ident = $bid:literal, $bname:literal, $bpath:literal,
+                $bmodule:ident :: { $bencoder:ident, $bview:ty };
+        )*}
+    ) => {
         $(
             #[path = $path]
             pub(crate) mod $module;
+        )*
+        $(
+            #[path = $bpath]
+            pub(crate) mod $bmodule;
         )*
 
         /// Stable identifiers of encodings, as stored in bytes and printed by tools. Add, never renumber.
@@ -26,17 +37,31 @@ macro_rules! registry {
         #[repr(u8)]
         pub enum EncodingId {
             $( $(#[doc = $doc])* $variant = $id, )*
+            $( $(#[doc = $bdoc])* $bvariant = $bid, )*
         }
 
         impl EncodingId {
-            /// Every encoding, in the registry's order: the selector's order of preference on equal
+            /// Every integer encoding, in the registry's order: the selector's order of preference on equal
             /// estimates (the cheaper to read first).
             pub const ALL: [EncodingId; [$($id),*].len()] = [$(EncodingId::$variant),*];
 
-            /// The stable name (`"plain"`, `"for_n"`, ...).
+            /// Every byte-string encoding, in the registry's order of preference.
+            pub const BYTES: [EncodingId; [$($bid),*].len()] = [$(EncodingId::$bvariant),*];
+
+            /// The stable name (`"plain"`, `"for_n"`, ...). A byte-string encoding may share its name with
+            /// an integer one (`plain`, `dict`): the values' type tells them apart.
             pub fn name(self) -> &'static str {
                 match self {
                     $(EncodingId::$variant => $name,)*
+                    $(EncodingId::$bvariant => $bname,)*
+                }
+            }
+
+            /// What values the encoding stores.
+            pub fn family(self) -> Family {
+                match self {
+                    $(EncodingId::$variant => Family::Integers,)*
+                    $(EncodingId::$bvariant => Family::Bytes,)*
                 }
             }
 
@@ -44,15 +69,21 @@ macro_rules! registry {
             pub fn from_id(id: u8) -> Result<EncodingId> {
                 match id {
                     $($id => Ok(EncodingId::$variant),)*
+                    $($bid => Ok(EncodingId::$bvariant),)*
                     _ => Err(Error::UnknownEncoding(id)),
                 }
             }
 
-            /// The encoding named `name` (without a parameter).
+            /// The integer encoding named `name` (without a parameter).
             pub fn from_name(name: &str) -> Option<EncodingId> {
-                match name {
-                    $($name => Some(EncodingId::$variant),)*
-                    _ => None,
+                EncodingId::from_name_in(Family::Integers, name)
+            }
+
+            /// The encoding of `family` named `name` (without a parameter).
+            pub fn from_name_in(family: Family, name: &str) -> Option<EncodingId> {
+                match family {
+                    Family::Integers => EncodingId::ALL.into_iter().find(|id| id.name() == name),
+                    Family::Bytes => EncodingId::BYTES.into_iter().find(|id| id.name() == name),
                 }
             }
 
@@ -60,6 +91,7 @@ macro_rules! registry {
             pub fn child_names(self) -> &'static [&'static str] {
                 match self {
                     $(EncodingId::$variant => <$module::$encoder as Encoder>::CHILDREN,)*
+                    $(EncodingId::$bvariant => <$bmodule::$bencoder as BytesEncoder>::CHILDREN,)*
                 }
             }
 
@@ -67,6 +99,7 @@ macro_rules! registry {
             pub fn parameter(self) -> Option<Parameter> {
                 match self {
                     $(EncodingId::$variant => <$module::$encoder as Encoder>::PARAMETER,)*
+                    $(EncodingId::$bvariant => None,)*
                 }
             }
 
@@ -74,6 +107,7 @@ macro_rules! registry {
             pub fn requires(self) -> Requirement {
                 match self {
                     $(EncodingId::$variant => <$module::$encoder as Encoder>::REQUIRES,)*
+                    $(EncodingId::$bvariant => Requirement::Nothing,)*
                 }
             }
 
@@ -81,6 +115,7 @@ macro_rules! registry {
             pub fn chosen_by_auto(self) -> bool {
                 match self {
                     $(EncodingId::$variant => <$module::$encoder as Encoder>::CHOSEN_BY_AUTO,)*
+                    $(EncodingId::$bvariant => true,)*
                 }
             }
 
@@ -88,6 +123,7 @@ macro_rules! registry {
             pub(crate) fn sized_by_stats(self) -> bool {
                 match self {
                     $(EncodingId::$variant => <$module::$encoder as Encoder>::SIZED_BY_STATS,)*
+                    $(EncodingId::$bvariant => false,)*
                 }
             }
 
@@ -95,6 +131,7 @@ macro_rules! registry {
             pub(crate) fn taken_at_once(self) -> bool {
                 match self {
                     $(EncodingId::$variant => <$module::$encoder as Encoder>::TAKEN_AT_ONCE,)*
+                    $(EncodingId::$bvariant => false,)*
                 }
             }
 
@@ -102,6 +139,7 @@ macro_rules! registry {
             pub(crate) fn taken_because(self) -> &'static str {
                 match self {
                     $(EncodingId::$variant => <$module::$encoder as Encoder>::TAKEN_BECAUSE,)*
+                    $(EncodingId::$bvariant => "",)*
                 }
             }
 
@@ -109,6 +147,7 @@ macro_rules! registry {
             pub(crate) fn pruned(self, shape: &dyn Shape) -> Option<&'static str> {
                 match self {
                     $(EncodingId::$variant => <$module::$encoder as Encoder>::pruned(shape),)*
+                    $(EncodingId::$bvariant => Some("stores byte strings, not integers"),)*
                 }
             }
 
@@ -116,6 +155,7 @@ macro_rules! registry {
             pub(crate) fn cost_width(self, shape: &dyn Shape) -> u32 {
                 match self {
                     $(EncodingId::$variant => <$module::$encoder as Encoder>::cost_width(shape),)*
+                    $(EncodingId::$bvariant => shape.range_bits().max(1),)*
                 }
             }
 
@@ -123,6 +163,7 @@ macro_rules! registry {
             pub(crate) fn calibration_values(self, width: u32, n: usize, rng: &mut SplitMix) -> Vec<u64> {
                 match self {
                     $(EncodingId::$variant => <$module::$encoder as Encoder>::calibration_values(width, n, rng),)*
+                    $(EncodingId::$bvariant => { let _ = (width, n, rng); Vec::new() })*
                 }
             }
 
@@ -137,6 +178,7 @@ macro_rules! registry {
                 match self {
                     $(EncodingId::$variant =>
                         <$module::$encoder as Encoder>::estimate(values, stats, parameter, children),)*
+                    $(EncodingId::$bvariant => None,)*
                 }
             }
 
@@ -153,6 +195,7 @@ macro_rules! registry {
                     $(EncodingId::$variant => <$module::$encoder as Encoder>::estimate_from_sample(
                         sample, stats, parameter, children, shape,
                     ),)*
+                    $(EncodingId::$bvariant => None,)*
                 }
             }
 
@@ -169,6 +212,31 @@ macro_rules! registry {
                 match self {
                     $(EncodingId::$variant =>
                         <$module::$encoder as Encoder>::encode(values, stats, parameter, children, out),)*
+                    $(EncodingId::$bvariant => Err(Error::InvalidArgument(format!(
+                        "{} stores byte strings, not integers", $bname
+                    ))),)*
+                }
+            }
+
+            /// Estimated body bytes of byte strings written as this encoding (integer encodings: `None`).
+            pub(crate) fn estimate_bytes(self, profile: &ByteProfile<'_>, children: &impl Children) -> Option<usize> {
+                match self {
+                    $(EncodingId::$bvariant => <$bmodule::$bencoder as BytesEncoder>::estimate(profile, children),)*
+                    _ => None,
+                }
+            }
+
+            /// Writes byte strings as this encoding: the id byte, then the body.
+            pub(crate) fn encode_bytes(
+                self,
+                profile: &ByteProfile<'_>,
+                children: &impl Children,
+                out: &mut Writer,
+            ) -> Result<()> {
+                out.u8(self as u8);
+                match self {
+                    $(EncodingId::$bvariant => <$bmodule::$bencoder as BytesEncoder>::encode(profile, children, out),)*
+                    other => Err(Error::InvalidArgument(format!("{other} stores integers, not byte strings"))),
                 }
             }
         }
@@ -189,6 +257,10 @@ macro_rules! registry {
                     $param: u32
                 })?,
             )*
+            $(
+                $(#[doc = $bdoc])*
+                $bvariant,
+            )*
             /// Chooses each stream's encoding from its data and the [`Objective`](crate::Objective).
             #[default]
             Auto,
@@ -199,6 +271,7 @@ macro_rules! registry {
             pub fn id(self) -> Option<EncodingId> {
                 match self {
                     $(Encoding::$variant { .. } => Some(EncodingId::$variant),)*
+                    $(Encoding::$bvariant => Some(EncodingId::$bvariant),)*
                     Encoding::Auto => None,
                 }
             }
@@ -218,6 +291,7 @@ macro_rules! registry {
                         let _ = parameter;
                         Encoding::$variant $({ $param: parameter })?
                     })*
+                    $(EncodingId::$bvariant => Encoding::$bvariant,)*
                 }
             }
         }
@@ -243,6 +317,9 @@ macro_rules! registry {
                 }
                 Ok(match EncodingId::from_id(r.u8("stream encoding id")?)? {
                     $(EncodingId::$variant => StreamView::$variant(<$view as OpenStream<'a, T>>::open(r, n, depth)?),)*
+                    $(EncodingId::$bvariant => {
+                        return Err(Error::Corrupt(format!("{}: a byte-string encoding where integers are", $bname)))
+                    })*
                 })
             }
 
@@ -317,6 +394,73 @@ macro_rules! registry {
             fn for_each_block(&self, f: impl FnMut(usize, &[T])) {
                 match self {
                     $(StreamView::$variant(v) => v.for_each_block(f),)*
+                }
+            }
+        }
+
+        /// A view over any encoded byte-string stream: dispatch of its operation set.
+        pub(crate) enum BytesView<'a> {
+            $($bvariant($bview),)*
+        }
+
+        impl<'a> BytesView<'a> {
+            /// Validates and opens a byte-string stream of `n` rows.
+            pub fn open(r: &mut Reader<'a>, n: usize) -> Result<Self> {
+                Ok(match EncodingId::from_id(r.u8("stream encoding id")?)? {
+                    $(EncodingId::$bvariant => BytesView::$bvariant(<$bview as OpenBytes<'a>>::open(r, n, 0)?),)*
+                    other => {
+                        return Err(Error::Corrupt(format!("{other}: an integer encoding where byte strings are")))
+                    }
+                })
+            }
+
+            /// The encoding of the stream.
+            pub fn encoding(&self) -> EncodingId {
+                match self {
+                    $(BytesView::$bvariant(_) => EncodingId::$bvariant,)*
+                }
+            }
+
+            /// The cascade the stream was written with, as its bytes say.
+            pub fn cascade(&self) -> Cascade {
+                match self {
+                    $(BytesView::$bvariant(v) => {
+                        Cascade::read(Encoding::$bvariant, OpenBytes::child_cascades(v))
+                    })*
+                }
+            }
+        }
+
+        impl<'a> BytesOps<'a> for BytesView<'a> {
+            fn len(&self) -> usize {
+                match self {
+                    $(BytesView::$bvariant(v) => v.len(),)*
+                }
+            }
+            #[inline]
+            fn get(&self, i: usize) -> &'a [u8] {
+                match self {
+                    $(BytesView::$bvariant(v) => v.get(i),)*
+                }
+            }
+            fn decode_into(&self, range: std::ops::Range<usize>, out: &mut ByteArray) {
+                match self {
+                    $(BytesView::$bvariant(v) => v.decode_into(range, out),)*
+                }
+            }
+            fn take_into(&self, positions: &[u32], out: &mut ByteArray) {
+                match self {
+                    $(BytesView::$bvariant(v) => v.take_into(positions, out),)*
+                }
+            }
+            fn filter(&self, test: &BytesTest<'_>, out: &mut Bitmap) {
+                match self {
+                    $(BytesView::$bvariant(v) => v.filter(test, out),)*
+                }
+            }
+            fn min_max(&self, selection: &Selection) -> Option<(&'a [u8], &'a [u8])> {
+                match self {
+                    $(BytesView::$bvariant(v) => v.min_max(selection),)*
                 }
             }
         }

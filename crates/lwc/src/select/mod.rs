@@ -34,7 +34,7 @@ pub use explain::{Candidate, Fallback, SegmentExplain};
 pub use objective::{AccessMix, Objective, BALANCED_SIZE_SLACK, BALANCED_SPEEDUP};
 
 use crate::bytes::Writer;
-use crate::encodings::{Cascade, Children, Encoding, EncodingId, MAX_CASCADE_DEPTH};
+use crate::encodings::{ByteProfile, Cascade, Children, Encoding, EncodingId, MAX_CASCADE_DEPTH};
 use crate::error::{Error, Result};
 use crate::stats::{Shape, Stats};
 use crate::types::{LwcInt, Word};
@@ -149,6 +149,54 @@ impl<'c> Driver<'c> {
                 }
             }
         }
+    }
+
+    /// Writes byte strings as a stream (id byte and body) as the cascade says; `Auto` takes the smallest
+    /// estimate of the byte-string encodings (their child streams, integers, are chosen by the objective).
+    pub fn encode_bytes(&self, profile: &ByteProfile<'_>, out: &mut Writer) -> Result<Written> {
+        self.cascade.check()?;
+        let (id, evaluation) = match self.cascade.encoding().id() {
+            Some(id) => (id, None),
+            None => {
+                let evaluation = self.evaluate_bytes(profile);
+                (evaluation.encoding(), Some(evaluation))
+            }
+        };
+        let chosen = match evaluation {
+            Some(_) => self.candidate(id, false),
+            None => self.clone(),
+        };
+        let children = ChildWriter { driver: &chosen, written: RefCell::new(Vec::new()) };
+        id.encode_bytes(profile, &children, out)?;
+        let mut written = children.written.into_inner();
+        written.sort_by_key(|(k, _)| *k);
+        let cascade = Cascade::read(Encoding::from(id), written.into_iter().map(|(_, c)| c).collect());
+        Ok(Written { cascade, evaluation })
+    }
+
+    fn evaluate_bytes(&self, profile: &ByteProfile<'_>) -> Evaluation {
+        let (ns, busy) = self.clock.get();
+        self.clock.set((ns, true));
+        let start = (!busy).then(Instant::now);
+        let candidates: Vec<Candidate> = EncodingId::BYTES
+            .into_iter()
+            .map(|id| {
+                let chosen = self.candidate(id, false);
+                let sink = ChildWriter { driver: &chosen, written: RefCell::new(Vec::new()) };
+                let estimate = id.estimate_bytes(profile, &sink);
+                let note = if estimate.is_some() { "exact" } else { "nearly every string is distinct" };
+                Candidate { encoding: id, estimated_bytes: estimate, costs: None, note }
+            })
+            .collect();
+        let winner = (0..candidates.len())
+            .filter(|&k| candidates[k].estimated_bytes.is_some())
+            .min_by_key(|&k| candidates[k].estimated_bytes)
+            .unwrap_or(candidates.len() - 1);
+        let reason = format!("smallest estimate ({} bytes)", candidates[winner].estimated_bytes.unwrap_or(0));
+        if let Some(start) = start {
+            self.clock.set((self.clock.get().0 + start.elapsed().as_nanos() as u64, false));
+        }
+        Evaluation { candidates, winner, reason, sampled_rows: profile.rows.len(), fallbacks: Vec::new() }
     }
 
     /// Writes `values` as `id` with this driver's cascade for its children; returns the cascade written.
@@ -289,6 +337,11 @@ impl Written {
     /// by the caller is priced at the bits it spends per value.
     pub fn read_costs(&self, model: &CostModel, rows: usize, bytes: usize) -> Costs {
         let id = self.cascade.encoding().id().expect("a written stream has an encoding");
+        if id.family() == crate::encodings::Family::Bytes {
+            // Priced as reading its bytes: the cost model measures integer encodings.
+            let actual = bytes as f64 / rows.max(1) as f64;
+            return Costs { scan_ns: actual / model.bandwidth, get_ns: model.costs(EncodingId::Plain, 64, 0.0).get_ns };
+        }
         let rows = rows.max(1) as f64;
         let actual = bytes as f64 / rows;
         let chosen = self.evaluation.as_ref().and_then(|e| e.candidates.iter().find(|c| c.encoding == id));

@@ -1,0 +1,225 @@
+//! What the byte-string encodings share: their writing half ([`BytesEncoder`]), the facts they are chosen
+//! by ([`ByteProfile`]), the operation set of an opened stream ([`BytesOps`]) and the arrays reads fill
+//! ([`ByteArray`]). Their child streams (codes, ends) are integer streams, encoded by the integer
+//! encodings through the same [`Children`] sink.
+
+use std::cell::OnceCell;
+use std::ops::Range;
+
+use super::{Cascade, Children};
+use crate::bitmap::Bitmap;
+use crate::bytes::{Reader, Writer};
+use crate::error::Result;
+use crate::selection::Selection;
+
+/// Byte strings as offsets and one buffer, like an Arrow string array: row `i` is
+/// `data[offsets[i]..offsets[i + 1]]`. What reads of byte-string segments produce.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ByteArray {
+    /// `rows + 1` offsets into `data`, from 0, never decreasing.
+    pub offsets: Vec<u64>,
+    /// The rows' bytes, back to back.
+    pub data: Vec<u8>,
+    /// `None` when no row is null; a null row holds no bytes.
+    pub validity: Option<Bitmap>,
+}
+
+impl ByteArray {
+    /// An empty array with room for `rows` rows.
+    pub fn with_capacity(rows: usize) -> ByteArray {
+        let mut offsets = Vec::with_capacity(rows + 1);
+        offsets.push(0);
+        ByteArray { offsets, data: Vec::new(), validity: None }
+    }
+
+    /// Rows.
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// Whether there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Row `i`'s bytes, `None` if null. Panics if `i >= len()`.
+    pub fn get(&self, i: usize) -> Option<&[u8]> {
+        let valid = self.validity.as_ref().is_none_or(|v| v.get(i));
+        valid.then(|| &self.data[self.offsets[i] as usize..self.offsets[i + 1] as usize])
+    }
+
+    /// Every row, `None` for nulls.
+    pub fn to_options(&self) -> Vec<Option<Vec<u8>>> {
+        (0..self.len()).map(|i| self.get(i).map(<[u8]>::to_vec)).collect()
+    }
+
+    /// Appends one row's bytes.
+    pub(crate) fn push(&mut self, bytes: &[u8]) {
+        self.data.extend_from_slice(bytes);
+        self.offsets.push(self.data.len() as u64);
+    }
+}
+
+/// What the selector knows about a segment's byte strings before choosing: counted once, shared by the
+/// estimates and the encoder that wins.
+pub(crate) struct ByteProfile<'a> {
+    /// Every row's bytes (null rows: empty).
+    pub rows: &'a [&'a [u8]],
+    pub validity: Option<&'a Bitmap>,
+    /// Bytes of the non-null rows.
+    pub total_bytes: usize,
+    /// The distinct non-null values, sorted, and each row's code: built on first use (`None` when a probe
+    /// of spread rows finds no repeat, which makes a dictionary pointless and hashing every row wasted).
+    dictionary: OnceCell<Option<Dictionary<'a>>>,
+}
+
+/// Sorted distinct values and the code of every row (null rows: the code of the row before, so runs of
+/// codes stay unbroken).
+pub(crate) struct Dictionary<'a> {
+    pub entries: Vec<&'a [u8]>,
+    pub codes: Vec<u32>,
+}
+
+/// Rows probed for repeats before a dictionary is built.
+const PROBE: usize = 1024;
+
+impl<'a> ByteProfile<'a> {
+    pub fn of(rows: &'a [&'a [u8]], validity: Option<&'a Bitmap>) -> Self {
+        let valid = |i: usize| validity.is_none_or(|v| v.get(i));
+        let total_bytes = rows.iter().enumerate().filter(|&(i, _)| valid(i)).map(|(_, r)| r.len()).sum();
+        ByteProfile { rows, validity, total_bytes, dictionary: OnceCell::new() }
+    }
+
+    fn valid(&self, i: usize) -> bool {
+        self.validity.is_none_or(|v| v.get(i))
+    }
+
+    /// The dictionary of the rows, built on first use; `None` when most rows are distinct.
+    pub fn dictionary(&self) -> Option<&Dictionary<'a>> {
+        self.dictionary.get_or_init(|| self.build_dictionary()).as_ref()
+    }
+
+    fn build_dictionary(&self) -> Option<Dictionary<'a>> {
+        let n = self.rows.len();
+        if n > 4 * PROBE {
+            // Spread rows all distinct: nearly every row is, once a few percent repeat two probes would meet.
+            let mut seen = std::collections::HashSet::with_capacity(PROBE);
+            if (0..PROBE).map(|k| k * n / PROBE).filter(|&i| self.valid(i)).all(|i| seen.insert(self.rows[i])) {
+                return None;
+            }
+        }
+        let mut index: std::collections::HashMap<&'a [u8], u32> = std::collections::HashMap::new();
+        let mut first_seen: Vec<&'a [u8]> = Vec::new();
+        let mut codes = Vec::with_capacity(n);
+        let mut last = 0u32;
+        for (i, &r) in self.rows.iter().enumerate() {
+            if self.valid(i) {
+                let next = first_seen.len() as u32;
+                last = *index.entry(r).or_insert_with(|| {
+                    first_seen.push(r);
+                    next
+                });
+            }
+            codes.push(last);
+        }
+        // Sorted, so the order of codes is the order of values: ranges and prefixes become code ranges.
+        let mut order: Vec<u32> = (0..first_seen.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| first_seen[a as usize].cmp(first_seen[b as usize]));
+        let mut rank = vec![0u32; order.len()];
+        for (r, &o) in order.iter().enumerate() {
+            rank[o as usize] = r as u32;
+        }
+        for c in &mut codes {
+            if let Some(&r) = rank.get(*c as usize) {
+                *c = r;
+            }
+        }
+        let entries = order.iter().map(|&o| first_seen[o as usize]).collect();
+        Some(Dictionary { entries, codes })
+    }
+}
+
+/// The writing half of a byte-string encoding.
+pub(crate) trait BytesEncoder {
+    /// What each child stream holds, in order.
+    const CHILDREN: &'static [&'static str] = &[];
+
+    /// Encoded body bytes, or `None` when it does not apply (estimated: child streams as the sink
+    /// estimates them).
+    fn estimate(profile: &ByteProfile<'_>, children: &impl Children) -> Option<usize>;
+
+    /// Appends the body; child streams go through `children`.
+    fn encode(profile: &ByteProfile<'_>, children: &impl Children, out: &mut Writer) -> Result<()>;
+}
+
+/// A byte-string stream's view opened from bytes, for `n` rows, `depth` streams deep.
+pub(crate) trait OpenBytes<'a>: Sized {
+    fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self>;
+
+    /// The cascades of the child streams, in the encoding's child order.
+    fn child_cascades(&self) -> Vec<Cascade>;
+}
+
+/// A comparison against byte strings, once a segment's zone map has had its say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum BytesTest<'p> {
+    /// `lo <= x <= hi` (byte-wise), either bound open when `None`, each inclusive or not.
+    Range { lo: Option<(&'p [u8], bool)>, hi: Option<(&'p [u8], bool)> },
+    /// `x` is one of these (sorted, distinct).
+    Set(&'p [Vec<u8>]),
+    /// `x` starts with these bytes.
+    Prefix(&'p [u8]),
+}
+
+impl BytesTest<'_> {
+    /// Whether `value` passes.
+    pub fn matches(&self, value: &[u8]) -> bool {
+        match self {
+            BytesTest::Range { lo, hi } => {
+                lo.is_none_or(|(b, inclusive)| if inclusive { value >= b } else { value > b })
+                    && hi.is_none_or(|(b, inclusive)| if inclusive { value <= b } else { value < b })
+            }
+            BytesTest::Set(set) => set.binary_search_by(|s| s.as_slice().cmp(value)).is_ok(),
+            BytesTest::Prefix(p) => value.starts_with(p),
+        }
+    }
+}
+
+/// The operations every opened byte-string stream answers. Rows passed in are `< len()`; callers check.
+pub(crate) trait BytesOps<'a> {
+    /// Rows in the stream.
+    fn len(&self) -> usize;
+
+    /// Row `i`'s bytes, borrowed from the stream (null rows hold whatever the writer put there).
+    fn get(&self, i: usize) -> &'a [u8];
+
+    /// Appends rows `range` to `out`.
+    fn decode_into(&self, range: Range<usize>, out: &mut ByteArray) {
+        for i in range {
+            out.push(self.get(i));
+        }
+    }
+
+    /// Appends the rows at `positions` (any order) to `out`.
+    fn take_into(&self, positions: &[u32], out: &mut ByteArray) {
+        for &p in positions {
+            out.push(self.get(p as usize));
+        }
+    }
+
+    /// Sets bit `i` of `out` (all clear on entry) for every row whose bytes pass `test`.
+    fn filter(&self, test: &BytesTest<'_>, out: &mut Bitmap) {
+        for i in 0..self.len() {
+            if test.matches(self.get(i)) {
+                out.set(i);
+            }
+        }
+    }
+
+    /// The smallest and largest bytes among the selected rows.
+    fn min_max(&self, selection: &Selection) -> Option<(&'a [u8], &'a [u8])> {
+        let mut iter = selection.iter().map(|i| self.get(i as usize));
+        let first = iter.next()?;
+        Some(iter.fold((first, first), |(lo, hi), v| (lo.min(v), hi.max(v))))
+    }
+}

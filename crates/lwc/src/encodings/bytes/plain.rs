@@ -1,0 +1,110 @@
+//! `plain` byte strings: every row's bytes back to back, and the end offset of every row as a child
+//! stream of `u64` (ascending, so delta or frame of reference per block make them small). A row is
+//! `data[end(i - 1) .. end(i)]`: any row is two offset reads away. Null rows take no bytes.
+//!
+//! Body: data length (u64), the ends stream (encoding id, body), the data (8-aligned).
+//!
+//! Opening reads no offset, so a lookup costs two gets however many rows there are; an offset that a
+//! damaged stream puts past the data or before the previous one reads as an empty string rather than out
+//! of bounds (the file layer's checksums catch damage).
+
+use super::byte_strings::{ByteProfile, BytesEncoder, BytesOps, OpenBytes};
+use super::{Cascade, Children, Encoding, StreamOps, StreamView};
+use crate::bytes::{Reader, Writer};
+use crate::error::Result;
+
+pub(crate) struct BytesPlain;
+
+/// The ends' encoding unless a cascade says otherwise: frame of reference per 64 rows keeps every end one
+/// load away and their residuals as narrow as 64 rows are long.
+const ENDS: Encoding = Encoding::FOR64;
+
+fn ends(profile: &ByteProfile<'_>) -> Vec<u64> {
+    let mut end = 0u64;
+    (0..profile.rows.len())
+        .map(|i| {
+            if profile.validity.is_none_or(|v| v.get(i)) {
+                end += profile.rows[i].len() as u64;
+            }
+            end
+        })
+        .collect()
+}
+
+impl BytesEncoder for BytesPlain {
+    const CHILDREN: &'static [&'static str] = &["ends"];
+
+    fn estimate(profile: &ByteProfile<'_>, children: &impl Children) -> Option<usize> {
+        Some(8 + children.estimate(0, &ends(profile), ENDS)? + profile.total_bytes.next_multiple_of(8))
+    }
+
+    fn encode(profile: &ByteProfile<'_>, children: &impl Children, out: &mut Writer) -> Result<()> {
+        out.u64(profile.total_bytes as u64);
+        children.encode(0, &ends(profile), ENDS, out)?;
+        let valid = |i: usize| profile.validity.is_none_or(|v| v.get(i));
+        out.align();
+        out.packed(|buf| {
+            for (i, row) in profile.rows.iter().enumerate() {
+                if valid(i) {
+                    buf.extend_from_slice(row);
+                }
+            }
+        });
+        Ok(())
+    }
+}
+
+pub(crate) struct BytesPlainView<'a> {
+    ends: StreamView<'a, u64>,
+    data: &'a [u8],
+}
+
+impl<'a> OpenBytes<'a> for BytesPlainView<'a> {
+    fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
+        let len = r.u64("plain bytes length")?;
+        let ends = StreamView::open_nested(r, n, depth + 1)?;
+        r.align("plain bytes")?;
+        let data = r.take("plain bytes", usize::try_from(len).unwrap_or(usize::MAX))?;
+        Ok(BytesPlainView { ends, data })
+    }
+
+    fn child_cascades(&self) -> Vec<Cascade> {
+        vec![self.ends.cascade()]
+    }
+}
+
+impl<'a> BytesOps<'a> for BytesPlainView<'a> {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> &'a [u8] {
+        let start = if i == 0 { 0 } else { self.ends.get(i - 1) };
+        let end = self.ends.get(i);
+        self.data.get(start as usize..end as usize).unwrap_or(&[])
+    }
+
+    fn decode_into(&self, range: std::ops::Range<usize>, out: &mut super::ByteArray) {
+        if range.is_empty() {
+            return;
+        }
+        // One decode of the ends (and the one before the range), then one copy of the bytes between.
+        let mut ends = vec![0u64; range.len() + 1];
+        match range.start {
+            0 => self.ends.decode_into(0, &mut ends[1..]),
+            s => self.ends.decode_into(s - 1, &mut ends),
+        }
+        let (first, last) = (ends[0] as usize, ends[range.len()] as usize);
+        let whole = self.data.get(first..last).filter(|_| ends.windows(2).all(|w| w[0] <= w[1]));
+        match whole {
+            Some(bytes) => {
+                let base = out.data.len() as u64;
+                out.data.extend_from_slice(bytes);
+                out.offsets.extend(ends[1..].iter().map(|&e| base + e - first as u64));
+            }
+            // Damaged offsets: row by row, each one clamped.
+            None => range.for_each(|i| out.push(self.get(i))),
+        }
+    }
+}

@@ -1,0 +1,535 @@
+//! Segments of byte strings (Utf8 and Binary): the header, validity and zone map of one block of rows, a
+//! byte-string stream (a sorted dictionary or plain bytes, their codes and offsets integer streams), and the
+//! operations a column store asks of them: get, take, decode a range, filter (comparisons, sets, prefixes,
+//! nulls) and min/max, evaluated on dictionary codes where the stream is a dictionary.
+//!
+//! Bytes (little-endian, sections 8-aligned from the segment's start):
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 4 | magic `LWS1` |
+//! | 4 | 1 | type id: 10 = UTF-8 strings, 11 = binary |
+//! | 5 | 1 | flags: bit 0 = a validity bitmap follows; bit 1 = the stored max is a prefix of the max |
+//! | 6 | 2 | reserved, zero |
+//! | 8 | 4 | rows |
+//! | 12 | 4 | null count |
+//! | 16 | 4 | stored min length (at most [`ZONE_BYTES`]) |
+//! | 20 | 4 | stored max length (at most [`ZONE_BYTES`]) |
+//! | 24 | … | the min's first bytes, then the max's first bytes (zero padding to 8) |
+//! | … | 8 · ⌈rows / 64⌉ | validity, one bit per row, 1 = not null (only when flagged) |
+//! | … | … | the stream: one byte of encoding id, then the encoding's body |
+//!
+//! The stored min is at most the real one (a prefix of a string never exceeds it), so it bounds every value
+//! from below; a max longer than [`ZONE_BYTES`] is stored as its prefix and flagged, and then bounds every
+//! value's first bytes from above.
+//!
+//! ```
+//! use lwc::strings::{encode_bytes_segment, BytesPredicate, BytesSegment, BytesType};
+//! use lwc::Predicate;
+//!
+//! let cities: Vec<&[u8]> = (0..3_000).map(|i| ["Oslo", "Lima", "Pune"][i % 3].as_bytes()).collect();
+//! let encoded = encode_bytes_segment(&cities, None, BytesType::Utf8, lwc::EncodeOptions::default())?;
+//! assert_eq!(encoded.cascade().encoding().id().unwrap().name(), "dict"); // sorted distinct values, codes
+//! let segment = BytesSegment::open(&encoded)?;
+//! assert_eq!(segment.get(2)?, Some(&b"Pune"[..]));
+//! let l = segment.filter(&BytesPredicate::StartsWith(b"L".to_vec())); // a code range
+//! assert_eq!(l.count(), 1_000);
+//! let after = segment.filter(&Predicate::Gt(b"Lima".to_vec()).into());
+//! assert_eq!(after.count(), 2_000);
+//! # Ok::<(), lwc::Error>(())
+//! ```
+
+use std::ops::Range;
+use std::time::Instant;
+
+use crate::bitmap::{get_bit, Bitmap};
+use crate::bytes::{Reader, Writer};
+use crate::encodings::{ByteArray, ByteProfile, BytesOps, BytesTest, BytesView, Cascade, EncodingId};
+use crate::error::{Error, Result};
+use crate::predicate::Predicate;
+use crate::segment::{EncodeOptions, EncodedSegment};
+use crate::select::{ChoosingClock, Driver, SegmentExplain};
+use crate::selection::Selection;
+
+const MAGIC: &[u8; 4] = b"LWS1";
+const HAS_VALIDITY: u8 = 1;
+const MAX_IS_PREFIX: u8 = 2;
+
+/// Bytes of the min and the max a header keeps.
+pub const ZONE_BYTES: usize = 64;
+
+/// What the bytes of a byte-string segment are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum BytesType {
+    /// UTF-8 text (Arrow `Utf8`, `LargeUtf8`).
+    Utf8 = 10,
+    /// Any bytes (Arrow `Binary`, `LargeBinary`).
+    Binary = 11,
+}
+
+impl BytesType {
+    /// `"utf8"` or `"binary"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BytesType::Utf8 => "utf8",
+            BytesType::Binary => "binary",
+        }
+    }
+
+    fn from_id(id: u8) -> Option<BytesType> {
+        match id {
+            10 => Some(BytesType::Utf8),
+            11 => Some(BytesType::Binary),
+            _ => None,
+        }
+    }
+}
+
+/// A filter on byte strings: a comparison (byte-wise order, as Arrow compares strings and binaries) or
+/// set test, or a prefix (`LIKE 'abc%'`). Comparisons never select NULLs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BytesPredicate {
+    /// `=`, `<>`, `<`, `<=`, `>`, `>=`, `between`, `in`, `is null`, `is not null`.
+    Compare(Predicate<Vec<u8>>),
+    /// Starts with these bytes.
+    StartsWith(Vec<u8>),
+}
+
+impl From<Predicate<Vec<u8>>> for BytesPredicate {
+    fn from(p: Predicate<Vec<u8>>) -> Self {
+        BytesPredicate::Compare(p)
+    }
+}
+
+impl BytesPredicate {
+    /// Whether a row holding `value` (`None`: NULL) is selected: the plain semantics every encoded filter
+    /// reproduces.
+    pub fn matches(&self, value: Option<&[u8]>) -> bool {
+        let Some(v) = value else { return matches!(self, BytesPredicate::Compare(Predicate::IsNull)) };
+        match self {
+            BytesPredicate::StartsWith(p) => v.starts_with(p),
+            BytesPredicate::Compare(p) => match p {
+                Predicate::Eq(c) => v == c.as_slice(),
+                Predicate::NotEq(c) => v != c.as_slice(),
+                Predicate::Lt(c) => v < c.as_slice(),
+                Predicate::LtEq(c) => v <= c.as_slice(),
+                Predicate::Gt(c) => v > c.as_slice(),
+                Predicate::GtEq(c) => v >= c.as_slice(),
+                Predicate::Between(lo, hi) => lo.as_slice() <= v && v <= hi.as_slice(),
+                Predicate::In(set) => set.iter().any(|c| c.as_slice() == v),
+                Predicate::IsNull => false,
+                Predicate::IsNotNull => true,
+            },
+        }
+    }
+}
+
+/// Count, null count, min and max of byte strings (of a segment, or a selection of it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BytesAggregates {
+    /// Non-null rows.
+    pub count: u64,
+    /// Null rows.
+    pub null_count: u64,
+    /// Smallest non-null value, byte-wise.
+    pub min: Option<Vec<u8>>,
+    /// Largest non-null value, byte-wise.
+    pub max: Option<Vec<u8>>,
+}
+
+impl BytesAggregates {
+    /// Nothing aggregated yet.
+    pub fn empty() -> Self {
+        BytesAggregates { count: 0, null_count: 0, min: None, max: None }
+    }
+
+    /// Combines the aggregates of two disjoint sets of rows.
+    pub fn merge(self, other: BytesAggregates) -> BytesAggregates {
+        let pick = |a: Option<Vec<u8>>, b: Option<Vec<u8>>, smaller: bool| match (a, b) {
+            (Some(a), Some(b)) => Some(if (a < b) == smaller { a } else { b }),
+            (a, b) => a.or(b),
+        };
+        BytesAggregates {
+            count: self.count + other.count,
+            null_count: self.null_count + other.null_count,
+            min: pick(self.min, other.min, true),
+            max: pick(self.max, other.max, false),
+        }
+    }
+}
+
+/// Encodes one segment of byte strings: `rows[i]` is row `i`'s bytes (ignored where `validity`, bit set =
+/// not null, says null). [`crate::Encoding::Auto`] takes the smaller of a sorted dictionary and plain bytes,
+/// and chooses their integer child streams (codes, offsets) for the objective.
+pub fn encode_bytes_segment(
+    rows: &[&[u8]],
+    validity: Option<&Bitmap>,
+    kind: BytesType,
+    options: impl Into<EncodeOptions>,
+) -> Result<EncodedSegment<Vec<u8>>> {
+    let options = options.into();
+    let start = Instant::now();
+    let n = u32::try_from(rows.len())
+        .map_err(|_| Error::InvalidArgument(format!("{} rows exceed a segment's u32 row count", rows.len())))?;
+    if let Some(v) = validity {
+        if v.len() != rows.len() {
+            return Err(Error::InvalidArgument(format!("validity has {} bits for {} rows", v.len(), rows.len())));
+        }
+    }
+    let validity = validity.filter(|v| v.count_ones() < v.len());
+    let nulls = validity.map_or(0, |v| v.len() - v.count_ones());
+    let valid = |i: usize| validity.is_none_or(|v| v.get(i));
+    let (mut min, mut max): (Option<&[u8]>, Option<&[u8]>) = (None, None);
+    for (i, &r) in rows.iter().enumerate() {
+        if valid(i) {
+            min = Some(min.map_or(r, |m| m.min(r)));
+            max = Some(max.map_or(r, |m| m.max(r)));
+        }
+    }
+    let stored_min = min.map_or(&[][..], |m| &m[..m.len().min(ZONE_BYTES)]);
+    let stored_max = max.map_or(&[][..], |m| &m[..m.len().min(ZONE_BYTES)]);
+    let max_is_prefix = max.is_some_and(|m| m.len() > ZONE_BYTES);
+
+    let mut w = Writer::new();
+    w.array(MAGIC);
+    w.u8(kind as u8);
+    w.u8(if validity.is_some() { HAS_VALIDITY } else { 0 } | if max_is_prefix { MAX_IS_PREFIX } else { 0 });
+    w.zeros(2);
+    w.u32(n);
+    w.u32(nulls as u32);
+    w.u32(stored_min.len() as u32);
+    w.u32(stored_max.len() as u32);
+    w.packed(|b| {
+        b.extend_from_slice(stored_min);
+        b.extend_from_slice(stored_max);
+    });
+    if let Some(v) = validity {
+        w.array(v.words());
+    }
+    w.align();
+    let profile = ByteProfile::of(rows, validity);
+    let clock = ChoosingClock::default();
+    let driver = Driver::new(&options.cost_model, options.objective, options.cascade.clone(), &clock);
+    let written = driver.encode_bytes(&profile, &mut w)?;
+    let bytes = w.into_aligned();
+    let read_costs = written.read_costs(&options.cost_model, rows.len(), bytes.len());
+    let explain = options.explain.then(|| {
+        let mut explain = SegmentExplain::new(rows.len(), nulls, options.objective, written.evaluation.clone());
+        explain.chosen = written.cascade.clone();
+        explain.actual_bytes = bytes.len();
+        explain.choose_ns = clock.get().0;
+        explain.encode_ns = start.elapsed().as_nanos() as u64;
+        explain.read_costs = read_costs;
+        explain
+    });
+    Ok(EncodedSegment {
+        bytes,
+        rows: rows.len(),
+        null_count: nulls,
+        min: min.map(<[u8]>::to_vec),
+        max: max.map(<[u8]>::to_vec),
+        cascade: written.cascade,
+        read_costs,
+        explain,
+    })
+}
+
+/// A validated, zero-copy view over one segment of byte strings. Values it returns borrow from the
+/// segment's bytes.
+pub struct BytesSegment<'a> {
+    kind: BytesType,
+    rows: usize,
+    nulls: usize,
+    min: &'a [u8],
+    max: &'a [u8],
+    max_is_prefix: bool,
+    validity: Option<&'a [u64]>,
+    stream: BytesView<'a>,
+    encoded_len: usize,
+}
+
+impl<'a> BytesSegment<'a> {
+    /// Validates `bytes` (8-aligned) and opens a view. Errors name what is wrong; nothing panics on bad input.
+    pub fn open(bytes: &'a [u8]) -> Result<Self> {
+        let mut r = Reader::new(bytes);
+        if r.take("segment", 4)? != MAGIC {
+            return Err(Error::Corrupt("not an lwc segment (bad magic)".into()));
+        }
+        let id = r.u8("segment type")?;
+        let kind = BytesType::from_id(id).ok_or_else(|| Error::TypeMismatch {
+            expected: "byte strings",
+            found: crate::ValueType::from_id(id).map_or("an unknown type", |t| t.name()),
+        })?;
+        let flags = r.u8("segment flags")?;
+        if flags & !(HAS_VALIDITY | MAX_IS_PREFIX) != 0 || r.take("segment reserved", 2)? != [0, 0] {
+            return Err(Error::Corrupt(format!("unknown segment flags {flags:#x}")));
+        }
+        let rows = r.u32("segment rows")? as usize;
+        let nulls = r.u32("segment null count")? as usize;
+        let (min_len, max_len) = (r.u32("min length")? as usize, r.u32("max length")? as usize);
+        if min_len > ZONE_BYTES || max_len > ZONE_BYTES || nulls > rows || (nulls > 0) != (flags & HAS_VALIDITY != 0) {
+            return Err(Error::Corrupt(format!(
+                "{nulls} nulls in {rows} rows, zone map of {min_len} and {max_len} bytes"
+            )));
+        }
+        let min = r.take("segment min", min_len)?;
+        let max = r.take("segment max", max_len)?;
+        if nulls < rows && min > max {
+            return Err(Error::Corrupt("segment min exceeds max".into()));
+        }
+        let validity = if nulls > 0 {
+            let words: &[u64] = r.array("segment validity", rows.div_ceil(64))?;
+            let tail_clear = rows.is_multiple_of(64) || words.last().is_some_and(|w| w >> (rows % 64) == 0);
+            let valid: usize = words.iter().map(|w| w.count_ones() as usize).sum();
+            if !tail_clear || valid != rows - nulls {
+                return Err(Error::Corrupt(format!("validity marks {valid} valid rows, header says {}", rows - nulls)));
+            }
+            Some(words)
+        } else {
+            None
+        };
+        r.align("segment stream")?;
+        let stream = BytesView::open(&mut r, rows)?;
+        r.finish("segment")?;
+        let max_is_prefix = flags & MAX_IS_PREFIX != 0;
+        Ok(BytesSegment { kind, rows, nulls, min, max, max_is_prefix, validity, stream, encoded_len: bytes.len() })
+    }
+
+    /// UTF-8 or binary.
+    pub fn bytes_type(&self) -> BytesType {
+        self.kind
+    }
+
+    /// Rows, nulls included.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Null rows.
+    pub fn null_count(&self) -> usize {
+        self.nulls
+    }
+
+    /// The encoding of the strings.
+    pub fn encoding(&self) -> EncodingId {
+        self.stream.encoding()
+    }
+
+    /// The encoding of the strings and of their child streams.
+    pub fn cascade(&self) -> Cascade {
+        self.stream.cascade()
+    }
+
+    /// Encoded bytes, header included.
+    pub fn encoded_len(&self) -> usize {
+        self.encoded_len
+    }
+
+    /// The validity bitmap's words (bit set = not null), `None` when no row is null.
+    pub fn validity(&self) -> Option<&'a [u64]> {
+        self.validity
+    }
+
+    /// The zone map: a lower bound of every value (a prefix of the min), and the max or, when
+    /// `max_is_prefix`, a prefix of it. `None` when every row is null.
+    pub fn zone_map(&self) -> Option<(&'a [u8], &'a [u8], bool)> {
+        (self.nulls < self.rows).then_some((self.min, self.max, self.max_is_prefix))
+    }
+
+    fn is_valid(&self, i: usize) -> bool {
+        self.validity.is_none_or(|v| get_bit(v, i))
+    }
+
+    fn check_row(&self, row: usize) -> Result<()> {
+        if row >= self.rows {
+            return Err(Error::RowOutOfRange { row: row as u64, rows: self.rows as u64 });
+        }
+        Ok(())
+    }
+
+    /// Row `i`'s bytes: `Ok(None)` if it is null.
+    pub fn get(&self, i: usize) -> Result<Option<&'a [u8]>> {
+        self.check_row(i)?;
+        Ok(self.is_valid(i).then(|| self.stream.get(i)))
+    }
+
+    /// Decodes a range of rows (null rows take no bytes).
+    pub fn decode(&self, range: Range<usize>) -> Result<ByteArray> {
+        if range.start > range.end || range.end > self.rows {
+            return Err(Error::RowOutOfRange { row: range.end as u64, rows: self.rows as u64 });
+        }
+        let mut out = ByteArray::with_capacity(range.len());
+        match self.validity {
+            None => self.stream.decode_into(range, &mut out),
+            Some(v) => {
+                for i in range.clone() {
+                    out.push(if get_bit(v, i) { self.stream.get(i) } else { &[] });
+                }
+                out.validity = Some(Bitmap::from_bools(&range.map(|i| get_bit(v, i)).collect::<Vec<_>>()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Decodes every row.
+    pub fn decode_all(&self) -> ByteArray {
+        self.decode(0..self.rows).expect("the whole range is in range")
+    }
+
+    /// The rows at `positions` (any order, repeats allowed).
+    pub fn take(&self, positions: &[u32]) -> Result<ByteArray> {
+        if let Some(&p) = positions.iter().find(|&&p| p as usize >= self.rows) {
+            return Err(Error::RowOutOfRange { row: p as u64, rows: self.rows as u64 });
+        }
+        let mut out = ByteArray::with_capacity(positions.len());
+        match self.validity {
+            None => self.stream.take_into(positions, &mut out),
+            Some(v) => {
+                for &p in positions {
+                    out.push(if get_bit(v, p as usize) { self.stream.get(p as usize) } else { &[] });
+                }
+                out.validity =
+                    Some(Bitmap::from_bools(&positions.iter().map(|&p| get_bit(v, p as usize)).collect::<Vec<_>>()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether every value is above `c` (known from the zone map).
+    fn all_above(&self, c: &[u8]) -> bool {
+        c < self.min
+    }
+
+    /// Whether every value is below `c` (known from the zone map).
+    fn all_below(&self, c: &[u8]) -> bool {
+        match self.max_is_prefix {
+            false => c > self.max,
+            // Every value's first bytes are at most the stored prefix: values sort below `c` when `c` is
+            // past that prefix without extending it.
+            true => c > self.max && !c.starts_with(self.max),
+        }
+    }
+
+    /// The rows matching `predicate`, evaluated on the encoded form: the zone map settles what it can,
+    /// dictionaries compare codes, plain bytes are compared row by row.
+    pub fn filter(&self, predicate: &BytesPredicate) -> Selection {
+        let mut bits = Bitmap::new_clear(self.rows);
+        let nothing = Selection::Positions(Vec::new());
+        let has_values = self.nulls < self.rows;
+        let test = match predicate {
+            BytesPredicate::Compare(Predicate::IsNull) => {
+                if let Some(v) = self.validity {
+                    bits = Bitmap::from_words(v.to_vec(), self.rows).expect("validated length");
+                    bits.not();
+                }
+                return Selection::from_bitmap(bits);
+            }
+            BytesPredicate::Compare(Predicate::IsNotNull) => None,
+            _ if !has_values => return nothing,
+            BytesPredicate::StartsWith(p) if self.all_below(p) => return nothing,
+            BytesPredicate::StartsWith(p) => Some((BytesTest::Prefix(p), false)),
+            BytesPredicate::Compare(p) => {
+                fn range<'p>(lo: Option<(&'p [u8], bool)>, hi: Option<(&'p [u8], bool)>) -> BytesTest<'p> {
+                    BytesTest::Range { lo, hi }
+                }
+                match p {
+                    Predicate::Eq(c) | Predicate::NotEq(c) if self.all_above(c) || self.all_below(c) => {
+                        if matches!(p, Predicate::Eq(_)) {
+                            return nothing;
+                        }
+                        None
+                    }
+                    Predicate::Eq(c) => Some((range(Some((c, true)), Some((c, true))), false)),
+                    Predicate::NotEq(c) => Some((range(Some((c, true)), Some((c, true))), true)),
+                    Predicate::Lt(c) if c.as_slice() <= self.min => return nothing,
+                    Predicate::Lt(c) if self.all_below(c) => None,
+                    Predicate::Lt(c) => Some((range(None, Some((c, false))), false)),
+                    Predicate::LtEq(c) if self.all_above(c) => return nothing,
+                    Predicate::LtEq(c) if self.all_below(c) => None,
+                    Predicate::LtEq(c) => Some((range(None, Some((c, true))), false)),
+                    Predicate::Gt(c) if self.all_below(c) || (!self.max_is_prefix && c.as_slice() >= self.max) => {
+                        return nothing;
+                    }
+                    Predicate::Gt(c) if self.all_above(c) => None,
+                    Predicate::Gt(c) => Some((range(Some((c, false)), None), false)),
+                    Predicate::GtEq(c) if self.all_below(c) => return nothing,
+                    Predicate::GtEq(c) if c.as_slice() <= self.min => None,
+                    Predicate::GtEq(c) => Some((range(Some((c, true)), None), false)),
+                    Predicate::Between(lo, hi) if lo > hi || self.all_below(lo) || self.all_above(hi) => {
+                        return nothing
+                    }
+                    Predicate::Between(lo, hi) => Some((range(Some((lo, true)), Some((hi, true))), false)),
+                    Predicate::In(_) => None,
+                    Predicate::IsNull | Predicate::IsNotNull => None,
+                }
+            }
+        };
+        let set: Vec<Vec<u8>>;
+        let test = match (predicate, test) {
+            (BytesPredicate::Compare(Predicate::In(values)), _) => {
+                let mut values: Vec<Vec<u8>> =
+                    values.iter().filter(|v| !self.all_above(v) && !self.all_below(v)).cloned().collect();
+                values.sort_unstable();
+                values.dedup();
+                if values.is_empty() {
+                    return nothing;
+                }
+                set = values;
+                Some((BytesTest::Set(&set), false))
+            }
+            (_, test) => test,
+        };
+        match test {
+            None => bits.not(),
+            Some((test, negate)) => {
+                self.stream.filter(&test, &mut bits);
+                if negate {
+                    bits.not();
+                }
+            }
+        }
+        if let Some(v) = self.validity {
+            bits.and_words(v);
+        }
+        Selection::from_bitmap(bits)
+    }
+
+    /// Count, null count, min and max of all rows (`None`) or of a selection.
+    pub fn aggregate(&self, selection: Option<&Selection>) -> Result<BytesAggregates> {
+        let all = Selection::Bitmap(Bitmap::new_set(self.rows));
+        let selection = selection.unwrap_or(&all);
+        let too_far = match selection {
+            Selection::Positions(p) => p.iter().copied().find(|&p| p as usize >= self.rows).map(|p| p as u64),
+            Selection::Bitmap(b) => (b.len() != self.rows).then_some(b.len() as u64),
+        };
+        if let Some(row) = too_far {
+            return Err(Error::RowOutOfRange { row, rows: self.rows as u64 });
+        }
+        let selected = selection.count();
+        let valid = match self.validity {
+            None => selection.clone(),
+            Some(v) => Selection::Positions(selection.iter().filter(|&i| get_bit(v, i as usize)).collect()),
+        };
+        let count = valid.count();
+        let min_max = if count == 0 { None } else { self.stream.min_max(&valid) };
+        Ok(BytesAggregates {
+            count: count as u64,
+            null_count: (selected - count) as u64,
+            min: min_max.map(|(lo, _)| lo.to_vec()),
+            max: min_max.map(|(_, hi)| hi.to_vec()),
+        })
+    }
+}
+
+impl std::fmt::Debug for BytesSegment<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BytesSegment")
+            .field("type", &self.kind)
+            .field("encoding", &self.encoding())
+            .field("rows", &self.rows)
+            .field("nulls", &self.nulls)
+            .field("encoded_len", &self.encoded_len)
+            .finish()
+    }
+}
