@@ -18,9 +18,9 @@ use arrow_schema::SchemaRef;
 use lwc::{AccessMix, BudgetOption, EncodeOptions, Objective};
 use rayon::prelude::*;
 
-use crate::convert::encode_chunk;
+use crate::encode::encode_chunk;
 use crate::error::{Error, Result};
-use crate::schema::{check_schema, Physical};
+use crate::schema::{check_schema, Storage};
 use crate::writer::{run_on, thread_pool, WriteOptions};
 
 /// The named objectives each integer column is tried with, besides the access mix itself.
@@ -132,27 +132,27 @@ pub fn plan_budget(
             options.encode.cascade
         )));
     }
-    let physical = check_schema(&schema)?;
+    let storage = check_schema(&schema)?;
     let objectives: Vec<Objective> =
         PLANNED_OBJECTIVES.iter().copied().chain(std::iter::once(Objective::Mix(mix))).collect();
-    let columns: Vec<(usize, Objective)> = physical
+    let columns: Vec<(usize, Objective)> = storage
         .iter()
         .enumerate()
         .flat_map(|(c, p)| match p {
-            Physical::Fixed(_) => vec![(c, options.encode.objective)],
-            Physical::Values(_) | Physical::Bytes => objectives.iter().map(|&o| (c, o)).collect::<Vec<_>>(),
+            Storage::Plain(_) | Storage::LegacyBytes => vec![(c, options.encode.objective)],
+            Storage::Values(_) | Storage::Bytes(_) => objectives.iter().map(|&o| (c, o)).collect::<Vec<_>>(),
         })
         .collect();
     let measure = || {
         // Each column is put together once, then encoded under every objective.
-        let whole: Vec<ArrayRef> = (0..physical.len())
+        let whole: Vec<ArrayRef> = (0..storage.len())
             .into_par_iter()
             .map(|c| whole_column(batches, c, schema.field(c).data_type()))
             .collect::<Result<Vec<_>>>()?;
         columns
             .par_iter()
             .map(|&(c, objective)| {
-                measure_column(&whole[c], physical[c], objective, mix, &options.encode)
+                measure_column(&whole[c], storage[c], objective, mix, &options.encode)
                     .map(|(bytes, read_ns)| (c, PlannedOption { objective, bytes, read_ns }))
                     .map_err(|e| e.located(schema.field(c).name(), None))
             })
@@ -197,7 +197,7 @@ fn whole_column(batches: &[RecordBatch], c: usize, data_type: &arrow_schema::Dat
 /// writer would cut it.
 fn measure_column(
     array: &ArrayRef,
-    physical: Physical,
+    storage: Storage,
     objective: Objective,
     mix: AccessMix,
     encode: &EncodeOptions,
@@ -207,7 +207,7 @@ fn measure_column(
     let rows = array.len();
     for start in (0..rows).step_by(options.segment_rows.max(1)) {
         let slice = array.slice(start, options.segment_rows.min(rows - start));
-        let chunk = encode_chunk(slice.as_ref(), physical, &options)?;
+        let chunk = encode_chunk(slice.as_ref(), storage, &options)?;
         bytes += chunk.bytes.len() as u64;
         if let Some(costs) = chunk.read_costs {
             read_ns += slice.len() as f64 * (mix.scan * costs.scan_ns + mix.get * costs.get_ns);

@@ -26,15 +26,14 @@ pub enum Error {
     Lwc(#[from] lwc::Error),
     /// An error from the lwc core raised in a column (and one of its segments, when known): encoding the
     /// segment, or the segment's own validation on read. The core's kind is kept in `source`.
-    #[error("column '{column}'{}: {source}", segment.map(|s| format!(", segment {s}")).unwrap_or_default())]
+    #[error("column '{column}'{}: {error}", segment.map(|s| format!(", segment {s}")).unwrap_or_default())]
     InColumn {
         /// Name of the column.
         column: String,
         /// Index of the segment in the column, when the error belongs to one.
         segment: Option<usize>,
-        /// The core's error.
-        #[source]
-        source: lwc::Error,
+        /// The core's error (part of the message, so not also reported as a source).
+        error: lwc::Error,
     },
     /// An error from Arrow (building an array or a record batch).
     #[error("arrow: {0}")]
@@ -97,7 +96,7 @@ impl Error {
             None => format!("column '{column}'"),
         };
         match self {
-            Error::Lwc(source) => Error::InColumn { column: column.to_string(), segment, source },
+            Error::Lwc(error) => Error::InColumn { column: column.to_string(), segment, error },
             Error::InvalidArgument(m) => Error::InvalidArgument(format!("{place}: {m}")),
             e => e,
         }
@@ -108,8 +107,8 @@ impl Error {
     pub fn is_corrupt(&self) -> bool {
         match self {
             Error::Corrupt(_) => true,
-            Error::InColumn { source, .. } | Error::Lwc(source) => matches!(
-                source,
+            Error::InColumn { error, .. } | Error::Lwc(error) => matches!(
+                error,
                 lwc::Error::Corrupt(_)
                     | lwc::Error::Truncated { .. }
                     | lwc::Error::UnknownEncoding(_)

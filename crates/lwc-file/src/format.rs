@@ -4,9 +4,11 @@
 use arrow_schema::{Field, Schema};
 use lwc::{Bitmap, EncodeOptions, EncodedColumn, LwcInt, ValueType};
 
+use crate::codec::{ByteReader, ByteWriter};
+
 use crate::error::{Error, Result};
-use crate::info::{ColumnInfo, SegmentInfo};
-use crate::schema::{read_schema, readable_as, write_schema, Physical, Storage};
+use crate::info::{BytesZone, ColumnInfo, SegmentInfo};
+use crate::schema::{read_schema, readable_as, write_schema, Storage};
 
 /// First and last four bytes of every `.lwc` file.
 pub(crate) const MAGIC: &[u8; 4] = b"LWCF";
@@ -105,82 +107,6 @@ pub(crate) fn locate_footer(bytes: &[u8], verify_checksum: bool) -> Result<(u16,
     Ok((version, footer))
 }
 
-/// Appends little-endian values to the footer.
-#[derive(Default)]
-pub(crate) struct ByteWriter {
-    pub(crate) bytes: Vec<u8>,
-}
-
-impl ByteWriter {
-    pub(crate) fn u8(&mut self, v: u8) {
-        self.bytes.push(v);
-    }
-    pub(crate) fn u32(&mut self, v: u32) {
-        self.bytes.extend_from_slice(&v.to_le_bytes());
-    }
-    pub(crate) fn u64(&mut self, v: u64) {
-        self.bytes.extend_from_slice(&v.to_le_bytes());
-    }
-    /// A length-prefixed (u32) UTF-8 string.
-    pub(crate) fn str(&mut self, s: &str) {
-        self.u32(s.len() as u32);
-        self.bytes.extend_from_slice(s.as_bytes());
-    }
-    /// A length-prefixed (u64) byte string.
-    pub(crate) fn blob(&mut self, b: &[u8]) {
-        self.u64(b.len() as u64);
-        self.bytes.extend_from_slice(b);
-    }
-}
-
-/// Reads little-endian values from the footer; running past the end is [`Error::Corrupt`].
-pub(crate) struct ByteReader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> ByteReader<'a> {
-    pub(crate) fn new(bytes: &'a [u8]) -> Self {
-        ByteReader { bytes, pos: 0 }
-    }
-    pub(crate) fn take(&mut self, what: &str, n: u64) -> Result<&'a [u8]> {
-        let left = (self.bytes.len() - self.pos) as u64;
-        if n > left {
-            return Err(Error::Corrupt(format!(
-                "footer truncated: {what} needs {n} bytes at footer offset {}, {left} remain",
-                self.pos
-            )));
-        }
-        let s = &self.bytes[self.pos..self.pos + n as usize];
-        self.pos += n as usize;
-        Ok(s)
-    }
-    pub(crate) fn u8(&mut self, what: &str) -> Result<u8> {
-        Ok(self.take(what, 1)?[0])
-    }
-    pub(crate) fn u32(&mut self, what: &str) -> Result<u32> {
-        Ok(u32::from_le_bytes(self.take(what, 4)?.try_into().expect("4 bytes")))
-    }
-    pub(crate) fn u64(&mut self, what: &str) -> Result<u64> {
-        Ok(u64::from_le_bytes(self.take(what, 8)?.try_into().expect("8 bytes")))
-    }
-    pub(crate) fn str(&mut self, what: &str) -> Result<&'a str> {
-        let n = self.u32(what)?;
-        std::str::from_utf8(self.take(what, n as u64)?)
-            .map_err(|_| Error::Corrupt(format!("footer: {what} is not valid UTF-8")))
-    }
-    pub(crate) fn blob(&mut self, what: &str) -> Result<&'a [u8]> {
-        let n = self.u64(what)?;
-        self.take(what, n)
-    }
-    pub(crate) fn finish(&self) -> Result<()> {
-        if self.pos != self.bytes.len() {
-            return Err(Error::Corrupt(format!("{} unexpected bytes after the footer", self.bytes.len() - self.pos)));
-        }
-        Ok(())
-    }
-}
-
 /// Lays out a multi-part segment: kind (u8), 3 zero bytes, part count (u32), one u64 length per part,
 /// then the parts, each starting at a multiple of 8 from the segment's start (zero padding between).
 pub(crate) fn write_parts(kind: u8, parts: &[&[u8]]) -> Vec<u8> {
@@ -233,10 +159,10 @@ pub(crate) fn read_parts<'a>(bytes: &'a [u8], what: &dyn Fn() -> String) -> Resu
 /// One column's entry in the footer.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ColumnFooter {
-    pub(crate) physical: Physical,
+    pub(crate) storage: Storage,
     pub(crate) plain_bytes: u64,
     pub(crate) segments: Vec<SegmentInfo>,
-    /// Bytes columns: each segment's kind ([`KIND_DICT`] or [`KIND_PLAIN`]); empty otherwise.
+    /// Version 1 string columns: each segment's kind ([`KIND_DICT`] or [`KIND_PLAIN`]); empty otherwise.
     pub(crate) kinds: Vec<u8>,
     pub(crate) cascades: Vec<(String, usize)>,
 }
@@ -244,19 +170,10 @@ pub(crate) struct ColumnFooter {
 impl ColumnFooter {
     /// The public description of this column.
     pub(crate) fn info(&self, field: &Field) -> ColumnInfo {
-        let storage = match self.physical {
-            Physical::Values(t) => Storage::Values(t),
-            Physical::Bytes => {
-                let dict = self.kinds.iter().filter(|&&k| k == KIND_DICT).count();
-                Storage::Bytes { dict_segments: dict, plain_segments: self.kinds.len() - dict }
-            }
-            Physical::Fixed(16) => Storage::Decimal128Plain,
-            Physical::Fixed(width) => Storage::Float { width },
-        };
         ColumnInfo {
             name: field.name().clone(),
             data_type: field.data_type().clone(),
-            storage,
+            storage: self.storage,
             rows: self.segments.iter().map(|s| s.rows as u64).sum(),
             nulls: self.segments.iter().map(|s| s.nulls as u64).sum(),
             plain_bytes: self.plain_bytes,
@@ -314,6 +231,52 @@ fn read_min_max<T: LwcInt>(r: &mut ByteReader<'_>, n: usize, what: &str) -> Resu
         .collect())
 }
 
+/// The zone maps of byte-string segments: per segment a flag byte (bit 0: it has a non-null value, bit 1:
+/// the max is a prefix of the max), then the min and the max as `u32` length and bytes (at most
+/// [`lwc::strings::ZONE_BYTES`] each).
+fn write_bytes_zones(segments: &[SegmentInfo]) -> Vec<u8> {
+    let mut w = ByteWriter::default();
+    for s in segments {
+        match &s.bytes_zone {
+            None => w.u8(0),
+            Some(z) => {
+                w.u8(1 | if z.max_is_prefix { 2 } else { 0 });
+                w.u32(z.min.len() as u32);
+                w.bytes.extend_from_slice(&z.min);
+                w.u32(z.max.len() as u32);
+                w.bytes.extend_from_slice(&z.max);
+            }
+        }
+    }
+    w.bytes
+}
+
+fn read_bytes_zones(blob: &[u8], n: usize, what: &str) -> Result<Vec<Option<BytesZone>>> {
+    let mut r = ByteReader::new(blob);
+    let mut zones = Vec::with_capacity(n);
+    for _ in 0..n {
+        let flags = r.u8(what)?;
+        if flags == 0 {
+            zones.push(None);
+            continue;
+        }
+        if flags & !3 != 0 {
+            return Err(Error::Corrupt(format!("footer: {what}: unknown flags {flags:#x}")));
+        }
+        let mut bound = || -> Result<Vec<u8>> {
+            let len = r.u32(what)? as usize;
+            if len > lwc::strings::ZONE_BYTES {
+                return Err(Error::Corrupt(format!("footer: {what}: a bound of {len} bytes")));
+            }
+            Ok(r.take(what, len as u64)?.to_vec())
+        };
+        let (min, max) = (bound()?, bound()?);
+        zones.push(Some(BytesZone { min, max, max_is_prefix: flags & 2 != 0 }));
+    }
+    r.finish()?;
+    Ok(zones)
+}
+
 /// Whether min and max are stored as `i64` (signed integers) rather than `u64` (unsigned integers, and the
 /// latents of floats).
 fn is_signed(t: ValueType) -> bool {
@@ -330,7 +293,7 @@ impl Footer {
         write_schema(&mut w, &self.schema);
         w.u32(self.columns.len() as u32);
         for c in &self.columns {
-            let (tag, param) = c.physical.tag();
+            let (tag, param) = c.storage.tag();
             w.u8(tag);
             w.u8(param);
             w.u64(c.plain_bytes);
@@ -341,8 +304,8 @@ impl Footer {
             w.blob(&index_blob(&s.iter().map(|s| s.rows).collect::<Vec<u32>>(), None)?);
             w.blob(&index_blob(&s.iter().map(|s| s.nulls).collect::<Vec<u32>>(), None)?);
             w.blob(&index_blob(&s.iter().map(|s| s.checksum).collect::<Vec<u32>>(), None)?);
-            match c.physical {
-                Physical::Values(t) => {
+            match c.storage {
+                Storage::Values(t) => {
                     for values in [s.iter().map(|s| s.min).collect::<Vec<_>>(), s.iter().map(|s| s.max).collect()] {
                         if is_signed(t) {
                             write_min_max::<i64>(&mut w, &values)?;
@@ -351,8 +314,9 @@ impl Footer {
                         }
                     }
                 }
-                Physical::Bytes => w.blob(&index_blob(&c.kinds, None)?),
-                Physical::Fixed(_) => {}
+                Storage::Bytes(_) => w.blob(&write_bytes_zones(s)),
+                Storage::LegacyBytes => w.blob(&index_blob(&c.kinds, None)?),
+                Storage::Plain(_) => {}
             }
             w.u32(c.cascades.len() as u32);
             for (cascade, n) in &c.cascades {
@@ -379,11 +343,11 @@ impl Footer {
         for field in schema.fields() {
             let name = field.name();
             let (tag, param) = (r.u8("storage tag")?, r.u8("storage parameter")?);
-            let physical = Physical::from_tag(tag, param)
+            let storage = Storage::from_tag(tag, param)
                 .ok_or_else(|| Error::Corrupt(format!("column '{name}': unknown storage tag {tag}/{param}")))?;
-            if !readable_as(physical, field.data_type()) {
+            if !readable_as(storage, field.data_type()) {
                 return Err(Error::Corrupt(format!(
-                    "column '{name}': storage {physical:?} does not match its type {}",
+                    "column '{name}': storage {storage:?} does not match its type {}",
                     field.data_type()
                 )));
             }
@@ -400,23 +364,25 @@ impl Footer {
             let (nulls, _) = read_index::<u32>(&mut r, count, &what("null counts"))?;
             let (checksums, _) = read_index::<u32>(&mut r, count, &what("checksums"))?;
             let (mut mins, mut maxes) = (vec![None; count], vec![None; count]);
+            let mut zones = vec![None; count];
             let mut kinds = Vec::new();
-            match physical {
-                Physical::Values(t) if is_signed(t) => {
+            match storage {
+                Storage::Values(t) if is_signed(t) => {
                     mins = read_min_max::<i64>(&mut r, count, &what("minima"))?;
                     maxes = read_min_max::<i64>(&mut r, count, &what("maxima"))?;
                 }
-                Physical::Values(_) => {
+                Storage::Values(_) => {
                     mins = read_min_max::<u64>(&mut r, count, &what("minima"))?;
                     maxes = read_min_max::<u64>(&mut r, count, &what("maxima"))?;
                 }
-                Physical::Bytes => {
+                Storage::Bytes(_) => zones = read_bytes_zones(r.blob(&what("zone maps"))?, count, &what("zone maps"))?,
+                Storage::LegacyBytes => {
                     kinds = read_index::<u8>(&mut r, count, &what("kinds"))?.0;
                     if let Some(k) = kinds.iter().find(|&&k| k != KIND_DICT && k != KIND_PLAIN) {
                         return Err(Error::Corrupt(format!("column '{name}': unknown segment kind {k}")));
                     }
                 }
-                Physical::Fixed(_) => {}
+                Storage::Plain(_) => {}
             }
             let segments = (0..count)
                 .map(|i| SegmentInfo {
@@ -426,6 +392,7 @@ impl Footer {
                     nulls: nulls[i],
                     min: mins[i],
                     max: maxes[i],
+                    bytes_zone: zones[i].take(),
                     checksum: checksums[i],
                 })
                 .collect();
@@ -436,7 +403,7 @@ impl Footer {
                 let used = r.u64("cascade use count")?;
                 cascades.push((text, usize::try_from(used).unwrap_or(usize::MAX)));
             }
-            columns.push(ColumnFooter { physical, plain_bytes, segments, kinds, cascades });
+            columns.push(ColumnFooter { storage, plain_bytes, segments, kinds, cascades });
         }
         r.finish()?;
         Ok(Footer { options, rows, segment_rows, schema, columns })

@@ -17,13 +17,28 @@ pub struct SegmentInfo {
     pub rows: u32,
     /// Null rows in the segment.
     pub nulls: u32,
-    /// Smallest non-null value (integer-backed columns: the stored integer, e.g. a decimal's unscaled
-    /// value, a boolean's 0/1); `None` for other columns and for all-null segments.
+    /// Smallest non-null value of a column of values, as stored: integers as they are (a decimal's unscaled
+    /// value, a boolean's 0/1), floats as their order-preserving latent; `None` for other columns and for
+    /// all-null segments.
     pub min: Option<i128>,
     /// Largest non-null value, like [`SegmentInfo::min`].
     pub max: Option<i128>,
+    /// The zone map of a byte-string segment (`None` for other columns and for all-null segments).
+    pub bytes_zone: Option<BytesZone>,
     /// CRC-32C (Castagnoli) of the segment's bytes.
     pub checksum: u32,
+}
+
+/// What a byte-string segment's footer entry says of its values: every value is at least `min` (the min,
+/// or a prefix of it), and at most `max`, or, when `max_is_prefix`, at most a string that starts with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BytesZone {
+    /// A lower bound of every value.
+    pub min: Vec<u8>,
+    /// The max, or its first bytes.
+    pub max: Vec<u8>,
+    /// Whether `max` is only the max's first [`lwc::strings::ZONE_BYTES`] bytes.
+    pub max_is_prefix: bool,
 }
 
 /// One column of a file: its type, storage and segment index.
@@ -45,8 +60,8 @@ pub struct ColumnInfo {
     pub encoded_bytes: u64,
     /// The segments, in row order.
     pub segments: Vec<SegmentInfo>,
-    /// Each cascade used (as lwc prints it, e.g. `rle(delta(dict), delta)`; for strings prefixed by
-    /// the layout, e.g. `dict(codes: bitpack)`) and on how many segments, in order of first use.
+    /// Each cascade used (as lwc prints it, e.g. `rle(delta(dict), delta)`) and on how many segments, in
+    /// order of first use.
     pub cascades: Vec<(String, usize)>,
 }
 

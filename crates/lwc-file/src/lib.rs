@@ -93,11 +93,14 @@ macro_rules! value_dispatch {
 }
 
 mod budget;
-mod convert;
+mod codec;
+mod decode;
+mod encode;
 pub mod error;
 mod format;
 mod info;
 mod int_column;
+mod legacy;
 mod mmap;
 mod reader;
 mod schema;

@@ -11,12 +11,13 @@ use arrow_schema::SchemaRef;
 use lwc::{AlignedBytes, Bitmap, Column, Segment, Value};
 use rayon::prelude::*;
 
-use crate::convert::{decode_chunk, index_value, open_value_segment, values_to_arrow, ChunkRef};
+use crate::decode::{decode_chunk, open_value_segment, values_to_arrow, ChunkRef};
+use crate::encode::index_value;
 use crate::error::{Error, Result};
 use crate::format::{checksummed_len, locate_footer, ColumnFooter, Footer, HEADER_LEN};
 use crate::info::ColumnInfo;
 use crate::int_column::IntColumn;
-use crate::schema::Physical;
+use crate::schema::Storage;
 
 enum Backing {
     Mmap(memmap2::Mmap),
@@ -124,7 +125,7 @@ impl LwcFile {
                         return Err(bad(format!("min {lo} exceeds max {hi}")));
                     }
                 }
-                if matches!(c.physical, Physical::Values(_)) && s.min.is_some() != (s.nulls < s.rows) {
+                if matches!(c.storage, Storage::Values(_)) && s.min.is_some() != (s.nulls < s.rows) {
                     return Err(bad("min/max present for an all-null segment, or missing for one with values".into()));
                 }
                 column_starts.push(row);
@@ -228,7 +229,7 @@ impl LwcFile {
 
     /// An error of the core in segment `segment` of `column`, its kind kept.
     fn core_error(&self, column: usize, segment: usize, source: lwc::Error) -> Error {
-        Error::InColumn { column: self.infos[column].name.clone(), segment: Some(segment), source }
+        Error::InColumn { column: self.infos[column].name.clone(), segment: Some(segment), error: source }
     }
 
     /// Runs `f` on a checked segment.
@@ -264,7 +265,7 @@ impl LwcFile {
         if rows.is_empty() {
             return Ok(new_empty_array(data_type));
         }
-        let physical = self.columns[column].physical;
+        let storage = self.columns[column].storage;
         let starts = &self.starts[column];
         let (first, last) = (self.locate(column, rows.start), self.locate(column, rows.end - 1));
         let parts = (first..=last)
@@ -272,7 +273,7 @@ impl LwcFile {
             .map(|s| {
                 let local = rows.start.max(starts[s]) - starts[s]..rows.end.min(starts[s + 1]) - starts[s];
                 self.with_chunk(column, s, |chunk| {
-                    decode_chunk(chunk, data_type, physical, local.start as usize..local.end as usize)
+                    decode_chunk(chunk, data_type, storage, local.start as usize..local.end as usize)
                 })
             })
             .collect::<Result<Vec<_>>>()?;
@@ -286,8 +287,8 @@ impl LwcFile {
             return Err(Error::RowOutOfRange { row, rows: self.rows });
         }
         let data_type = self.schema.field(column).data_type();
-        match self.columns[column].physical {
-            Physical::Values(t) => value_dispatch!(t, T => {
+        match self.columns[column].storage {
+            Storage::Values(t) => value_dispatch!(t, T => {
                 let (values, validity) = self.take_values::<T>(column, rows)?;
                 values_to_arrow::<T>(data_type, values, validity)
             }),
@@ -300,7 +301,7 @@ impl LwcFile {
                     .par_iter()
                     .map(|&s| {
                         self.with_chunk(column, s, |chunk| {
-                            decode_chunk(chunk, data_type, self.columns[column].physical, 0..chunk.rows)
+                            decode_chunk(chunk, data_type, self.columns[column].storage, 0..chunk.rows)
                         })
                     })
                     .collect::<Result<Vec<_>>>()?;
@@ -380,7 +381,7 @@ impl LwcFile {
             let field = self.schema.field(column);
             Error::NotInteger { column: field.name().clone(), data_type: field.data_type().clone() }
         };
-        let Physical::Values(t) = self.columns[column].physical else { return Err(not_integer()) };
+        let Storage::Values(t) = self.columns[column].storage else { return Err(not_integer()) };
         Ok(match t {
             lwc::ValueType::U8 => IntColumn::U8(self.open_column(column)?),
             lwc::ValueType::U16 => IntColumn::U16(self.open_column(column)?),
@@ -399,15 +400,15 @@ impl LwcFile {
     /// padding) are non-zero.
     pub fn verify(&self) -> Result<()> {
         (0..self.columns.len()).into_par_iter().try_for_each(|c| {
-            let physical = self.columns[c].physical;
+            let storage = self.columns[c].storage;
             let data_type = self.schema.field(c).data_type();
             (0..self.columns[c].segments.len()).try_for_each(|s| {
                 self.with_chunk(c, s, |chunk| {
-                    let array = decode_chunk(chunk, data_type, physical, 0..chunk.rows)?;
+                    let array = decode_chunk(chunk, data_type, storage, 0..chunk.rows)?;
                     if array.logical_null_count() != chunk.nulls {
                         return Err(Error::Corrupt(format!("{}: null count differs from the index", chunk.what())));
                     }
-                    if let Physical::Values(t) = physical {
+                    if let Storage::Values(t) = storage {
                         let info = &self.columns[c].segments[s];
                         let (lo, hi) = value_dispatch!(t, T => {
                             let seg = open_value_segment::<T>(chunk)?;

@@ -1,109 +1,98 @@
-//! Logical types: which Arrow types a `.lwc` file stores, how each is stored physically, and the
+//! Logical types: which Arrow types a `.lwc` file stores, how each is stored ([`Storage`]), and the
 //! footer's encoding of a schema (field names, types with their parameters, nullability, metadata).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use lwc::strings::BytesType;
 use lwc::ValueType;
 
+use crate::codec::{ByteReader, ByteWriter};
 use crate::error::{Error, Result};
-use crate::format::{ByteReader, ByteWriter};
 
-/// How a column's values are stored, as the footer records it (one tag per column).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Physical {
-    /// lwc segments of fixed-width values of this type (integers, and floats through their latents).
+/// How a column's values are stored: one tag per column in the footer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Storage {
+    /// lwc segments of fixed-width values of this type: integers, dates, times, timestamps, durations,
+    /// decimals up to precision 18 as scaled integers, booleans as `u8` 0/1, nulls-only columns as `u8`;
+    /// and floats, through their order-preserving integer latents.
     Values(ValueType),
-    /// Variable-length bytes: each segment a dictionary or plain (offsets as lwc integers + bytes).
-    Bytes,
-    /// Fixed-width values stored plain, with a validity bitmap; the width in bytes.
-    Fixed(u8),
+    /// lwc segments of byte strings (a sorted dictionary or plain bytes per segment).
+    Bytes(BytesType),
+    /// Strings and binaries as version 1 files store them: a dictionary or plain bytes per segment, in a
+    /// layout of its own. Read only.
+    LegacyBytes,
+    /// Fixed-width values stored plain with a validity bitmap: `f16`, decimals above 18 digits, and the
+    /// floats of version 1 files; the width in bytes.
+    Plain(u8),
 }
 
-impl Physical {
+impl Storage {
     /// The footer's tag and parameter byte.
     pub(crate) fn tag(self) -> (u8, u8) {
         match self {
-            Physical::Values(t) if t.is_float() => (4, t as u8),
-            Physical::Values(t) => (1, t as u8),
-            Physical::Bytes => (2, 0),
-            Physical::Fixed(w) => (3, w),
+            Storage::Values(t) if t.is_float() => (4, t as u8),
+            Storage::Values(t) => (1, t as u8),
+            Storage::LegacyBytes => (2, 0),
+            Storage::Plain(w) => (3, w),
+            Storage::Bytes(kind) => (5, kind as u8),
         }
     }
 
     /// Parses the footer's tag and parameter byte.
-    pub(crate) fn from_tag(tag: u8, param: u8) -> Option<Physical> {
+    pub(crate) fn from_tag(tag: u8, param: u8) -> Option<Storage> {
         match tag {
-            1 => ValueType::from_id(param).filter(|t| !t.is_float()).map(Physical::Values),
-            4 => ValueType::from_id(param).filter(|t| t.is_float()).map(Physical::Values),
-            2 if param == 0 => Some(Physical::Bytes),
-            3 if matches!(param, 2 | 4 | 8 | 16) => Some(Physical::Fixed(param)),
+            1 => ValueType::from_id(param).filter(|t| !t.is_float()).map(Storage::Values),
+            2 if param == 0 => Some(Storage::LegacyBytes),
+            3 if matches!(param, 2 | 4 | 8 | 16) => Some(Storage::Plain(param)),
+            4 => ValueType::from_id(param).filter(|t| t.is_float()).map(Storage::Values),
+            5 => [BytesType::Utf8, BytesType::Binary].into_iter().find(|k| *k as u8 == param).map(Storage::Bytes),
             _ => None,
         }
     }
-}
 
-/// How a column is stored, as [`crate::ColumnInfo`] reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Storage {
-    /// lwc segments of this value type: integers, dates, times, timestamps, durations, decimals up to
-    /// precision 18 as scaled integers, booleans as `u8` 0/1; and floats.
-    Values(ValueType),
-    /// Strings or binary: each segment holds either a dictionary (distinct values once, codes as lwc
-    /// `u32` segments) or plain values (end offsets as lwc `u64` segments, then the bytes).
-    Bytes {
-        /// Segments stored as a dictionary.
-        dict_segments: usize,
-        /// Segments stored plain.
-        plain_segments: usize,
-    },
-    /// Floating point values stored plain (with a validity bitmap): `f16`, and the floats of version 1
-    /// files; the width in bytes.
-    Float {
-        /// Bytes per value: 2, 4 or 8.
-        width: u8,
-    },
-    /// Decimal128 with precision above 18: `i128` values stored plain with a validity bitmap.
-    Decimal128Plain,
+    /// Whether its segments are lwc segments that filters and aggregates run on in place.
+    pub fn is_encoded(self) -> bool {
+        matches!(self, Storage::Values(_) | Storage::Bytes(_))
+    }
 }
 
 impl std::fmt::Display for Storage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {
             Storage::Values(t) => write!(f, "{t}"),
-            Storage::Bytes { dict_segments, plain_segments: 0 } if dict_segments > 0 => f.write_str("dict"),
-            Storage::Bytes { dict_segments: 0, .. } => f.write_str("plain bytes"),
-            Storage::Bytes { dict_segments, plain_segments } => {
-                write!(f, "dict ({dict_segments} segments) + plain bytes ({plain_segments} segments)")
-            }
-            Storage::Float { width } => write!(f, "plain f{}", width as u32 * 8),
-            Storage::Decimal128Plain => f.write_str("plain i128"),
+            Storage::Bytes(_) => f.write_str("bytes"),
+            Storage::LegacyBytes => f.write_str("bytes (v1)"),
+            Storage::Plain(2) => f.write_str("plain f16"),
+            Storage::Plain(16) => f.write_str("plain i128"),
+            Storage::Plain(w) => write!(f, "plain f{}", w as u32 * 8),
         }
     }
 }
 
-/// The physical storage of an Arrow type, `None` if `.lwc` files cannot store it.
-pub(crate) fn physical_for(data_type: &DataType) -> Option<Physical> {
+/// The storage this version writes for an Arrow type, `None` if `.lwc` files cannot store it.
+pub(crate) fn storage_for(data_type: &DataType) -> Option<Storage> {
     use DataType::*;
     Some(match data_type {
-        Int8 => Physical::Values(ValueType::I8),
-        Int16 => Physical::Values(ValueType::I16),
-        Int32 => Physical::Values(ValueType::I32),
-        Int64 => Physical::Values(ValueType::I64),
+        Int8 => Storage::Values(ValueType::I8),
+        Int16 => Storage::Values(ValueType::I16),
+        Int32 => Storage::Values(ValueType::I32),
+        Int64 => Storage::Values(ValueType::I64),
         // Null columns (a CSV column with no values) are all-null u8 segments: a few bytes each.
-        UInt8 | Boolean | Null => Physical::Values(ValueType::U8),
-        UInt16 => Physical::Values(ValueType::U16),
-        UInt32 => Physical::Values(ValueType::U32),
-        UInt64 => Physical::Values(ValueType::U64),
-        Date32 | Time32(_) | Decimal32(_, _) => Physical::Values(ValueType::I32),
-        Date64 | Timestamp(_, _) | Time64(_) | Duration(_) | Decimal64(_, _) => Physical::Values(ValueType::I64),
-        Decimal128(p, _) if *p <= 18 => Physical::Values(ValueType::I64),
-        Decimal128(_, _) => Physical::Fixed(16),
-        Float16 => Physical::Fixed(2),
-        Float32 => Physical::Values(ValueType::F32),
-        Float64 => Physical::Values(ValueType::F64),
-        Utf8 | LargeUtf8 | Binary | LargeBinary => Physical::Bytes,
+        UInt8 | Boolean | Null => Storage::Values(ValueType::U8),
+        UInt16 => Storage::Values(ValueType::U16),
+        UInt32 => Storage::Values(ValueType::U32),
+        UInt64 => Storage::Values(ValueType::U64),
+        Date32 | Time32(_) | Decimal32(_, _) => Storage::Values(ValueType::I32),
+        Date64 | Timestamp(_, _) | Time64(_) | Duration(_) | Decimal64(_, _) => Storage::Values(ValueType::I64),
+        Decimal128(p, _) if *p <= 18 => Storage::Values(ValueType::I64),
+        Decimal128(_, _) => Storage::Plain(16),
+        Float16 => Storage::Plain(2),
+        Float32 => Storage::Values(ValueType::F32),
+        Float64 => Storage::Values(ValueType::F64),
+        Utf8 | LargeUtf8 => Storage::Bytes(BytesType::Utf8),
+        Binary | LargeBinary => Storage::Bytes(BytesType::Binary),
         _ => return None,
     })
     .filter(|_| parameters_valid(data_type))
@@ -123,24 +112,26 @@ fn parameters_valid(data_type: &DataType) -> bool {
     }
 }
 
-/// Whether a footer may hold `physical` for `data_type`: what this version writes, or what version 1 wrote
-/// (floats stored plain).
-pub(crate) fn readable_as(physical: Physical, data_type: &DataType) -> bool {
+/// Whether a footer may hold `storage` for `data_type`: what this version writes, or what version 1 wrote
+/// (floats stored plain, strings in their own layout).
+pub(crate) fn readable_as(storage: Storage, data_type: &DataType) -> bool {
+    use DataType::*;
     let legacy = match data_type {
-        DataType::Float32 => Some(Physical::Fixed(4)),
-        DataType::Float64 => Some(Physical::Fixed(8)),
+        Float32 => Some(Storage::Plain(4)),
+        Float64 => Some(Storage::Plain(8)),
+        Utf8 | LargeUtf8 | Binary | LargeBinary => Some(Storage::LegacyBytes),
         _ => None,
     };
-    Some(physical) == physical_for(data_type) || Some(physical) == legacy
+    Some(storage) == storage_for(data_type) || Some(storage) == legacy
 }
 
 /// Fails with [`Error::UnsupportedType`] on the first field `.lwc` files cannot store.
-pub(crate) fn check_schema(schema: &Schema) -> Result<Vec<Physical>> {
+pub(crate) fn check_schema(schema: &Schema) -> Result<Vec<Storage>> {
     schema
         .fields()
         .iter()
         .map(|f| {
-            physical_for(f.data_type())
+            storage_for(f.data_type())
                 .ok_or_else(|| Error::UnsupportedType { column: f.name().clone(), data_type: f.data_type().clone() })
         })
         .collect()
@@ -165,7 +156,7 @@ fn unit_from_id(id: u8) -> Result<TimeUnit> {
     })
 }
 
-/// Writes a type tag and its parameters. The type must pass [`physical_for`].
+/// Writes a type tag and its parameters. The type must pass [`storage_for`].
 fn write_type(w: &mut ByteWriter, data_type: &DataType) {
     use DataType::*;
     match data_type {
@@ -267,7 +258,7 @@ fn read_type(r: &mut ByteReader<'_>) -> Result<DataType> {
         43 => LargeBinary,
         _ => return Err(Error::Corrupt(format!("schema: unknown type tag {tag}"))),
     };
-    if physical_for(&data_type).is_none() {
+    if storage_for(&data_type).is_none() {
         return Err(Error::Corrupt(format!("schema: invalid type parameters {data_type}")));
     }
     Ok(data_type)

@@ -12,11 +12,11 @@ use lwc::{EncodeOptions, Objective};
 use rayon::prelude::*;
 use tempfile::NamedTempFile;
 
-use crate::convert::{encode_chunk, EncodedChunk};
+use crate::encode::{encode_chunk, EncodedChunk};
 use crate::error::{Error, Result};
 use crate::format::{header, segment_checksum, tail, ColumnFooter, Footer};
 use crate::info::{FileSummary, SegmentInfo};
-use crate::schema::{check_schema, Physical};
+use crate::schema::{check_schema, Storage};
 
 /// Row groups encoded together (in parallel) when a batch spans many.
 const GROUPS_AT_ONCE: usize = 16;
@@ -77,7 +77,7 @@ enum Sink {
 pub struct FileWriter {
     sink: Sink,
     schema: SchemaRef,
-    physical: Vec<Physical>,
+    storage: Vec<Storage>,
     options: WriteOptions,
     /// How each column is encoded: `options.encode` with its column objective, if any.
     column_encode: Vec<EncodeOptions>,
@@ -128,22 +128,22 @@ impl FileWriter {
     /// Fails at once if a column's type cannot be stored or the options are invalid.
     pub fn create(path: impl AsRef<Path>, schema: SchemaRef, options: WriteOptions) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
-        let physical = check_schema(&schema)?;
+        let storage = check_schema(&schema)?;
         let dir = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
         let tmp = temp_file_in(&dir).map_err(|e| Error::io(&dir, e))?;
-        FileWriter::start(Sink::File { out: BufWriter::with_capacity(1 << 20, tmp), path }, schema, physical, options)
+        FileWriter::start(Sink::File { out: BufWriter::with_capacity(1 << 20, tmp), path }, schema, storage, options)
     }
 
     /// A writer that keeps the file in memory (see [`write_to_bytes`]).
     fn in_memory(schema: SchemaRef, options: WriteOptions) -> Result<Self> {
-        let physical = check_schema(&schema)?;
-        FileWriter::start(Sink::Memory(Vec::new()), schema, physical, options)
+        let storage = check_schema(&schema)?;
+        FileWriter::start(Sink::Memory(Vec::new()), schema, storage, options)
     }
 
-    fn start(sink: Sink, schema: SchemaRef, physical: Vec<Physical>, options: WriteOptions) -> Result<Self> {
+    fn start(sink: Sink, schema: SchemaRef, storage: Vec<Storage>, options: WriteOptions) -> Result<Self> {
         let segment_rows = options.encode.segment_rows;
         if segment_rows == 0 || segment_rows > u32::MAX as usize {
             return Err(Error::InvalidArgument(format!("segment_rows {segment_rows} is not in 1..=2^32-1")));
@@ -151,10 +151,10 @@ impl FileWriter {
         options.encode.cascade.check()?;
         let column_encode = options.per_column(&schema)?;
         let pool = thread_pool(options.threads)?;
-        let columns = physical
+        let columns = storage
             .iter()
-            .map(|&physical| ColumnFooter {
-                physical,
+            .map(|&storage| ColumnFooter {
+                storage,
                 plain_bytes: 0,
                 segments: Vec::new(),
                 kinds: Vec::new(),
@@ -164,7 +164,7 @@ impl FileWriter {
         let mut writer = FileWriter {
             sink,
             schema,
-            physical,
+            storage,
             options,
             column_encode,
             pool,
@@ -242,7 +242,7 @@ impl FileWriter {
                 (g..groups.min(g + GROUPS_AT_ONCE)).map(|g| all.slice(g * seg, seg.min(total - g * seg))).collect();
             let chunks = self.encode_groups(&window);
             let chunks = chunks.inspect_err(|_| self.failed = true)?;
-            let ncols = self.physical.len();
+            let ncols = self.storage.len();
             for (k, chunk) in chunks.into_iter().enumerate() {
                 self.append(k % ncols, chunk)?;
             }
@@ -259,14 +259,14 @@ impl FileWriter {
 
     /// Encodes every column of every row group in `window`, in parallel; results in (group, column) order.
     fn encode_groups(&self, window: &[RecordBatch]) -> Result<Vec<EncodedChunk>> {
-        let ncols = self.physical.len();
+        let ncols = self.storage.len();
         let run = || {
             (0..window.len() * ncols)
                 .into_par_iter()
                 .map(|k| {
                     let (group, c) = (k / ncols, k % ncols);
                     let segment = self.columns[c].segments.len() + group;
-                    encode_chunk(window[group].column(c).as_ref(), self.physical[c], &self.column_encode[c])
+                    encode_chunk(window[group].column(c).as_ref(), self.storage[c], &self.column_encode[c])
                         .map_err(|e| e.located(self.schema.field(c).name(), Some(segment)))
                 })
                 .collect::<Result<Vec<_>>>()
@@ -306,11 +306,9 @@ impl FileWriter {
             nulls: chunk.nulls,
             min: chunk.min,
             max: chunk.max,
+            bytes_zone: chunk.bytes_zone,
             checksum: segment_checksum(&chunk.bytes),
         });
-        if c.physical == Physical::Bytes {
-            c.kinds.push(chunk.kind);
-        }
         c.plain_bytes += chunk.plain_bytes;
         match c.cascades.iter_mut().find(|(text, _)| *text == chunk.cascade) {
             Some((_, n)) => *n += 1,

@@ -66,8 +66,8 @@ fn read_back_exactly(file: &LwcFile, want: &RecordBatch) -> lwc_file::Result<()>
 /// Short names of errors, for the summary.
 fn kind(e: &Error) -> String {
     match e {
-        Error::InColumn { source, .. } => {
-            format!("InColumn/{}", format!("{source:?}").split(['(', ' ', '{']).next().unwrap_or(""))
+        Error::InColumn { error, .. } => {
+            format!("InColumn/{}", format!("{error:?}").split(['(', ' ', '{']).next().unwrap_or(""))
         }
         e => format!("{e:?}").split(['(', ' ', '{']).next().unwrap_or("").to_string(),
     }

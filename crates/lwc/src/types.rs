@@ -353,7 +353,8 @@ macro_rules! impl_float_value {
                 unreachable!("float sums are summed from values")
             }
             /// Compensated (Neumaier) summation: the error is at most about `2 ε Σ|x|` however many values,
-            /// against `(n - 1) ε Σ|x|` for a plain loop.
+            /// against `(n - 1) ε Σ|x|` for a plain loop. Once the running sum is infinite or NaN the
+            /// carry means nothing (`inf - inf`), so the plain sum is the answer, as IEEE addition gives it.
             fn sum(values: &[$t]) -> f64 {
                 let (mut sum, mut carry) = (0.0f64, 0.0f64);
                 for &v in values {
@@ -362,7 +363,7 @@ macro_rules! impl_float_value {
                     carry += if sum.abs() >= v.abs() { (sum - next) + v } else { (v - next) + sum };
                     sum = next;
                 }
-                sum + carry
+                if sum.is_finite() { sum + carry } else { sum }
             }
             fn add(a: f64, b: f64) -> f64 { a + b }
         }
@@ -425,6 +426,10 @@ mod tests {
         let values = [1e16, 1.0, -1e16, 1.0];
         assert_eq!(f64::sum(&values), 2.0); // a plain loop gives 0 or 1
         assert!(f64::sum(&[1.0, f64::NAN]).is_nan());
+        assert_eq!(f64::sum(&[1.0, f64::INFINITY, 2.0]), f64::INFINITY);
+        assert_eq!(f64::sum(&[-1.0, f64::NEG_INFINITY]), f64::NEG_INFINITY);
+        assert!(f64::sum(&[f64::INFINITY, f64::NEG_INFINITY]).is_nan());
+        assert_eq!(f64::sum(&[f64::MAX, f64::MAX]), f64::INFINITY);
     }
 
     #[test]

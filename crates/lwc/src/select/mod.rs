@@ -188,11 +188,26 @@ impl<'c> Driver<'c> {
                 Candidate { encoding: id, estimated_bytes: estimate, costs: None, note }
             })
             .collect();
+        // A dictionary costs a lookup per read: unless the objective is size, it has to save more than the
+        // balanced objective's slack over reading the bytes in place (the last, plainest candidate).
+        let slack = if self.objective == Objective::Size { 0.0 } else { BALANCED_SIZE_SLACK };
+        let plain = candidates.len() - 1;
+        let limit = |k: usize| match k == plain {
+            true => candidates[k].estimated_bytes.map(|b| b as f64),
+            false => candidates[k].estimated_bytes.map(|b| b as f64 * (1.0 + slack)),
+        };
         let winner = (0..candidates.len())
-            .filter(|&k| candidates[k].estimated_bytes.is_some())
-            .min_by_key(|&k| candidates[k].estimated_bytes)
-            .unwrap_or(candidates.len() - 1);
-        let reason = format!("smallest estimate ({} bytes)", candidates[winner].estimated_bytes.unwrap_or(0));
+            .filter_map(|k| Some((k, limit(k)?)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map_or(plain, |(k, _)| k);
+        let reason = match (winner == plain, slack > 0.0) {
+            (false, true) => format!(
+                "smallest estimate ({} bytes), and more than {:.0} % below storing the strings as they are",
+                candidates[winner].estimated_bytes.unwrap_or(0),
+                slack * 100.0
+            ),
+            _ => format!("smallest estimate ({} bytes)", candidates[winner].estimated_bytes.unwrap_or(0)),
+        };
         if let Some(start) = start {
             self.clock.set((self.clock.get().0 + start.elapsed().as_nanos() as u64, false));
         }

@@ -1,0 +1,208 @@
+//! Segment bytes → Arrow arrays, one segment at a time, with the segment's place (column, index) for
+//! errors: lwc segments of values and of byte strings, plain fixed-width segments, and (through
+//! [`crate::legacy`]) the string segments of version 1 files.
+
+use std::ops::Range;
+
+use arrow_array::{make_array, ArrayRef, BooleanArray, Decimal128Array};
+use arrow_buffer::{ArrowNativeType, BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
+use arrow_data::ArrayData;
+use arrow_schema::DataType;
+use lwc::strings::BytesSegment;
+use lwc::{Bitmap, ByteArray, Segment, Value};
+
+use crate::encode::{index_value, offset_width};
+use crate::error::{Error, Result};
+use crate::format::{read_parts, KIND_FIXED};
+use crate::schema::Storage;
+
+/// An lwc bitmap as an Arrow null buffer (same bit order: bit `i` of little-endian words).
+pub(crate) fn nulls_of(validity: Option<Bitmap>) -> Option<NullBuffer> {
+    let v = validity?;
+    let len = v.len();
+    Some(NullBuffer::new(BooleanBuffer::new(Buffer::from_vec(v.words().to_vec()), 0, len)))
+}
+
+/// Where a segment sits, for error messages and row-count checks.
+pub(crate) struct ChunkRef<'a> {
+    /// The segment's bytes (8-aligned in memory).
+    pub(crate) bytes: &'a [u8],
+    /// Rows and nulls the footer says it holds.
+    pub(crate) rows: usize,
+    pub(crate) nulls: usize,
+    /// The column's name and the segment's number, for error messages.
+    pub(crate) column: &'a str,
+    pub(crate) segment: usize,
+}
+
+impl ChunkRef<'_> {
+    /// `column 'C', segment N`.
+    pub(crate) fn what(&self) -> String {
+        format!("column '{}', segment {}", self.column, self.segment)
+    }
+
+    pub(crate) fn corrupt(&self, m: impl std::fmt::Display) -> Error {
+        Error::Corrupt(format!("{}: {m}", self.what()))
+    }
+
+    /// An error of the core in this segment, its kind kept.
+    pub(crate) fn core_error(&self, source: lwc::Error) -> Error {
+        Error::InColumn { column: self.column.to_string(), segment: Some(self.segment), error: source }
+    }
+
+    /// Opens an lwc segment part and checks its row count (and null count, when given).
+    pub(crate) fn open_values<'b, T: Value>(
+        &self,
+        bytes: &'b [u8],
+        rows: usize,
+        nulls: Option<usize>,
+    ) -> Result<Segment<'b, T>> {
+        let segment = Segment::<T>::open(bytes).map_err(|e| self.core_error(e))?;
+        if segment.rows() != rows || nulls.is_some_and(|n| n != segment.null_count()) {
+            return Err(self.corrupt(format!(
+                "holds {} rows ({} null), the index says {rows} ({nulls:?})",
+                segment.rows(),
+                segment.null_count()
+            )));
+        }
+        Ok(segment)
+    }
+}
+
+/// Opens an integer segment of a column whose storage is `T`, checking it against the index.
+pub(crate) fn open_value_segment<'a, T: Value>(chunk: &ChunkRef<'a>) -> Result<Segment<'a, T>> {
+    chunk.open_values::<T>(chunk.bytes, chunk.rows, Some(chunk.nulls))
+}
+
+/// Opens a byte-string segment of a column, checking it against the index.
+pub(crate) fn open_bytes_segment<'a>(chunk: &ChunkRef<'a>) -> Result<BytesSegment<'a>> {
+    let segment = BytesSegment::open(chunk.bytes).map_err(|e| chunk.core_error(e))?;
+    if segment.rows() != chunk.rows || segment.null_count() != chunk.nulls {
+        return Err(chunk.corrupt(format!(
+            "holds {} rows ({} null), the index says {} ({})",
+            segment.rows(),
+            segment.null_count(),
+            chunk.rows,
+            chunk.nulls
+        )));
+    }
+    Ok(segment)
+}
+
+/// Byte strings as an Arrow array of `data_type` (32-bit offsets unless the type is large); UTF-8 is
+/// checked where the type says text.
+pub(crate) fn byte_array_to_arrow(chunk: &ChunkRef<'_>, data_type: &DataType, array: ByteArray) -> Result<ArrayRef> {
+    let ByteArray { offsets, data, validity } = array;
+    bytes_array(data_type, offsets, data, nulls_of(validity)).map_err(|e| match e {
+        Error::Arrow(e) => chunk.corrupt(e),
+        e => e,
+    })
+}
+
+/// Values (and validity) as an Arrow array of `data_type`.
+pub(crate) fn values_to_arrow<T: Value + ArrowNativeType>(
+    data_type: &DataType,
+    values: Vec<T>,
+    validity: Option<Bitmap>,
+) -> Result<ArrayRef> {
+    let n = values.len();
+    let nulls = nulls_of(validity);
+    Ok(match data_type {
+        DataType::Null => arrow_array::new_null_array(data_type, n),
+        DataType::Boolean => std::sync::Arc::new(BooleanArray::new(
+            BooleanBuffer::from_iter(values.iter().map(|v| index_value(*v) != 0)),
+            nulls,
+        )),
+        DataType::Decimal128(p, s) => {
+            let wide: Vec<i128> = values.iter().map(|&v| index_value(v)).collect();
+            std::sync::Arc::new(
+                Decimal128Array::try_new(ScalarBuffer::from(wide), nulls)?.with_precision_and_scale(*p, *s)?,
+            )
+        }
+        _ => make_array(
+            ArrayData::builder(data_type.clone()).len(n).add_buffer(Buffer::from_vec(values)).nulls(nulls).build()?,
+        ),
+    })
+}
+
+/// Decodes rows `range` of one segment as an Arrow array of `data_type`.
+pub(crate) fn decode_chunk(
+    chunk: &ChunkRef<'_>,
+    data_type: &DataType,
+    storage: Storage,
+    range: Range<usize>,
+) -> Result<ArrayRef> {
+    match storage {
+        Storage::Values(t) => value_dispatch!(t, T => {
+            let segment = open_value_segment::<T>(chunk)?;
+            let array = segment.decode(range).map_err(|e| chunk.core_error(e))?;
+            values_to_arrow::<T>(data_type, array.values, array.validity)
+        }),
+        Storage::Plain(width) => decode_fixed(chunk, data_type, width as usize, range),
+        Storage::Bytes(_) => {
+            let segment = open_bytes_segment(chunk)?;
+            let array = segment.decode(range).map_err(|e| chunk.core_error(e))?;
+            byte_array_to_arrow(chunk, data_type, array)
+        }
+        Storage::LegacyBytes => crate::legacy::decode_bytes(chunk, data_type, range),
+    }
+}
+
+fn decode_fixed(chunk: &ChunkRef<'_>, data_type: &DataType, width: usize, range: Range<usize>) -> Result<ArrayRef> {
+    let (kind, parts) = read_parts(chunk.bytes, &|| chunk.what())?;
+    let [validity, values] = parts[..] else {
+        return Err(chunk.corrupt(format!("{} parts, a plain segment has 2", parts.len())));
+    };
+    if kind != KIND_FIXED {
+        return Err(chunk.corrupt(format!("segment kind {kind}, expected plain values")));
+    }
+    let validity_len = if chunk.nulls > 0 { chunk.rows.div_ceil(64) * 8 } else { 0 };
+    if validity.len() != validity_len || values.len() != chunk.rows * width {
+        return Err(chunk.corrupt(format!(
+            "{} validity and {} value bytes for {} rows of {width} bytes",
+            validity.len(),
+            values.len(),
+            chunk.rows
+        )));
+    }
+    let nulls = if chunk.nulls > 0 {
+        let buffer = Buffer::from_slice_ref(validity);
+        let all = BooleanBuffer::new(buffer.clone(), 0, chunk.rows);
+        if all.count_set_bits() != chunk.rows - chunk.nulls {
+            return Err(chunk.corrupt("validity does not match the null count"));
+        }
+        Some(NullBuffer::new(BooleanBuffer::new(buffer, range.start, range.len())))
+    } else {
+        None
+    };
+    let values = Buffer::from_slice_ref(&values[range.start * width..range.end * width]);
+    Ok(make_array(ArrayData::builder(data_type.clone()).len(range.len()).add_buffer(values).nulls(nulls).build()?))
+}
+
+/// Builds a string or binary array from offsets starting at 0.
+pub(crate) fn bytes_array(
+    data_type: &DataType,
+    offsets: Vec<u64>,
+    values: Vec<u8>,
+    nulls: Option<NullBuffer>,
+) -> Result<ArrayRef> {
+    let len = offsets.len() - 1;
+    let offsets = if offset_width(data_type) == 8 {
+        Buffer::from_vec(offsets.into_iter().map(|o| o as i64).collect::<Vec<i64>>())
+    } else {
+        if values.len() > i32::MAX as usize {
+            return Err(Error::InvalidArgument(format!(
+                "{} bytes do not fit {data_type}'s 32-bit offsets; read fewer rows at a time",
+                values.len()
+            )));
+        }
+        Buffer::from_vec(offsets.into_iter().map(|o| o as i32).collect::<Vec<i32>>())
+    };
+    let data = ArrayData::builder(data_type.clone())
+        .len(len)
+        .add_buffer(offsets)
+        .add_buffer(Buffer::from_vec(values))
+        .nulls(nulls)
+        .build()?;
+    Ok(make_array(data))
+}

@@ -1,0 +1,212 @@
+//! Arrow arrays → segment bytes: one row group of one column at a time. Values (integer-backed types and
+//! floats) and byte strings become lwc segments; `f16` and wide decimals plain values with a validity
+//! bitmap (see `docs/FORMAT.md`).
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::Decimal128Type;
+use arrow_array::Array;
+use arrow_buffer::ArrowNativeType;
+use arrow_data::ArrayData;
+use arrow_schema::DataType;
+use lwc::strings::{BytesType, ZONE_BYTES};
+use lwc::{Bitmap, EncodeOptions, LwcInt, Value};
+
+use crate::error::{Error, Result};
+use crate::format::{write_parts, KIND_FIXED};
+use crate::info::BytesZone;
+use crate::schema::Storage;
+
+/// One column's share of one row group, encoded.
+pub(crate) struct EncodedChunk {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) rows: u32,
+    pub(crate) nulls: u32,
+    pub(crate) min: Option<i128>,
+    pub(crate) max: Option<i128>,
+    /// Byte-string segments: the zone map the footer keeps.
+    pub(crate) bytes_zone: Option<BytesZone>,
+    /// The cascade text recorded in the footer.
+    pub(crate) cascade: String,
+    /// What Arrow holds for these rows (values + offsets, no validity).
+    pub(crate) plain_bytes: u64,
+    /// The cost model's price of reading the integer segment as chosen (per value), when the selector
+    /// chose it.
+    pub(crate) read_costs: Option<lwc::Costs>,
+}
+
+/// Every integer segment of a file is encoded here, and only here.
+fn encode_value_segment<T: Value>(
+    values: &[T],
+    validity: Option<&Bitmap>,
+    options: &EncodeOptions,
+) -> Result<lwc::EncodedSegment<T>> {
+    Ok(lwc::encode_segment(values, validity, options)?)
+}
+
+/// The validity of an array as an lwc bitmap, `None` when no row is null.
+fn validity_of(array: &dyn Array) -> Option<Bitmap> {
+    let nulls = array.nulls().filter(|n| n.null_count() > 0)?;
+    Some(Bitmap::from_bools(&nulls.iter().collect::<Vec<bool>>()))
+}
+
+fn rows_u32(n: usize) -> Result<u32> {
+    u32::try_from(n).map_err(|_| Error::InvalidArgument(format!("{n} rows exceed a segment's u32 row count")))
+}
+
+/// A value as the footer's min/max index holds it: its latent (integers: the value itself).
+pub(crate) fn index_value<T: Value>(v: T) -> i128 {
+    v.to_latent().to_i128()
+}
+
+fn encode_values<T: Value>(values: &[T], validity: Option<&Bitmap>, options: &EncodeOptions) -> Result<EncodedChunk> {
+    let encoded = encode_value_segment(values, validity, options)?;
+    Ok(EncodedChunk {
+        rows: rows_u32(encoded.rows())?,
+        nulls: encoded.null_count() as u32,
+        min: encoded.min().copied().map(index_value),
+        max: encoded.max().copied().map(index_value),
+        bytes_zone: None,
+        cascade: encoded.cascade().to_string(),
+        plain_bytes: 0,
+        read_costs: Some(encoded.read_costs()),
+        bytes: encoded.into_bytes().to_vec(),
+    })
+}
+
+/// The values of a primitive array whose native type is `T`.
+fn primitive_values<T: ArrowNativeType>(data: &ArrayData) -> &[T] {
+    &data.buffer::<T>(0)[..data.len()]
+}
+
+/// Encodes one row group of one column (`storage` must be what this version writes for the array's type).
+pub(crate) fn encode_chunk(array: &dyn Array, storage: Storage, options: &EncodeOptions) -> Result<EncodedChunk> {
+    let rows = array.len();
+    let validity = validity_of(array);
+    let mut chunk = match (storage, array.data_type()) {
+        (Storage::Values(_), DataType::Null) => {
+            let mut c = encode_values(&vec![0u8; rows], Some(&Bitmap::new_clear(rows)), options)?;
+            c.plain_bytes = 0;
+            c
+        }
+        (Storage::Values(_), DataType::Boolean) => {
+            let values: Vec<u8> = array.as_boolean().values().iter().map(u8::from).collect();
+            let mut c = encode_values(&values, validity.as_ref(), options)?;
+            c.plain_bytes = rows.div_ceil(8) as u64;
+            c
+        }
+        (Storage::Values(_), DataType::Decimal128(..)) => {
+            let d = array.as_primitive::<Decimal128Type>();
+            let values = d
+                .iter()
+                .map(|v| {
+                    i64::try_from(v.unwrap_or(0)).map_err(|_| {
+                        Error::InvalidArgument(format!("decimal value {v:?} does not fit its precision (≤ 18 digits)"))
+                    })
+                })
+                .collect::<Result<Vec<i64>>>()?;
+            let mut c = encode_values(&values, validity.as_ref(), options)?;
+            c.plain_bytes = 16 * rows as u64;
+            c
+        }
+        (Storage::Values(t), _) => {
+            let data = array.to_data();
+            let mut c =
+                value_dispatch!(t, T => encode_values::<T>(primitive_values::<T>(&data), validity.as_ref(), options))?;
+            c.plain_bytes = (t.byte_width() * rows) as u64;
+            c
+        }
+        (Storage::Plain(width), _) => encode_fixed(array, width as usize, validity.as_ref())?,
+        (Storage::Bytes(kind), _) => encode_bytes(array, kind, validity.as_ref(), options)?,
+        (Storage::LegacyBytes, _) => {
+            return Err(Error::InvalidArgument("version 1 string segments are read, not written".into()));
+        }
+    };
+    chunk.rows = rows_u32(rows)?;
+    Ok(chunk)
+}
+
+fn words_as_bytes(words: &[u64]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+fn encode_fixed(array: &dyn Array, width: usize, validity: Option<&Bitmap>) -> Result<EncodedChunk> {
+    let data = array.to_data();
+    let raw = data.buffers()[0].as_slice();
+    let values = &raw[data.offset() * width..(data.offset() + data.len()) * width];
+    let validity_bytes = validity.map(|v| words_as_bytes(v.words())).unwrap_or_default();
+    Ok(EncodedChunk {
+        bytes: write_parts(KIND_FIXED, &[&validity_bytes, values]),
+        rows: rows_u32(array.len())?,
+        nulls: array.null_count() as u32,
+        min: None,
+        max: None,
+        bytes_zone: None,
+        cascade: "plain".into(),
+        plain_bytes: values.len() as u64,
+        read_costs: None,
+    })
+}
+
+/// The rows of a string or binary array as byte slices (null rows: whatever the array holds there).
+fn byte_rows(array: &dyn Array) -> Result<Vec<&[u8]>> {
+    fn rows(v: Option<&[u8]>) -> &[u8] {
+        v.unwrap_or_default()
+    }
+    Ok(match array.data_type() {
+        DataType::Utf8 => array.as_string::<i32>().iter().map(|v| rows(v.map(str::as_bytes))).collect(),
+        DataType::LargeUtf8 => array.as_string::<i64>().iter().map(|v| rows(v.map(str::as_bytes))).collect(),
+        DataType::Binary => array.as_binary::<i32>().iter().map(rows).collect(),
+        DataType::LargeBinary => array.as_binary::<i64>().iter().map(rows).collect(),
+        other => return Err(Error::InvalidArgument(format!("{other} is not a string or binary type"))),
+    })
+}
+
+/// Bytes of an offset of `data_type`.
+pub(crate) fn offset_width(data_type: &DataType) -> u64 {
+    match data_type {
+        DataType::LargeUtf8 | DataType::LargeBinary => 8,
+        _ => 4,
+    }
+}
+
+/// Strings and binaries: an lwc byte-string segment (a sorted dictionary or plain bytes, as the selector
+/// chooses), with the zone map the footer keeps.
+fn encode_bytes(
+    array: &dyn Array,
+    kind: BytesType,
+    validity: Option<&Bitmap>,
+    options: &EncodeOptions,
+) -> Result<EncodedChunk> {
+    let rows = byte_rows(array)?;
+    // A cascade of integer encodings is for the integer columns: strings choose their own.
+    let auto;
+    let options = match options.cascade.encoding().id().map(lwc::EncodingId::family) {
+        Some(lwc::Family::Integers) => {
+            auto = EncodeOptions { cascade: lwc::Encoding::Auto.into(), ..options.clone() };
+            &auto
+        }
+        _ => options,
+    };
+    let encoded = lwc::strings::encode_bytes_segment(&rows, validity, kind, options)?;
+    let bytes_zone = match (encoded.min(), encoded.max()) {
+        (Some(min), Some(max)) => Some(BytesZone {
+            min: min[..min.len().min(ZONE_BYTES)].to_vec(),
+            max: max[..max.len().min(ZONE_BYTES)].to_vec(),
+            max_is_prefix: max.len() > ZONE_BYTES,
+        }),
+        _ => None,
+    };
+    let total: usize =
+        rows.iter().enumerate().filter(|&(i, _)| validity.is_none_or(|v| v.get(i))).map(|(_, r)| r.len()).sum();
+    Ok(EncodedChunk {
+        rows: rows_u32(rows.len())?,
+        nulls: encoded.null_count() as u32,
+        min: None,
+        max: None,
+        bytes_zone,
+        cascade: encoded.cascade().to_string(),
+        plain_bytes: total as u64 + offset_width(array.data_type()) * rows.len() as u64,
+        read_costs: Some(encoded.read_costs()),
+        bytes: encoded.into_bytes().to_vec(),
+    })
+}
