@@ -148,6 +148,37 @@ pub(crate) fn decode_chunk(
     }
 }
 
+/// The rows at `positions` (ascending, within the segment) of one segment as an Arrow array of
+/// `data_type`: gathered from the encoded form where there is one, else decoded and gathered.
+pub(crate) fn take_chunk(
+    chunk: &ChunkRef<'_>,
+    data_type: &DataType,
+    storage: Storage,
+    positions: &[u32],
+) -> Result<ArrayRef> {
+    match storage {
+        Storage::Values(t) => value_dispatch!(t, T => {
+            let segment = open_value_segment::<T>(chunk)?;
+            let array = segment.take(positions).map_err(|e| chunk.core_error(e))?;
+            values_to_arrow::<T>(data_type, array.values, array.validity)
+        }),
+        Storage::Bytes(_) => {
+            let segment = open_bytes_segment(chunk)?;
+            let array = segment.take(positions).map_err(|e| chunk.core_error(e))?;
+            byte_array_to_arrow(chunk, data_type, array)
+        }
+        Storage::Plain(_) | Storage::LegacyBytes => {
+            let (Some(&first), Some(&last)) = (positions.first(), positions.last()) else {
+                return Ok(arrow_array::new_empty_array(data_type));
+            };
+            let range = first as usize..last as usize + 1;
+            let array = decode_chunk(chunk, data_type, storage, range)?;
+            let indices = arrow_array::UInt32Array::from_iter_values(positions.iter().map(|p| p - first));
+            Ok(arrow_select::take::take(array.as_ref(), &indices, None)?)
+        }
+    }
+}
+
 fn decode_fixed(chunk: &ChunkRef<'_>, data_type: &DataType, width: usize, range: Range<usize>) -> Result<ArrayRef> {
     let (kind, parts) = read_parts(chunk.bytes, &|| chunk.what())?;
     let [validity, values] = parts[..] else {

@@ -78,6 +78,15 @@ pub enum Error {
         /// Its Arrow type.
         data_type: DataType,
     },
+    /// A filter cannot run on its column: a literal that is no value of the column's type, a prefix test
+    /// on numbers.
+    #[error("filter on column '{column}': {message}")]
+    InvalidFilter {
+        /// Name of the column.
+        column: String,
+        /// What is wrong.
+        message: String,
+    },
     /// An argument is invalid (a batch whose schema differs from the file's, a zero segment size, ...).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

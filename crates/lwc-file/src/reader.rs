@@ -58,7 +58,7 @@ pub struct LwcFile {
     columns: Vec<ColumnFooter>,
     infos: Vec<ColumnInfo>,
     /// Per column: first row of each segment, then the row count.
-    starts: Vec<Vec<u64>>,
+    pub(crate) starts: Vec<Vec<u64>>,
     /// Per column and segment: the checksum verdict, computed on first use.
     checked: Vec<Vec<OnceLock<std::result::Result<(), String>>>>,
     footer_start: usize,
@@ -233,7 +233,7 @@ impl LwcFile {
     }
 
     /// Runs `f` on a checked segment.
-    fn with_chunk<'s, R>(
+    pub(crate) fn with_chunk<'s, R>(
         &'s self,
         column: usize,
         segment: usize,
@@ -246,7 +246,7 @@ impl LwcFile {
     }
 
     /// The segment holding `row` (`row < rows`).
-    fn locate(&self, column: usize, row: u64) -> usize {
+    pub(crate) fn locate(&self, column: usize, row: u64) -> usize {
         self.starts[column].partition_point(|&s| s <= row) - 1
     }
 

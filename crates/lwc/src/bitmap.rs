@@ -119,6 +119,32 @@ impl Bitmap {
         }
     }
 
+    /// `self |= other` (bit by bit, over the common length; bits past `len` stay clear).
+    pub fn or_words(&mut self, other: &[u64]) {
+        for (a, b) in self.words.iter_mut().zip(other) {
+            *a |= *b;
+        }
+        self.clear_tail();
+    }
+
+    /// The bits of `range` as a bitmap of their own; panics if it ends past `len`.
+    pub fn slice(&self, range: Range<usize>) -> Bitmap {
+        assert!(range.start <= range.end && range.end <= self.len, "bits {range:?} out of range for {} bits", self.len);
+        let (len, shift) = (range.len(), range.start % 64);
+        let first = range.start / 64;
+        let words = (0..len.div_ceil(64))
+            .map(|i| {
+                let low = self.words[first + i] >> shift;
+                let high = match (shift, self.words.get(first + i + 1)) {
+                    (0, _) | (_, None) => 0,
+                    (_, Some(next)) => next << (64 - shift),
+                };
+                low | high
+            })
+            .collect();
+        Bitmap::from_words(words, len).expect("one word per 64 bits")
+    }
+
     /// Flips every bit.
     pub fn not(&mut self) {
         for w in &mut self.words {
@@ -223,6 +249,26 @@ mod tests {
         assert_eq!(Bitmap::new_set(65).count_ones(), 65);
         assert!(Bitmap::from_words(vec![u64::MAX], 65).is_none());
         assert_eq!(Bitmap::from_words(vec![u64::MAX], 3).unwrap().count_ones(), 3);
+    }
+
+    #[test]
+    fn slices_and_unions_match_bit_by_bit() {
+        let mut b = Bitmap::new_clear(300);
+        for i in (0..300).filter(|i| i % 7 == 0 || i % 11 == 3) {
+            b.set(i);
+        }
+        for range in [0..0, 0..300, 1..64, 63..65, 64..128, 5..299, 130..300, 299..300] {
+            let s = b.slice(range.clone());
+            assert_eq!(s.len(), range.len());
+            let want: Vec<u32> = range.clone().filter(|&i| b.get(i)).map(|i| (i - range.start) as u32).collect();
+            assert_eq!(s.to_positions(), want, "{range:?}");
+        }
+        let mut odd = Bitmap::new_clear(70);
+        odd.set(69);
+        odd.or_words(Bitmap::new_set(3).words());
+        assert_eq!(odd.to_positions(), vec![0, 1, 2, 69]);
+        odd.or_words(&[u64::MAX, u64::MAX]);
+        assert_eq!(odd.count_ones(), 70);
     }
 
     #[test]

@@ -69,7 +69,7 @@ pub use bytes::AlignedBytes;
 pub use column::{Column, ColumnBuilder, ColumnSelection, EncodedColumn, SelectionPart};
 pub use encodings::{ByteArray, Cascade, Encoding, EncodingId, Family, Parameter, Requirement, MAX_CASCADE_DEPTH};
 pub use error::{Error, Result};
-pub use predicate::Predicate;
+pub use predicate::{Predicate, ZoneVerdict};
 pub use segment::{
     encode_segment, fill_nulls, Aggregates, Array, EncodeOptions, EncodedSegment, Segment, DEFAULT_SEGMENT_ROWS,
 };

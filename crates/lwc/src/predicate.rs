@@ -43,7 +43,59 @@ pub(crate) enum Normalized<T> {
     Set(Vec<T>),
 }
 
+/// What a segment's zone map (its min, max and null count) settles of a filter before the segment is
+/// read: a scan skips segments where no row can match and keeps whole ones where every row does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ZoneVerdict {
+    /// No row matches.
+    NoRow,
+    /// Every row matches.
+    EveryRow,
+    /// Some rows may match: the segment must be read to tell which.
+    SomeRows,
+}
+
+impl ZoneVerdict {
+    /// The verdict for a filter that selects exactly the non-null rows of `rows` rows, `nulls` of them null.
+    pub fn valid_rows(rows: usize, nulls: usize) -> ZoneVerdict {
+        match nulls {
+            _ if nulls == rows => ZoneVerdict::NoRow,
+            0 => ZoneVerdict::EveryRow,
+            _ => ZoneVerdict::SomeRows,
+        }
+    }
+
+    /// The verdict for a filter that selects exactly the null rows of `rows` rows, `nulls` of them null.
+    pub fn null_rows(rows: usize, nulls: usize) -> ZoneVerdict {
+        match nulls {
+            0 => ZoneVerdict::NoRow,
+            _ if nulls == rows => ZoneVerdict::EveryRow,
+            _ => ZoneVerdict::SomeRows,
+        }
+    }
+}
+
 impl<V: crate::types::Value> Predicate<V> {
+    /// What a zone map settles: `min_max` bounds the non-null values of `rows` rows, `nulls` of which
+    /// are null (`None` when all are).
+    ///
+    /// ```
+    /// use lwc::{Predicate, ZoneVerdict};
+    /// assert_eq!(Predicate::Gt(20).zone_verdict(Some((10, 20)), 100, 0), ZoneVerdict::NoRow);
+    /// assert_eq!(Predicate::Gt(9).zone_verdict(Some((10, 20)), 100, 0), ZoneVerdict::EveryRow);
+    /// assert_eq!(Predicate::Gt(9).zone_verdict(Some((10, 20)), 100, 3), ZoneVerdict::SomeRows); // not the nulls
+    /// assert_eq!(Predicate::Gt(15).zone_verdict(Some((10, 20)), 100, 0), ZoneVerdict::SomeRows);
+    /// ```
+    pub fn zone_verdict(&self, min_max: Option<(V, V)>, rows: usize, nulls: usize) -> ZoneVerdict {
+        let latents = min_max.map(|(lo, hi)| (lo.to_latent(), hi.to_latent()));
+        match self.to_latents().normalize(latents) {
+            Normalized::Nothing => ZoneVerdict::NoRow,
+            Normalized::AllValid => ZoneVerdict::valid_rows(rows, nulls),
+            Normalized::Nulls => ZoneVerdict::null_rows(rows, nulls),
+            Normalized::Range(..) | Normalized::NotRange(..) | Normalized::Set(_) => ZoneVerdict::SomeRows,
+        }
+    }
+
     /// Whether a row holding `value` (`None`: NULL) is selected: the plain semantics every encoded
     /// filter reproduces. Floats compare in IEEE's total order (NaN above +inf, -0.0 below +0.0), as
     /// Arrow's comparison kernels do.

@@ -46,7 +46,7 @@ use crate::bitmap::{get_bit, Bitmap};
 use crate::bytes::{Reader, Writer};
 use crate::encodings::{ByteArray, ByteProfile, BytesOps, BytesTest, BytesView, Cascade, EncodingId};
 use crate::error::{Error, Result};
-use crate::predicate::Predicate;
+use crate::predicate::{Predicate, ZoneVerdict};
 use crate::segment::{EncodeOptions, EncodedSegment};
 use crate::select::{ChoosingClock, Driver, SegmentExplain};
 use crate::selection::Selection;
@@ -121,6 +121,137 @@ impl BytesPredicate {
                 Predicate::IsNull => false,
                 Predicate::IsNotNull => true,
             },
+        }
+    }
+}
+
+/// A byte-string segment's zone map: `min` bounds every non-null value from below (it is the min, or its
+/// first bytes); `max` is the max or, when `max_is_prefix`, its first bytes, which bound every value's first
+/// bytes from above.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZoneMap<'a> {
+    /// A lower bound of every value.
+    pub min: &'a [u8],
+    /// The max, or its first bytes.
+    pub max: &'a [u8],
+    /// Whether `max` is only the max's first bytes.
+    pub max_is_prefix: bool,
+}
+
+impl ZoneMap<'_> {
+    /// Whether every value is above `c`.
+    fn all_above(&self, c: &[u8]) -> bool {
+        c < self.min
+    }
+
+    /// Whether every value is below `c`.
+    fn all_below(&self, c: &[u8]) -> bool {
+        match self.max_is_prefix {
+            false => c > self.max,
+            // Every value's first bytes are at most the stored prefix: values sort below `c` when `c` is
+            // past that prefix without extending it.
+            true => c > self.max && !c.starts_with(self.max),
+        }
+    }
+
+    /// Whether every value starts with `p`: the min and the max do (a stored prefix of the max that
+    /// starts with `p` means the max does), so everything between them does.
+    fn all_start_with(&self, p: &[u8]) -> bool {
+        self.min.starts_with(p) && self.max.starts_with(p)
+    }
+}
+
+/// What a byte-string filter asks of one segment once its zone map is known.
+enum Plan<'p> {
+    /// No row.
+    Nothing,
+    /// Every non-null row.
+    AllValid,
+    /// The null rows.
+    Nulls,
+    /// Non-null rows that pass the test (or, negated, fail it).
+    Test(BytesTest<'p>, bool),
+    /// Non-null rows in the set (sorted, distinct, each within the zone map).
+    Set(Vec<Vec<u8>>),
+}
+
+impl BytesPredicate {
+    /// Settles what the zone map can (`None`: every row is null) and says what is left to test.
+    fn plan<'p>(&'p self, zone: Option<ZoneMap<'_>>) -> Plan<'p> {
+        let zone = match (self, zone) {
+            (BytesPredicate::Compare(Predicate::IsNull), _) => return Plan::Nulls,
+            (BytesPredicate::Compare(Predicate::IsNotNull), _) => return Plan::AllValid,
+            (_, None) => return Plan::Nothing,
+            (_, Some(zone)) => zone,
+        };
+        fn range<'p>(lo: Option<(&'p [u8], bool)>, hi: Option<(&'p [u8], bool)>) -> BytesTest<'p> {
+            BytesTest::Range { lo, hi }
+        }
+        let p = match self {
+            BytesPredicate::StartsWith(p) if zone.all_start_with(p) => return Plan::AllValid,
+            BytesPredicate::StartsWith(p) if zone.all_below(p) || (zone.all_above(p) && !zone.min.starts_with(p)) => {
+                return Plan::Nothing
+            }
+            BytesPredicate::StartsWith(p) => return Plan::Test(BytesTest::Prefix(p), false),
+            BytesPredicate::Compare(p) => p,
+        };
+        match p {
+            Predicate::Eq(c) | Predicate::NotEq(c) if zone.all_above(c) || zone.all_below(c) => {
+                if matches!(p, Predicate::Eq(_)) {
+                    Plan::Nothing
+                } else {
+                    Plan::AllValid
+                }
+            }
+            Predicate::Eq(c) => Plan::Test(range(Some((c, true)), Some((c, true))), false),
+            Predicate::NotEq(c) => Plan::Test(range(Some((c, true)), Some((c, true))), true),
+            Predicate::Lt(c) if c.as_slice() <= zone.min => Plan::Nothing,
+            Predicate::Lt(c) if zone.all_below(c) => Plan::AllValid,
+            Predicate::Lt(c) => Plan::Test(range(None, Some((c, false))), false),
+            Predicate::LtEq(c) if zone.all_above(c) => Plan::Nothing,
+            Predicate::LtEq(c) if zone.all_below(c) => Plan::AllValid,
+            Predicate::LtEq(c) => Plan::Test(range(None, Some((c, true))), false),
+            Predicate::Gt(c) if zone.all_below(c) || (!zone.max_is_prefix && c.as_slice() >= zone.max) => Plan::Nothing,
+            Predicate::Gt(c) if zone.all_above(c) => Plan::AllValid,
+            Predicate::Gt(c) => Plan::Test(range(Some((c, false)), None), false),
+            Predicate::GtEq(c) if zone.all_below(c) => Plan::Nothing,
+            Predicate::GtEq(c) if c.as_slice() <= zone.min => Plan::AllValid,
+            Predicate::GtEq(c) => Plan::Test(range(Some((c, true)), None), false),
+            Predicate::Between(lo, hi) if lo > hi || zone.all_below(lo) || zone.all_above(hi) => Plan::Nothing,
+            Predicate::Between(lo, hi) => Plan::Test(range(Some((lo, true)), Some((hi, true))), false),
+            Predicate::In(values) => {
+                let mut set: Vec<Vec<u8>> =
+                    values.iter().filter(|v| !zone.all_above(v) && !zone.all_below(v)).cloned().collect();
+                set.sort_unstable();
+                set.dedup();
+                if set.is_empty() {
+                    Plan::Nothing
+                } else {
+                    Plan::Set(set)
+                }
+            }
+            Predicate::IsNull | Predicate::IsNotNull => unreachable!("settled above"),
+        }
+    }
+
+    /// What a zone map settles: `zone` bounds the non-null values of `rows` rows, `nulls` of which are
+    /// null (`None` when all are).
+    ///
+    /// ```
+    /// use lwc::strings::{BytesPredicate, ZoneMap};
+    /// use lwc::ZoneVerdict;
+    /// let zone = ZoneMap { min: b"PROMO ANODIZED", max: b"PROMO POLISHED", max_is_prefix: false };
+    /// let promo = BytesPredicate::StartsWith(b"PROMO".to_vec());
+    /// assert_eq!(promo.zone_verdict(Some(zone), 1000, 0), ZoneVerdict::EveryRow);
+    /// let small = BytesPredicate::StartsWith(b"SMALL".to_vec());
+    /// assert_eq!(small.zone_verdict(Some(zone), 1000, 0), ZoneVerdict::NoRow);
+    /// ```
+    pub fn zone_verdict(&self, zone: Option<ZoneMap<'_>>, rows: usize, nulls: usize) -> ZoneVerdict {
+        match self.plan(zone) {
+            Plan::Nothing => ZoneVerdict::NoRow,
+            Plan::AllValid => ZoneVerdict::valid_rows(rows, nulls),
+            Plan::Nulls => ZoneVerdict::null_rows(rows, nulls),
+            Plan::Test(..) | Plan::Set(_) => ZoneVerdict::SomeRows,
         }
     }
 }
@@ -241,9 +372,7 @@ pub struct BytesSegment<'a> {
     kind: BytesType,
     rows: usize,
     nulls: usize,
-    min: &'a [u8],
-    max: &'a [u8],
-    max_is_prefix: bool,
+    zone: ZoneMap<'a>,
     validity: Option<&'a [u64]>,
     stream: BytesView<'a>,
     encoded_len: usize,
@@ -292,8 +421,8 @@ impl<'a> BytesSegment<'a> {
         r.align("segment stream")?;
         let stream = BytesView::open(&mut r, rows)?;
         r.finish("segment")?;
-        let max_is_prefix = flags & MAX_IS_PREFIX != 0;
-        Ok(BytesSegment { kind, rows, nulls, min, max, max_is_prefix, validity, stream, encoded_len: bytes.len() })
+        let zone = ZoneMap { min, max, max_is_prefix: flags & MAX_IS_PREFIX != 0 };
+        Ok(BytesSegment { kind, rows, nulls, zone, validity, stream, encoded_len: bytes.len() })
     }
 
     /// UTF-8 or binary.
@@ -331,10 +460,9 @@ impl<'a> BytesSegment<'a> {
         self.validity
     }
 
-    /// The zone map: a lower bound of every value (a prefix of the min), and the max or, when
-    /// `max_is_prefix`, a prefix of it. `None` when every row is null.
-    pub fn zone_map(&self) -> Option<(&'a [u8], &'a [u8], bool)> {
-        (self.nulls < self.rows).then_some((self.min, self.max, self.max_is_prefix))
+    /// The zone map; `None` when every row is null.
+    pub fn zone_map(&self) -> Option<ZoneMap<'a>> {
+        (self.nulls < self.rows).then_some(self.zone)
     }
 
     fn is_valid(&self, i: usize) -> bool {
@@ -396,98 +524,27 @@ impl<'a> BytesSegment<'a> {
         Ok(out)
     }
 
-    /// Whether every value is above `c` (known from the zone map).
-    fn all_above(&self, c: &[u8]) -> bool {
-        c < self.min
-    }
-
-    /// Whether every value is below `c` (known from the zone map).
-    fn all_below(&self, c: &[u8]) -> bool {
-        match self.max_is_prefix {
-            false => c > self.max,
-            // Every value's first bytes are at most the stored prefix: values sort below `c` when `c` is
-            // past that prefix without extending it.
-            true => c > self.max && !c.starts_with(self.max),
-        }
-    }
-
     /// The rows matching `predicate`, evaluated on the encoded form: the zone map settles what it can,
     /// dictionaries compare codes, plain bytes are compared row by row.
     pub fn filter(&self, predicate: &BytesPredicate) -> Selection {
         let mut bits = Bitmap::new_clear(self.rows);
-        let nothing = Selection::Positions(Vec::new());
-        let has_values = self.nulls < self.rows;
-        let test = match predicate {
-            BytesPredicate::Compare(Predicate::IsNull) => {
+        match predicate.plan(self.zone_map()) {
+            Plan::Nothing => return Selection::Positions(Vec::new()),
+            Plan::Nulls => {
                 if let Some(v) = self.validity {
                     bits = Bitmap::from_words(v.to_vec(), self.rows).expect("validated length");
                     bits.not();
                 }
                 return Selection::from_bitmap(bits);
             }
-            BytesPredicate::Compare(Predicate::IsNotNull) => None,
-            _ if !has_values => return nothing,
-            BytesPredicate::StartsWith(p) if self.all_below(p) => return nothing,
-            BytesPredicate::StartsWith(p) => Some((BytesTest::Prefix(p), false)),
-            BytesPredicate::Compare(p) => {
-                fn range<'p>(lo: Option<(&'p [u8], bool)>, hi: Option<(&'p [u8], bool)>) -> BytesTest<'p> {
-                    BytesTest::Range { lo, hi }
-                }
-                match p {
-                    Predicate::Eq(c) | Predicate::NotEq(c) if self.all_above(c) || self.all_below(c) => {
-                        if matches!(p, Predicate::Eq(_)) {
-                            return nothing;
-                        }
-                        None
-                    }
-                    Predicate::Eq(c) => Some((range(Some((c, true)), Some((c, true))), false)),
-                    Predicate::NotEq(c) => Some((range(Some((c, true)), Some((c, true))), true)),
-                    Predicate::Lt(c) if c.as_slice() <= self.min => return nothing,
-                    Predicate::Lt(c) if self.all_below(c) => None,
-                    Predicate::Lt(c) => Some((range(None, Some((c, false))), false)),
-                    Predicate::LtEq(c) if self.all_above(c) => return nothing,
-                    Predicate::LtEq(c) if self.all_below(c) => None,
-                    Predicate::LtEq(c) => Some((range(None, Some((c, true))), false)),
-                    Predicate::Gt(c) if self.all_below(c) || (!self.max_is_prefix && c.as_slice() >= self.max) => {
-                        return nothing;
-                    }
-                    Predicate::Gt(c) if self.all_above(c) => None,
-                    Predicate::Gt(c) => Some((range(Some((c, false)), None), false)),
-                    Predicate::GtEq(c) if self.all_below(c) => return nothing,
-                    Predicate::GtEq(c) if c.as_slice() <= self.min => None,
-                    Predicate::GtEq(c) => Some((range(Some((c, true)), None), false)),
-                    Predicate::Between(lo, hi) if lo > hi || self.all_below(lo) || self.all_above(hi) => {
-                        return nothing
-                    }
-                    Predicate::Between(lo, hi) => Some((range(Some((lo, true)), Some((hi, true))), false)),
-                    Predicate::In(_) => None,
-                    Predicate::IsNull | Predicate::IsNotNull => None,
-                }
-            }
-        };
-        let set: Vec<Vec<u8>>;
-        let test = match (predicate, test) {
-            (BytesPredicate::Compare(Predicate::In(values)), _) => {
-                let mut values: Vec<Vec<u8>> =
-                    values.iter().filter(|v| !self.all_above(v) && !self.all_below(v)).cloned().collect();
-                values.sort_unstable();
-                values.dedup();
-                if values.is_empty() {
-                    return nothing;
-                }
-                set = values;
-                Some((BytesTest::Set(&set), false))
-            }
-            (_, test) => test,
-        };
-        match test {
-            None => bits.not(),
-            Some((test, negate)) => {
+            Plan::AllValid => bits.not(),
+            Plan::Test(test, negate) => {
                 self.stream.filter(&test, &mut bits);
                 if negate {
                     bits.not();
                 }
             }
+            Plan::Set(set) => self.stream.filter(&BytesTest::Set(&set), &mut bits),
         }
         if let Some(v) = self.validity {
             bits.and_words(v);

@@ -206,6 +206,8 @@ pub trait LwcInt:
     fn from_bits(bits: Self::Unsigned) -> Self;
     /// Exact widening to `i128`.
     fn to_i128(self) -> i128;
+    /// Exact narrowing from `i128`, `None` out of range.
+    fn from_i128(v: i128) -> Option<Self>;
     /// `self - base` in the unsigned domain; exact when `self >= base`.
     #[inline(always)]
     fn offset_from(self, base: Self) -> Self::Unsigned {
@@ -271,6 +273,9 @@ macro_rules! impl_int {
             #[inline(always)]
             fn to_i128(self) -> i128 {
                 self as i128
+            }
+            fn from_i128(v: i128) -> Option<Self> {
+                <$t>::try_from(v).ok()
             }
             #[inline(always)]
             fn checked_pred(self) -> Option<Self> {

@@ -1,0 +1,126 @@
+//! Conditions as text, the way the `lwc` command takes them: `> 10`, `between 3 and 9`, `like 'PROMO%'`.
+
+use super::{CompareOp, Filter, Literal, Test};
+use crate::error::{Error, Result};
+
+const FORMS: &str = "use `> 10`, `<= 5`, `= 5`, `<> 5`, `between 3 and 9`, `in (1, 2, 3)`, `is null`, \
+                     `is not null` or `like 'abc%'`";
+
+/// Parses one condition on `column`; it may start with the column's name.
+pub(super) fn parse(column: &str, text: &str) -> Result<Filter> {
+    let bad = |why: String| Error::InvalidArgument(format!("cannot read the condition '{text}': {why}"));
+    let mut rest = text.trim();
+    if let Some(after) = rest.strip_prefix(column) {
+        if after.starts_with(|c: char| c.is_whitespace() || "<>=!".contains(c)) {
+            rest = after.trim_start();
+        }
+    }
+    let lower = rest.to_ascii_lowercase();
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    let test = if words == ["is", "null"] {
+        Test::IsNull
+    } else if words == ["is", "not", "null"] {
+        Test::IsNotNull
+    } else if let Some(body) = keyword(rest, &lower, "between") {
+        let at =
+            body.to_ascii_lowercase().find(" and ").ok_or_else(|| bad("between needs `between LO and HI`".into()))?;
+        Test::Between(literal(&body[..at]).map_err(bad)?, literal(&body[at + 5..]).map_err(bad)?)
+    } else if let Some(body) = keyword(rest, &lower, "in").filter(|b| b.trim_start().starts_with('(')) {
+        let inner = body
+            .trim()
+            .strip_prefix('(')
+            .and_then(|b| b.strip_suffix(')'))
+            .ok_or_else(|| bad("a list needs `in (A, B, ...)`".into()))?;
+        Test::In(inner.split(',').map(literal).collect::<std::result::Result<Vec<_>, _>>().map_err(bad)?)
+    } else if let Some(body) = keyword(rest, &lower, "like") {
+        let pattern = unquote(body).ok_or_else(|| bad("a pattern needs quotes: `like 'abc%'`".into()))?;
+        let prefix = pattern.strip_suffix('%').filter(|p| !p.contains(['%', '_'])).ok_or_else(|| {
+            bad(format!("only prefix patterns run on the encoded form (`like 'abc%'`), not '{pattern}'"))
+        })?;
+        Test::StartsWith(prefix.as_bytes().to_vec())
+    } else {
+        let (op, value) = [
+            ("<>", CompareOp::NotEq),
+            ("!=", CompareOp::NotEq),
+            ("<=", CompareOp::LtEq),
+            (">=", CompareOp::GtEq),
+            ("==", CompareOp::Eq),
+            ("=", CompareOp::Eq),
+            ("<", CompareOp::Lt),
+            (">", CompareOp::Gt),
+        ]
+        .into_iter()
+        .find_map(|(symbol, op)| rest.strip_prefix(symbol).map(|value| (op, value)))
+        .ok_or_else(|| bad(FORMS.into()))?;
+        Test::Compare(op, literal(value).map_err(bad)?)
+    };
+    Ok(Filter::column(column, test))
+}
+
+/// The text after `word` when `rest` starts with it (any case) and a space or parenthesis follows.
+fn keyword<'a>(rest: &'a str, lower: &str, word: &str) -> Option<&'a str> {
+    let after = &lower.strip_prefix(word)?;
+    after.starts_with(|c: char| c.is_whitespace() || c == '(').then(|| &rest[word.len()..])
+}
+
+/// Text between single or double quotes (a doubled single quote inside is one quote).
+fn unquote(text: &str) -> Option<String> {
+    let t = text.trim();
+    if let Some(inner) = t.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')).filter(|_| t.len() >= 2) {
+        return Some(inner.replace("''", "'"));
+    }
+    t.strip_prefix('"').and_then(|t| t.strip_suffix('"')).filter(|_| t.len() >= 2).map(str::to_string)
+}
+
+/// A literal: quoted text as it is, unquoted text trimmed; `null` unquoted is NULL.
+fn literal(text: &str) -> std::result::Result<Literal, String> {
+    if let Some(quoted) = unquote(text) {
+        return Ok(Literal::text(quoted));
+    }
+    match text.trim() {
+        "" => Err("a value is missing".into()),
+        t if t.eq_ignore_ascii_case("null") => Ok(Literal::null()),
+        t => Ok(Literal::text(t)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn test_of(text: &str) -> Test {
+        match parse("x", text).unwrap() {
+            Filter::Column { test, .. } => test,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn conditions_parse() {
+        let t = Literal::text;
+        assert_eq!(test_of("> 10"), Test::Compare(CompareOp::Gt, t("10")));
+        assert_eq!(test_of("x<=-3"), Test::Compare(CompareOp::LtEq, t("-3")));
+        assert_eq!(test_of("<> 4"), Test::Compare(CompareOp::NotEq, t("4")));
+        assert_eq!(test_of("!= 4"), Test::Compare(CompareOp::NotEq, t("4")));
+        assert_eq!(test_of("= '1995-03-15'"), Test::Compare(CompareOp::Eq, t("1995-03-15")));
+        assert_eq!(test_of("= 'O''Brien'"), Test::Compare(CompareOp::Eq, t("O'Brien")));
+        assert_eq!(test_of("= ''"), Test::Compare(CompareOp::Eq, t("")));
+        assert_eq!(test_of("between 3 and 9"), Test::Between(t("3"), t("9")));
+        assert_eq!(test_of("x BETWEEN 3 AND 9"), Test::Between(t("3"), t("9")));
+        assert_eq!(test_of("in (1, 2,3)"), Test::In(vec![t("1"), t("2"), t("3")]));
+        assert_eq!(test_of("in ('a', null)"), Test::In(vec![t("a"), Literal::null()]));
+        assert_eq!(test_of("IS NULL"), Test::IsNull);
+        assert_eq!(test_of("is  not null"), Test::IsNotNull);
+        assert_eq!(test_of("like 'PROMO%'"), Test::StartsWith(b"PROMO".to_vec()));
+        assert_eq!(test_of("LIKE '%'"), Test::StartsWith(Vec::new()));
+        assert_eq!(test_of("= between"), Test::Compare(CompareOp::Eq, t("between")));
+    }
+
+    #[test]
+    fn bad_conditions_say_what_is_accepted() {
+        for text in ["like 'a%b'", "like '%a'", "like a%", "between 3", ">", "= ", "in (1, )", "x", "contains 3"] {
+            let e = parse("x", text).unwrap_err().to_string();
+            assert!(e.contains("cannot read the condition"), "{text}: {e}");
+        }
+    }
+}
