@@ -9,12 +9,12 @@ use arrow::array::{ArrayRef, RecordBatch, UInt64Array};
 use arrow::datatypes::{DataType, Field, Schema};
 use indicatif::{ProgressBar, ProgressStyle};
 use lwc::{AccessMix, EncodeOptions, Objective};
-use lwc_file::{with_int_column, ColumnInfo, FileWriter, LwcFile, WriteOptions};
+use lwc_file::{with_int_column, ColumnInfo, FileWriter, LwcFile, ScanOptions, WriteOptions};
 use serde_json::json;
 
 use crate::input::{CsvOptions, Format, Input};
 use crate::output::TableWriter;
-use crate::query::{self, format_value, parse_condition, to_predicate};
+use crate::query;
 use crate::table::Table;
 use crate::units::{human_bytes, human_time, ratio, thousands};
 use crate::{emit, show_progress, CompressArgs, DecompressArgs, ExplainArgs, GetArgs, InspectArgs, ScanArgs};
@@ -456,60 +456,52 @@ pub fn scan(args: &ScanArgs) -> Result<()> {
     let file = open(&args.file)?;
     let index = file.column_index(&args.column)?;
     let data_type = file.schema().field(index).data_type().clone();
-    let column = file.int_column(index).map_err(|e| match e {
-        lwc_file::Error::NotInteger { .. } => anyhow::Error::new(e).context(
-            "scan works on integer-backed columns (integers, dates, times, timestamps, decimals up to 18 digits, booleans)",
-        ),
-        e => anyhow::Error::new(e).context(format!("reading {}", args.file.display())),
-    })?;
-    let condition = args.condition.as_deref().map(|c| parse_condition(c, &args.column)).transpose()?;
-    let result = with_int_column!(&column, c => {
-        let predicate = condition.as_ref().map(|cond| to_predicate(cond, &data_type)).transpose()?;
-        query::scan(c, predicate.as_ref()).with_context(|| format!("scanning {}", args.file.display()))?
-    });
+    let filter = query::where_filter(&file, &args.column, &args.condition)?;
+    let start = Instant::now();
+    let result = file.aggregate(index, filter.as_ref()).with_context(|| format!("scanning {}", args.file.display()))?;
+    let elapsed = start.elapsed();
     let mut text = format!(
-        "{} ({data_type}, stored as {}){}\n",
+        "{} ({data_type}){}\n",
         args.column,
-        column.int_type(),
-        args.condition
-            .as_deref()
-            .map(|c| format!(" where {}", with_column(c.trim(), &args.column)))
-            .unwrap_or_default()
+        filter.as_ref().map(|f| format!(" where {f}")).unwrap_or_default()
     );
     text.push_str(&format!("count: {}\n", result.rows));
     if result.count != result.rows {
         text.push_str(&format!("non-null: {}\n", result.count));
     }
     if args.sum {
-        let sum = match data_type {
-            DataType::Decimal32(..) | DataType::Decimal64(..) | DataType::Decimal128(..) => {
-                format_value(result.sum, &data_type)
-            }
-            _ => result.sum.to_string(),
-        };
-        text.push_str(&format!("sum: {sum}\n"));
+        let sum = result.sum.map(|s| query::format_sum(s, &data_type));
+        text.push_str(&format!("sum: {}\n", sum.as_deref().unwrap_or("not defined for this type")));
     }
-    let show = |v: Option<i128>| v.map_or("NULL".to_string(), |v| format_value(v, &data_type));
+    let show = |v: &Option<ArrayRef>| v.as_ref().map_or(Ok("NULL".to_string()), |a| query::format_cell(a, 0));
     if args.min {
-        text.push_str(&format!("min: {}\n", show(result.min)));
+        text.push_str(&format!("min: {}\n", show(&result.min)?));
     }
     if args.max {
-        text.push_str(&format!("max: {}\n", show(result.max)));
+        text.push_str(&format!("max: {}\n", show(&result.max)?));
     }
+    let s = result.stats;
     text.push_str(&format!(
-        "time: {} (filter and aggregate on the encoded segments; {} of {} segments had matching rows)\n",
-        human_time(result.elapsed),
-        result.segments_matched,
-        result.segments
+        "time: {} (filter and aggregate on the encoded segments; of {} row groups {} skipped and {} taken whole \
+         by zone maps, {} filtered)\n",
+        human_time(elapsed),
+        s.row_groups,
+        s.pruned,
+        s.kept_whole,
+        s.filtered
     ));
-    emit(&text)
-}
-
-/// A condition as written, with the column's name in front unless it is there already.
-fn with_column(condition: &str, column: &str) -> String {
-    if condition.starts_with(column) {
-        condition.to_string()
-    } else {
-        format!("{column} {condition}")
+    if let Some(limit) = args.show {
+        let mut options = ScanOptions::default().with_limit(limit);
+        if let Some(f) = filter {
+            options = options.with_filter(f);
+        }
+        let batches = file.scan(options)?.collect::<lwc_file::Result<Vec<_>>>()?;
+        let format = arrow::util::display::FormatOptions::default().with_null("NULL");
+        let table = arrow::util::pretty::pretty_format_batches_with_options(&batches, &format)?;
+        text.push_str(&format!(
+            "first {} selected rows:\n{table}\n",
+            batches.iter().map(|b| b.num_rows()).sum::<usize>()
+        ));
     }
+    emit(&text)
 }

@@ -222,12 +222,14 @@ pub struct GetArgs {
 pub struct ScanArgs {
     /// The .lwc file.
     pub file: PathBuf,
-    /// The column to scan: integers, dates, times, timestamps, decimals up to 18 digits, booleans.
+    /// The column to count and aggregate (any type: numbers, dates, decimals, floats, text).
     #[arg(short, long, value_name = "NAME")]
     pub column: String,
-    /// Keep only rows matching this condition, e.g. '> 10', 'between 3 and 9', 'in (1,2,3)', 'is null'.
+    /// Keep only rows matching this condition, e.g. '> 10', 'between 3 and 9', 'in (1,2,3)', 'is null',
+    /// "= 'BUILDING'", "like 'PROMO%'". A condition on another column starts with its name
+    /// ("l_shipdate <= '1998-09-02'"); repeated conditions must all hold.
     #[arg(short = 'w', long = "where", value_name = "CONDITION", allow_hyphen_values = true)]
-    pub condition: Option<String>,
+    pub condition: Vec<String>,
     /// Print the number of rows selected (always printed; the flag is accepted for clarity).
     #[arg(long)]
     pub count: bool,
@@ -240,6 +242,9 @@ pub struct ScanArgs {
     /// Print the largest selected value.
     #[arg(long)]
     pub max: bool,
+    /// Also print the first N selected rows, every column.
+    #[arg(long, value_name = "N")]
+    pub show: Option<u64>,
 }
 
 /// Options of `lwc demo`.

@@ -255,6 +255,30 @@ fn scan_answers_match_plain_computation() {
     let ids = batch.column(0).as_primitive::<Int64Type>();
     let out = ok(&["scan", p(&file), "-c", "id", "-w", ">= 149990", "--sum"]);
     assert_eq!(field(&out, "sum"), ids.values().iter().filter(|&&v| v >= 149_990).sum::<i64>().to_string());
+    // Floats: compared and summed as floats.
+    let price = batch.column(2).as_primitive::<arrow::datatypes::Float64Type>();
+    let out = ok(&["scan", p(&file), "-c", "price", "-w", "> 1000.5", "--sum", "--max"]);
+    let big: Vec<f64> = price.values().iter().copied().filter(|&v| v > 1000.5).collect();
+    assert_eq!(field(&out, "count"), big.len().to_string(), "{out}");
+    let sum: f64 = field(&out, "sum").parse().unwrap();
+    assert!((sum - big.iter().sum::<f64>()).abs() < 1e-6, "{out}");
+    assert_eq!(field(&out, "max"), big.iter().copied().fold(f64::MIN, f64::max).to_string());
+    // Text: equality, ranges and prefixes on the dictionary's codes; nulls never match.
+    let names: Vec<Option<&str>> = batch.column(3).as_string::<i32>().iter().collect();
+    let text_count = |keep: &dyn Fn(&str) -> bool| names.iter().flatten().filter(|n| keep(n)).count().to_string();
+    let out = ok(&["scan", p(&file), "-c", "name", "-w", "= 'item-7'"]);
+    assert_eq!(field(&out, "count"), text_count(&|n| n == "item-7"), "{out}");
+    let out = ok(&["scan", p(&file), "-c", "name", "-w", "like 'item-29%'", "--min", "--max"]);
+    assert_eq!(field(&out, "count"), text_count(&|n| n.starts_with("item-29")), "{out}");
+    assert_eq!((field(&out, "min").as_str(), field(&out, "max").as_str()), ("item-29", "item-299"));
+    let out = ok(&["scan", p(&file), "-c", "name", "-w", "between 'item-1' and 'item-2'"]);
+    assert_eq!(field(&out, "count"), text_count(&|n| ("item-1"..="item-2").contains(&n)), "{out}");
+    // A condition on another column, and two that must both hold; `--show` prints the first rows.
+    let out = ok(&["scan", p(&file), "-c", "qty", "-w", "name = 'item-7'", "-w", "> 25", "--show", "2"]);
+    let qty = batch.column(1).as_primitive::<arrow::datatypes::Int32Type>();
+    let both = (0..ROWS).filter(|&i| names[i] == Some("item-7") && qty.is_valid(i) && qty.value(i) > 25).count();
+    assert_eq!(field(&out, "count"), both.to_string(), "{out}");
+    assert!(out.contains("first 2 selected rows") && out.contains("| item-7 "), "{out}");
 }
 
 #[test]
@@ -289,7 +313,9 @@ fn bad_inputs_fail_with_a_clear_message() {
     fails(&["get", p(&file), "--rows", "5..3"]);
     fails(&["scan", p(&file), "--column", "qty", "--where", "like 5"]);
     fails(&["scan", p(&file), "--column", "qty", "--where", "> abc"]);
-    fails(&["scan", p(&file), "--column", "name", "--where", "> 3"]);
+    fails(&["scan", p(&file), "--column", "name", "--where", "between 'a'"]);
+    assert!(fails(&["scan", p(&file), "--column", "qty", "--where", "like 'a%'"]).contains("qty"));
+    assert!(fails(&["scan", p(&file), "--column", "flag", "--where", "= maybe"]).contains("maybe"));
     fails(&["decompress", p(&file), "-o", p(&f.path("out.xyz"))]);
     // Corrupt files: a flipped byte in the data, and a truncated file.
     let bytes = std::fs::read(&file).unwrap();

@@ -123,6 +123,65 @@ fn check_scans(file: &Path, want: &RecordBatch, what: &str) {
     }
 }
 
+/// `lwc scan` of every text and float column under conditions drawn from its values, against the same
+/// conditions computed on the plain values: counts, and for text the smallest and largest value selected.
+fn check_text_and_float_scans(file: &Path, want: &RecordBatch, what: &str) {
+    for (field_def, column) in want.schema().fields().iter().zip(want.columns()) {
+        let name = field_def.name();
+        let scan = |condition: &str| ok(&["scan", p(file), "--column", name, "--where", condition, "--min", "--max"]);
+        match column.data_type() {
+            DataType::Utf8 => {
+                let values: Vec<Option<&str>> = column.as_string::<i32>().iter().collect();
+                let mut present: Vec<&str> = values.iter().flatten().copied().collect();
+                present.sort_unstable();
+                let Some(&mid) = present.get(present.len() / 2) else { continue };
+                let quoted = |v: &str| format!("'{}'", v.replace('\'', "''"));
+                let prefix: String = mid.chars().take(2).collect();
+                let conditions: Vec<(String, Box<dyn Fn(&str) -> bool>)> = vec![
+                    (format!("= {}", quoted(mid)), Box::new(move |v| v == mid)),
+                    (format!(">= {}", quoted(mid)), Box::new(move |v| v >= mid)),
+                    (format!("< {}", quoted(mid)), Box::new(move |v| v < mid)),
+                    (
+                        format!("like {}", quoted(&format!("{prefix}%"))),
+                        Box::new(move |v| v.starts_with(prefix.as_str())),
+                    ),
+                ];
+                for (condition, keep) in conditions {
+                    let out = scan(&condition);
+                    let what = format!("{what}: lwc scan {name} --where \"{condition}\"");
+                    let picked: Vec<&str> = present.iter().copied().filter(|v| keep(v)).collect();
+                    assert_eq!(field(&out, "count"), picked.len().to_string(), "{what}\n{out}");
+                    if let (Some(lo), Some(hi)) = (picked.first(), picked.last()) {
+                        assert_eq!(field(&out, "min"), *lo, "{what}\n{out}");
+                        assert_eq!(field(&out, "max"), *hi, "{what}\n{out}");
+                    }
+                }
+                let nulls = values.iter().filter(|v| v.is_none()).count();
+                assert_eq!(field(&scan("is null"), "count"), nulls.to_string(), "{what}: {name} is null");
+            }
+            DataType::Float64 => {
+                let values = column.as_primitive::<arrow::datatypes::Float64Type>();
+                let mut present: Vec<f64> = values.iter().flatten().filter(|v| !v.is_nan()).collect();
+                present.sort_unstable_by(f64::total_cmp);
+                let Some(&mid) = present.get(present.len() / 2) else { continue };
+                // Arrow's order, which lwc follows: NaN above every number, -0 below +0.
+                let cmp = move |v: f64| v.total_cmp(&mid);
+                for (condition, keep) in [
+                    (format!("> {mid}"), Box::new(move |v: f64| cmp(v).is_gt()) as Box<dyn Fn(f64) -> bool>),
+                    (format!("<= {mid}"), Box::new(move |v: f64| cmp(v).is_le())),
+                    (format!("= {mid}"), Box::new(move |v: f64| cmp(v).is_eq())),
+                    ("= NaN".to_string(), Box::new(|v: f64| v.is_nan())),
+                ] {
+                    let out = scan(&condition);
+                    let count = values.iter().flatten().filter(|&v| keep(v)).count();
+                    assert_eq!(field(&out, "count"), count.to_string(), "{what}: {name} {condition}\n{out}");
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Compresses `input` with `flags`, verifies, decompresses and compares with `want`; returns the file.
 fn round_trip(dir: &Path, input: &Path, want: &RecordBatch, flags: &[&str], what: &str) -> PathBuf {
     let tag: String = flags.join("_").chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
@@ -161,6 +220,7 @@ fn every_table_of_the_corpus_round_trips_through_the_command() {
                 check_get(&file, &want, &lookups(want.num_rows() as u64), &what);
             }
             check_scans(&file, &want, &what);
+            check_text_and_float_scans(&file, &want, &what);
             if input.extension().is_some_and(|e| e == "parquet") {
                 for objective in OBJECTIVES {
                     let what = format!("{what} --objective {objective}");

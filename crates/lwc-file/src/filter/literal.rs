@@ -183,6 +183,13 @@ fn integer(literal: &Literal, data_type: &DataType) -> Result<Number, String> {
     let bad = || format!("{} is not a {data_type} value", describe(literal));
     let scale = scale_of(data_type);
     if let Some(text) = text_of(literal) {
+        // More fraction digits than the column's scale: read them all (a cast would round them away).
+        let digits = text.trim().split_once('.').map_or(0, |(_, f)| f.bytes().take_while(u8::is_ascii_digit).count());
+        if scale != 0 && digits > scale.max(0) as usize && digits <= 38 {
+            if let Some(v) = stored_integer(text, &Decimal128(38, digits as i8)) {
+                return Ok(rescale(v, digits as i8, scale));
+            }
+        }
         return match stored_integer(text, data_type) {
             Some(v) => Ok(Number::Exact(v)),
             // `2.5` in an integer or decimal column: between two stored values.

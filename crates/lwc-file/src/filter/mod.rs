@@ -98,6 +98,8 @@ impl fmt::Display for Literal {
         }
         let text = arrow_cast::display::array_value_to_string(&self.0, 0).map_err(|_| fmt::Error)?;
         match self.0.data_type() {
+            // Text that reads as a number shows bare, as it was most likely written (`qty > 3`).
+            Utf8 | LargeUtf8 | Utf8View if text.parse::<f64>().is_ok_and(f64::is_finite) => f.write_str(&text),
             Utf8 | LargeUtf8 | Utf8View | Date32 | Date64 | Timestamp(..) | Time32(_) | Time64(_) => {
                 write!(f, "'{}'", text.replace('\'', "''"))
             }

@@ -22,8 +22,7 @@ pub(super) fn parse(column: &str, text: &str) -> Result<Filter> {
     } else if words == ["is", "not", "null"] {
         Test::IsNotNull
     } else if let Some(body) = keyword(rest, &lower, "between") {
-        let at =
-            body.to_ascii_lowercase().find(" and ").ok_or_else(|| bad("between needs `between LO and HI`".into()))?;
+        let at = outside_quotes(body, " and ").next().ok_or_else(|| bad("between needs `between LO and HI`".into()))?;
         Test::Between(literal(&body[..at]).map_err(bad)?, literal(&body[at + 5..]).map_err(bad)?)
     } else if let Some(body) = keyword(rest, &lower, "in").filter(|b| b.trim_start().starts_with('(')) {
         let inner = body
@@ -31,7 +30,15 @@ pub(super) fn parse(column: &str, text: &str) -> Result<Filter> {
             .strip_prefix('(')
             .and_then(|b| b.strip_suffix(')'))
             .ok_or_else(|| bad("a list needs `in (A, B, ...)`".into()))?;
-        Test::In(inner.split(',').map(literal).collect::<std::result::Result<Vec<_>, _>>().map_err(bad)?)
+        let mut cuts: Vec<usize> = outside_quotes(inner, ",").collect();
+        cuts.push(inner.len());
+        let mut from = 0;
+        let mut items = Vec::with_capacity(cuts.len());
+        for cut in cuts {
+            items.push(literal(&inner[from..cut]).map_err(bad)?);
+            from = cut + 1;
+        }
+        Test::In(items)
     } else if let Some(body) = keyword(rest, &lower, "like") {
         let pattern = unquote(body).ok_or_else(|| bad("a pattern needs quotes: `like 'abc%'`".into()))?;
         let prefix = pattern.strip_suffix('%').filter(|p| !p.contains(['%', '_'])).ok_or_else(|| {
@@ -61,6 +68,32 @@ pub(super) fn parse(column: &str, text: &str) -> Result<Filter> {
 fn keyword<'a>(rest: &'a str, lower: &str, word: &str) -> Option<&'a str> {
     let after = &lower.strip_prefix(word)?;
     after.starts_with(|c: char| c.is_whitespace() || c == '(').then(|| &rest[word.len()..])
+}
+
+/// Where `separator` (ASCII, matched in any case) occurs in `text` outside quotes, so that
+/// `in ('a,b', 'c')` and `between 'x and y' and 'z'` split where they should.
+fn outside_quotes<'a>(text: &'a str, separator: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let bytes = text.as_bytes();
+    let mut quote: Option<u8> = None;
+    (0..bytes.len()).filter(move |&i| {
+        let b = bytes[i];
+        match quote {
+            Some(q) => {
+                if b == q {
+                    quote = None;
+                }
+                false
+            }
+            None if b == b'\'' || b == b'"' => {
+                quote = Some(b);
+                false
+            }
+            None => {
+                bytes[i..].len() >= separator.len()
+                    && bytes[i..i + separator.len()].eq_ignore_ascii_case(separator.as_bytes())
+            }
+        }
+    })
 }
 
 /// Text between single or double quotes (a doubled single quote inside is one quote).
@@ -93,6 +126,13 @@ mod tests {
             Filter::Column { test, .. } => test,
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn separators_inside_quotes_stay_in_the_value() {
+        assert_eq!(test_of("in ('a,b', 'c')"), Test::In(vec![Literal::text("a,b"), Literal::text("c")]));
+        assert_eq!(test_of("between 'x and y' and 'z'"), Test::Between(Literal::text("x and y"), Literal::text("z")));
+        assert_eq!(test_of("= 'it''s'"), Test::Compare(CompareOp::Eq, Literal::text("it's")));
     }
 
     #[test]
