@@ -118,7 +118,7 @@ pub fn compress(args: &CompressArgs) -> Result<()> {
     // Checked before any reading: a budget needs an access mix.
     let budget = args.memory_budget.map(|bytes| budget_mix(args).map(|mix| (bytes, mix))).transpose()?;
     let mut input = Input::open(&args.input, CsvOptions { delimiter: args.delimiter })?;
-    let mut options =
+    let options =
         WriteOptions { encode: encode_options(args), threads: args.threads.map(|t| t as usize), ..Default::default() };
     let bar = progress_bar(
         show_progress(args.quiet),
@@ -142,9 +142,9 @@ pub fn compress(args: &CompressArgs) -> Result<()> {
             let plan = lwc_file::plan_budget(input.schema.clone(), &batches, budget, mix, &options)
                 .with_context(|| format!("cannot fit {} into {}", args.input.display(), human_bytes(budget)))?;
             plan_text = plan.to_string();
-            options.column_objectives = plan.column_objectives();
-            bar.set_message("writing");
-            lwc_file::write_file(&args.output, input.schema.clone(), &batches, options).with_context(write_error)?
+            drop(batches);
+            bar.set_message("writing the planned segments");
+            plan.write_file(&args.output).with_context(write_error)?
         }
         None => {
             let mut writer = FileWriter::create(&args.output, input.schema.clone(), options)

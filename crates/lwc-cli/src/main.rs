@@ -129,7 +129,7 @@ pub struct CompressArgs {
     /// KiB/MiB/GiB and K/M/G powers of 1024), choosing per column the encoding that reads fastest for the
     /// access mix of --objective (scan: full scans; random: lookups; balanced: a scan and a lookup per
     /// row; or weights) while the columns' encoded bytes stay within the budget. The table is read into
-    /// memory and every integer column encoded under five objectives first; the plan is printed.
+    /// memory and every column encoded under five objectives; the picks are written as encoded, and the plan printed.
     #[arg(long, value_name = "BYTES", value_parser = parse_size)]
     pub memory_budget: Option<u64>,
     /// Force one encoding or cascade for every integer segment instead of choosing per segment (then

@@ -9,6 +9,9 @@
 //! decimal columns are stored one way only, so they just take their share of the budget. The budget
 //! counts the columns' segment bytes (what `lwc inspect` lists as encoded), not the file's header,
 //! footer and padding.
+//!
+//! The plan keeps the segments of every pick, so [`BudgetPlan::write_file`] writes them as they are:
+//! nothing is encoded twice.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -18,10 +21,11 @@ use arrow_schema::SchemaRef;
 use lwc::{AccessMix, BudgetOption, EncodeOptions, Objective};
 use rayon::prelude::*;
 
-use crate::encode::encode_chunk;
+use crate::encode::{encode_chunk, EncodedChunk};
 use crate::error::{Error, Result};
+use crate::info::FileSummary;
 use crate::schema::{check_schema, Storage};
-use crate::writer::{run_on, thread_pool, WriteOptions};
+use crate::writer::{run_on, thread_pool, FileWriter, WriteOptions};
 
 /// The named objectives each integer column is tried with, besides the access mix itself.
 pub const PLANNED_OBJECTIVES: [Objective; 4] =
@@ -56,8 +60,9 @@ impl ColumnPlan {
     }
 }
 
-/// Which objective each column is written with so the table fits a memory budget.
-#[derive(Debug, Clone, PartialEq)]
+/// Which objective each column is written with so the table fits a memory budget, and the segments
+/// encoded that way, ready to be written.
+#[derive(Clone)]
 pub struct BudgetPlan {
     /// The budget, bytes of column segments.
     pub budget: u64,
@@ -65,6 +70,22 @@ pub struct BudgetPlan {
     pub mix: AccessMix,
     /// Per column, in schema order.
     pub columns: Vec<ColumnPlan>,
+    schema: SchemaRef,
+    rows: u64,
+    options: WriteOptions,
+    /// Per column, the picked option's segments, one per row group.
+    picked: Vec<Vec<EncodedChunk>>,
+}
+
+impl fmt::Debug for BudgetPlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BudgetPlan")
+            .field("budget", &self.budget)
+            .field("mix", &self.mix)
+            .field("columns", &self.columns)
+            .field("rows", &self.rows)
+            .finish_non_exhaustive()
+    }
 }
 
 impl BudgetPlan {
@@ -82,6 +103,26 @@ impl BudgetPlan {
     /// that has a choice.
     pub fn column_objectives(&self) -> BTreeMap<String, Objective> {
         self.columns.iter().filter(|c| c.options.len() > 1).map(|c| (c.name.clone(), c.pick().objective)).collect()
+    }
+
+    /// Writes the table at `path` with the segments the plan measured (the same file
+    /// [`crate::write_file`] writes with [`BudgetPlan::column_objectives`], without encoding again).
+    pub fn write_file(self, path: impl AsRef<std::path::Path>) -> Result<FileSummary> {
+        let options = self.write_options();
+        let mut writer = FileWriter::create(path, self.schema, options)?;
+        writer.write_encoded(self.rows, self.picked)?;
+        writer.finish()
+    }
+
+    /// The file [`BudgetPlan::write_file`] writes, in memory.
+    pub fn write_to_bytes(self) -> Result<lwc::AlignedBytes> {
+        let options = self.write_options();
+        crate::writer::encoded_to_bytes(self.schema, options, self.rows, self.picked)
+    }
+
+    /// The options the plan was made with, each column's objective set to its pick.
+    fn write_options(&self) -> WriteOptions {
+        WriteOptions { column_objectives: self.column_objectives(), ..self.options.clone() }
     }
 }
 
@@ -153,32 +194,37 @@ pub fn plan_budget(
             .par_iter()
             .map(|&(c, objective)| {
                 measure_column(&whole[c], storage[c], objective, mix, &options.encode)
-                    .map(|(bytes, read_ns)| (c, PlannedOption { objective, bytes, read_ns }))
+                    .map(|(bytes, read_ns, chunks)| (c, PlannedOption { objective, bytes, read_ns }, chunks))
                     .map_err(|e| e.located(schema.field(c).name(), None))
             })
             .collect::<Result<Vec<_>>>()
     };
     let measured = run_on(thread_pool(options.threads)?.as_ref(), measure)?;
-    let mut plans: Vec<ColumnPlan> =
-        schema.fields().iter().map(|f| ColumnPlan { name: f.name().clone(), options: Vec::new(), chosen: 0 }).collect();
-    for (c, option) in measured {
-        let same = |o: &PlannedOption| o.bytes == option.bytes && o.read_ns == option.read_ns;
-        if !plans[c].options.iter().any(same) {
-            plans[c].options.push(option);
+    // Per column, each distinct way of storing it with its segments, smallest first.
+    let mut ways: Vec<Vec<(PlannedOption, Vec<EncodedChunk>)>> = vec![Vec::new(); schema.fields().len()];
+    for (c, option, chunks) in measured {
+        let same = |(o, _): &(PlannedOption, _)| o.bytes == option.bytes && o.read_ns == option.read_ns;
+        if !ways[c].iter().any(same) {
+            ways[c].push((option, chunks));
         }
     }
-    for plan in &mut plans {
-        plan.options.sort_by(|a, b| a.bytes.cmp(&b.bytes).then(a.read_ns.total_cmp(&b.read_ns)));
+    for way in &mut ways {
+        way.sort_by(|(a, _), (b, _)| a.bytes.cmp(&b.bytes).then(a.read_ns.total_cmp(&b.read_ns)));
     }
-    let knapsack: Vec<Vec<BudgetOption>> = plans
+    let knapsack: Vec<Vec<BudgetOption>> = ways
         .iter()
-        .map(|p| p.options.iter().map(|o| BudgetOption { bytes: o.bytes, cost: o.read_ns }).collect())
+        .map(|w| w.iter().map(|(o, _)| BudgetOption { bytes: o.bytes, cost: o.read_ns }).collect())
         .collect();
     let picks = lwc::fit_to_budget(&knapsack, budget)?;
-    for (plan, pick) in plans.iter_mut().zip(picks) {
-        plan.chosen = pick;
+    let mut columns = Vec::with_capacity(ways.len());
+    let mut picked = Vec::with_capacity(ways.len());
+    for ((field, way), chosen) in schema.fields().iter().zip(ways).zip(picks) {
+        let (options, mut chunks): (Vec<PlannedOption>, Vec<Vec<EncodedChunk>>) = way.into_iter().unzip();
+        picked.push(chunks.swap_remove(chosen));
+        columns.push(ColumnPlan { name: field.name().clone(), options, chosen });
     }
-    Ok(BudgetPlan { budget, mix, columns: plans })
+    let rows = batches.iter().map(|b| b.num_rows() as u64).sum();
+    Ok(BudgetPlan { budget, mix, columns, schema, rows, options: options.clone(), picked })
 }
 
 /// Column `c` (of type `data_type`) of every batch as one array.
@@ -193,18 +239,19 @@ fn whole_column(batches: &[RecordBatch], c: usize, data_type: &arrow_schema::Dat
     }
 }
 
-/// Bytes and modeled read time of one column encoded for `objective`, row group by row group as the
-/// writer would cut it.
+/// Bytes, modeled read time and segments of one column encoded for `objective`, row group by row group
+/// as the writer cuts it.
 fn measure_column(
     array: &ArrayRef,
     storage: Storage,
     objective: Objective,
     mix: AccessMix,
     encode: &EncodeOptions,
-) -> Result<(u64, f64)> {
+) -> Result<(u64, f64, Vec<EncodedChunk>)> {
     let options = EncodeOptions { objective, ..encode.clone() };
     let (mut bytes, mut read_ns) = (0u64, 0.0f64);
     let rows = array.len();
+    let mut chunks = Vec::with_capacity(rows.div_ceil(options.segment_rows.max(1)));
     for start in (0..rows).step_by(options.segment_rows.max(1)) {
         let slice = array.slice(start, options.segment_rows.min(rows - start));
         let chunk = encode_chunk(slice.as_ref(), storage, &options)?;
@@ -212,6 +259,7 @@ fn measure_column(
         if let Some(costs) = chunk.read_costs {
             read_ns += slice.len() as f64 * (mix.scan * costs.scan_ns + mix.get * costs.get_ns);
         }
+        chunks.push(chunk);
     }
-    Ok((bytes, read_ns))
+    Ok((bytes, read_ns, chunks))
 }

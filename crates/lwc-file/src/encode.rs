@@ -17,6 +17,7 @@ use crate::info::BytesZone;
 use crate::schema::Storage;
 
 /// One column's share of one row group, encoded.
+#[derive(Clone)]
 pub(crate) struct EncodedChunk {
     pub(crate) bytes: Vec<u8>,
     pub(crate) rows: u32,

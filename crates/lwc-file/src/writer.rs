@@ -222,6 +222,25 @@ impl FileWriter {
         Ok(())
     }
 
+    /// Appends segments encoded beforehand (by [`crate::plan_budget`]): per column, one per row group of
+    /// `segment_rows`, `rows` in all.
+    pub(crate) fn write_encoded(&mut self, rows: u64, columns: Vec<Vec<EncodedChunk>>) -> Result<()> {
+        let seg = self.options.encode.segment_rows as u64;
+        let groups = rows.div_ceil(seg) as usize;
+        if self.rows_written() != 0 || columns.len() != self.storage.len() || columns.iter().any(|c| c.len() != groups)
+        {
+            return Err(Error::InvalidArgument("planned segments do not match the file being written".into()));
+        }
+        let mut columns: Vec<_> = columns.into_iter().map(Vec::into_iter).collect();
+        for g in 0..groups as u64 {
+            for (c, chunks) in columns.iter_mut().enumerate() {
+                self.append(c, chunks.next().expect("counted above"))?;
+            }
+            self.rows += seg.min(rows - g * seg);
+        }
+        Ok(())
+    }
+
     /// Encodes and appends every full row group buffered (and the last partial one when `last`).
     fn flush(&mut self, last: bool) -> Result<()> {
         if self.pending.is_empty() {
@@ -371,6 +390,19 @@ pub fn write_file(
         writer.write(batch)?;
     }
     writer.finish()
+}
+
+/// A file of segments encoded beforehand, in memory (see [`FileWriter::write_encoded`]).
+pub(crate) fn encoded_to_bytes(
+    schema: SchemaRef,
+    options: WriteOptions,
+    rows: u64,
+    columns: Vec<Vec<EncodedChunk>>,
+) -> Result<lwc::AlignedBytes> {
+    let mut writer = FileWriter::in_memory(schema, options)?;
+    writer.write_encoded(rows, columns)?;
+    let (_, bytes) = writer.finish_inner()?;
+    Ok(lwc::AlignedBytes::copy_from(&bytes))
 }
 
 /// The same file as [`write_file`], in memory.

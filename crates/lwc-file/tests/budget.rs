@@ -56,10 +56,13 @@ fn extremes(plan: &BudgetPlan) -> (u64, u64) {
     (least, most)
 }
 
-/// Writes the table as planned and returns the columns' encoded bytes.
+/// Writes the table as planned and returns the columns' encoded bytes. The plan writes the segments it
+/// measured; they are the very bytes the writer makes when given the plan's objectives.
 fn written_bytes(batch: &RecordBatch, plan: &BudgetPlan) -> u64 {
     let opts = WriteOptions { column_objectives: plan.column_objectives(), ..options() };
-    let bytes = write_to_bytes(batch.schema(), std::slice::from_ref(batch), opts).unwrap();
+    let encoded_again = write_to_bytes(batch.schema(), std::slice::from_ref(batch), opts).unwrap();
+    let bytes = plan.clone().write_to_bytes().unwrap();
+    assert!(bytes[..] == encoded_again[..], "the planned file differs from the file its objectives make\n{plan}");
     let file = LwcFile::from_bytes(bytes).unwrap();
     assert_eq!(file.read_batch().unwrap(), *batch);
     file.columns().iter().map(|c| c.encoded_bytes).sum()
@@ -119,6 +122,8 @@ fn an_empty_table_fits_any_budget() {
     let batch = table();
     let p = plan_budget(batch.schema(), &[], 0, LOOKUPS, &options()).unwrap();
     assert_eq!((p.bytes(), p.columns.len()), (0, batch.num_columns()));
+    let file = LwcFile::from_bytes(p.write_to_bytes().unwrap()).unwrap();
+    assert_eq!((file.num_rows(), file.schema()), (0, batch.schema()));
 }
 
 #[test]
