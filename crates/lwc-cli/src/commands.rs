@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use arrow::array::{ArrayRef, RecordBatch, UInt64Array};
 use arrow::datatypes::{DataType, Field, Schema};
 use indicatif::{ProgressBar, ProgressStyle};
-use lwc::{AccessMix, EncodeOptions, Objective};
+use lwc::{AccessMix, CostModel, EncodeOptions, Objective};
 use lwc_file::{with_int_column, ColumnInfo, FileWriter, LwcFile, ScanOptions, WriteOptions};
 use serde_json::json;
 
@@ -17,7 +17,9 @@ use crate::output::TableWriter;
 use crate::query;
 use crate::table::Table;
 use crate::units::{human_bytes, human_time, ratio, thousands};
-use crate::{emit, show_progress, CompressArgs, DecompressArgs, ExplainArgs, GetArgs, InspectArgs, ScanArgs};
+use crate::{
+    emit, show_progress, CalibrateArgs, CompressArgs, DecompressArgs, ExplainArgs, GetArgs, InspectArgs, ScanArgs,
+};
 
 /// Rows per batch when reading an `.lwc` file back out.
 const OUT_BATCH_ROWS: u64 = 64 * 1024;
@@ -36,13 +38,42 @@ pub fn progress_bar(visible: bool, total: u64, template: &str) -> ProgressBar {
 }
 
 /// Encoding options from the command line.
-pub fn encode_options(args: &CompressArgs) -> EncodeOptions {
-    let mut options =
-        EncodeOptions { segment_rows: args.segment_rows, objective: args.objective, ..EncodeOptions::default() };
+pub fn encode_options(args: &CompressArgs) -> Result<EncodeOptions> {
+    let mut options = EncodeOptions {
+        segment_rows: args.segment_rows,
+        objective: args.objective,
+        cost_model: cost_model(args.costs.as_deref())?,
+        ..EncodeOptions::default()
+    };
     if let Some(cascade) = &args.encoding {
         options.cascade = cascade.clone();
     }
-    options
+    Ok(options)
+}
+
+/// The cost model of a `--costs` file, or the built-in one.
+fn cost_model(path: Option<&Path>) -> Result<Arc<CostModel>> {
+    let Some(path) = path else { return Ok(CostModel::builtin()) };
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading the cost table {}", path.display()))?;
+    let model = CostModel::from_text(&text)
+        .with_context(|| format!("{} is not a cost table written by `lwc calibrate`", path.display()))?;
+    Ok(Arc::new(model))
+}
+
+/// `lwc calibrate`.
+pub fn calibrate(args: &CalibrateArgs) -> Result<()> {
+    eprintln!("measuring every encoding at bit widths 1 to 64 (about a minute in a release build)...");
+    let start = Instant::now();
+    let text = lwc::calibrate::calibrate().to_text();
+    eprintln!("done in {}", human_time(start.elapsed()));
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, &text).with_context(|| format!("writing {}", path.display()))?;
+            eprintln!("wrote {}; pass it to lwc compress or lwc explain with --costs", path.display());
+            Ok(())
+        }
+        None => emit(&text),
+    }
 }
 
 /// Opens an `.lwc` file, saying which file failed.
@@ -119,7 +150,7 @@ pub fn compress(args: &CompressArgs) -> Result<()> {
     let budget = args.memory_budget.map(|bytes| budget_mix(args).map(|mix| (bytes, mix))).transpose()?;
     let mut input = Input::open(&args.input, CsvOptions { delimiter: args.delimiter })?;
     let options =
-        WriteOptions { encode: encode_options(args), threads: args.threads.map(|t| t as usize), ..Default::default() };
+        WriteOptions { encode: encode_options(args)?, threads: args.threads.map(|t| t as usize), ..Default::default() };
     let bar = progress_bar(
         show_progress(args.quiet),
         input.file_bytes,
@@ -281,6 +312,7 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
     let options = EncodeOptions {
         segment_rows: args.segment_rows,
         objective: args.objective,
+        cost_model: cost_model(args.costs.as_deref())?,
         explain: true,
         ..EncodeOptions::default()
     };

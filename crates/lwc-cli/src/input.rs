@@ -166,7 +166,14 @@ impl Input {
                     .with_context(|| format!("cannot read {} as an Arrow IPC stream", path.display()))?;
                 (reader.schema(), Box::new(reader), Position::Counted(counter))
             }
-            Format::Lwc => bail!("{} is already an .lwc file", path.display()),
+            Format::Lwc => {
+                // Compressing an .lwc file again (with other options): its rows, decoded in row groups.
+                drop(file);
+                let lwc = lwc_file::LwcFile::open(path)?;
+                let schema = lwc.schema();
+                let batches = lwc.read_batch().map_err(|e| ArrowError::ExternalError(Box::new(e)));
+                (schema, Box::new(std::iter::once(batches)), Position::Batches { done: 0, total: 1 })
+            }
         };
         let storable = storable_schema(&schema);
         let cast = storable != schema;

@@ -83,19 +83,21 @@ Examples:
   lwc get lineitem.lwc --column l_shipdate,l_quantity --rows 10..20
   lwc get lineitem.lwc --rows 0..=3 --csv                 # every column, as CSV")]
     Get(GetArgs),
-    /// Filter and aggregate an integer-backed column on its encoded form.
+    /// Filter and aggregate a column on its encoded form; print the first rows selected.
     #[command(after_long_help = "\
-Conditions (--where), optionally starting with the column's name:
+Conditions (--where), optionally starting with the column's name, or with another column's name to test
+that column instead; several --where must all hold:
   > 10   >= 10   < 10   <= 10   = 5   <> 5 (or !=)
-  between 3 and 9   in (1, 2, 3)   is null   is not null
-Literals are read in the column's type: integers; dates as YYYY-MM-DD (or a day number); decimals as
-written (3 means 3.00); timestamps as ISO text or a number in the column's unit; booleans true/false.
+  between 3 and 9   in (1, 2, 3)   is null   is not null   like 'PROMO%' (prefixes)
+Literals are read in the column's type: integers; floats (NaN sorts above every number, as in Arrow);
+dates as YYYY-MM-DD (or a day number); decimals as written (3 means 3.00); timestamps as ISO text or a
+number in the column's unit; booleans true/false; text in single quotes ('it''s').
 
 Examples:
   lwc scan lineitem.lwc --column l_quantity --where '< 3'
   lwc scan lineitem.lwc --column l_shipdate --where \"between 1994-01-01 and 1994-12-31\" --count --min --max
-  lwc scan lineitem.lwc --column l_extendedprice --sum
-  lwc scan orders.lwc --column o_custkey --where 'in (1, 2, 3)' --sum")]
+  lwc scan lineitem.lwc --column l_extendedprice --where \"l_shipmode in ('MAIL', 'SHIP')\" --sum
+  lwc scan part.lwc --column p_retailprice --where \"p_type like 'PROMO%'\" --sum --show 5")]
     Scan(ScanArgs),
     /// Generate TPC-H, compress every table, compare sizes and query times with Parquet and Arrow.
     #[command(after_long_help = "\
@@ -109,6 +111,25 @@ Examples:
   lwc demo
   lwc demo --scale 1 --out /tmp/tpch     # also writes every table as .lwc and .parquet")]
     Demo(DemoArgs),
+    /// Measure what each encoding costs to read on this machine, for --costs.
+    #[command(after_long_help = "\
+Encodes synthetic data shaped for each encoding at bit widths 1 to 64 and times a full decode and
+random lookups (about a minute in a release build). The encoding selector weighs these costs under the
+scan, random, balanced and weighted objectives; without --costs it uses a table measured on the
+development machine (a 2-core Intel Xeon).
+
+Examples:
+  lwc calibrate -o costs.txt
+  lwc compress lineitem.parquet -o lineitem.lwc --objective random --costs costs.txt")]
+    Calibrate(CalibrateArgs),
+}
+
+/// Options of `lwc calibrate`.
+#[derive(Args, Debug)]
+pub struct CalibrateArgs {
+    /// Write the cost table here (default: print it).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// Options of `lwc compress`.
@@ -132,11 +153,7 @@ pub struct CompressArgs {
     /// memory and every column encoded under five objectives; the picks are written as encoded, and the plan printed.
     #[arg(long, value_name = "BYTES", value_parser = parse_size)]
     pub memory_budget: Option<u64>,
-    /// Force one encoding or cascade for every integer segment instead of choosing per segment (then
-    /// --objective does not matter), by its
-    /// stable name: plain, constant, sequence, bitpack, bytepack, for, for_n:N, pfor, delta, delta2, dict,
-    /// rle, varint, gcd, lz4, zstd, with child streams in parentheses: "rle(delta(dict), delta)".
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help = encoding_help())]
     pub encoding: Option<lwc::Cascade>,
     /// Rows per segment (and per row group of the file).
     #[arg(long, default_value_t = lwc::column::DEFAULT_SEGMENT_ROWS, value_name = "N")]
@@ -147,6 +164,9 @@ pub struct CompressArgs {
     /// CSV field delimiter (one character; `tab` or \t for tabs). Default: `,` (tab for .tsv).
     #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
     pub delimiter: Option<u8>,
+    /// Read costs measured by `lwc calibrate` for the selector to weigh (default: the built-in table).
+    #[arg(long, value_name = "FILE")]
+    pub costs: Option<PathBuf>,
     /// No progress bar (it is also hidden when stderr is not a terminal).
     #[arg(short, long)]
     pub quiet: bool,
@@ -182,6 +202,9 @@ pub struct ExplainArgs {
     /// CSV field delimiter, for a CSV input (see `lwc compress --help`).
     #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
     pub delimiter: Option<u8>,
+    /// Read costs measured by `lwc calibrate` (default: the built-in table).
+    #[arg(long, value_name = "FILE")]
+    pub costs: Option<PathBuf>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -267,6 +290,24 @@ pub struct DemoArgs {
     pub quiet: bool,
 }
 
+/// The help of `--encoding`, naming every integer encoding of the registry.
+fn encoding_help() -> String {
+    let names: Vec<String> = lwc::EncodingId::ALL
+        .iter()
+        .filter(|id| id.family() == lwc::Family::Integers)
+        .map(|id| match id.parameter() {
+            Some(p) => format!("{id}:{}", p.name.to_uppercase()),
+            None => id.to_string(),
+        })
+        .collect();
+    format!(
+        "Force one encoding or cascade for every integer segment instead of choosing per segment (then \
+         --objective does not matter), by its stable name: {}, with child streams in parentheses: \
+         \"rle(delta(dict), delta)\"",
+        names.join(", ")
+    )
+}
+
 fn parse_size(text: &str) -> Result<u64, String> {
     units::parse_bytes(text).map_err(|e| format!("{e:#}"))
 }
@@ -303,6 +344,7 @@ fn main() -> ExitCode {
         Command::Get(args) => commands::get(&args),
         Command::Scan(args) => commands::scan(&args),
         Command::Demo(args) => demo::run(&args),
+        Command::Calibrate(args) => commands::calibrate(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -282,6 +282,35 @@ fn scan_answers_match_plain_computation() {
 }
 
 #[test]
+fn a_cost_table_steers_the_choice() {
+    let (f, file, _) = compressed();
+    // `random` picks plain for qty with the built-in table; with plain's reads a thousand times dearer it
+    // must pick something else.
+    let usual = ok(&["explain", p(&file), "--column", "qty", "--objective", "random"]);
+    assert!(usual.contains("chose plain"), "{usual}");
+    let dear: Vec<String> = lwc::CostModel::builtin()
+        .to_text()
+        .lines()
+        .map(|line| match line.split_whitespace().collect::<Vec<_>>().as_slice() {
+            ["plain", what, costs @ ..] => {
+                let costs: Vec<String> = costs.iter().map(|c| (c.parse::<f64>().unwrap() * 1e3).to_string()).collect();
+                format!("plain {what} {}", costs.join(" "))
+            }
+            _ => line.to_string(),
+        })
+        .collect();
+    let costs = f.path("costs.txt");
+    std::fs::write(&costs, dear.join("\n")).unwrap();
+    let text = ok(&["explain", p(&file), "--column", "qty", "--objective", "random", "--costs", p(&costs)]);
+    assert!(text.contains(" chose ") && !text.contains("chose plain"), "{text}");
+    let out = f.path("plain.lwc");
+    ok(&["compress", p(&file), "-o", p(&out), "--objective", "random", "--costs", p(&costs), "--quiet"]);
+    std::fs::write(&costs, "not a cost table").unwrap();
+    let err = fails(&["compress", p(&file), "-o", p(&out), "--costs", p(&costs)]);
+    assert!(err.contains("costs.txt") && err.contains("lwc calibrate"), "{err}");
+}
+
+#[test]
 fn explain_prints_the_selectors_records() {
     let (f, file, _) = compressed();
     let text = ok(&["explain", p(&file), "--column", "id"]);

@@ -82,6 +82,9 @@ fn field<'a>(output: &'a str, key: &str) -> &'a str {
 /// Whether a row's value passes a condition.
 type Keep = Box<dyn Fn(Option<i128>) -> bool>;
 
+/// Whether a non-null text value passes a condition.
+type KeepText<'a> = Box<dyn Fn(&str) -> bool + 'a>;
+
 /// `lwc scan` of every integer column under conditions drawn from its values, against a plain filter, sum,
 /// min and max of the same rows.
 fn check_scans(file: &Path, want: &RecordBatch, what: &str) {
@@ -137,7 +140,7 @@ fn check_text_and_float_scans(file: &Path, want: &RecordBatch, what: &str) {
                 let Some(&mid) = present.get(present.len() / 2) else { continue };
                 let quoted = |v: &str| format!("'{}'", v.replace('\'', "''"));
                 let prefix: String = mid.chars().take(2).collect();
-                let conditions: Vec<(String, Box<dyn Fn(&str) -> bool>)> = vec![
+                let conditions: Vec<(String, KeepText<'_>)> = vec![
                     (format!("= {}", quoted(mid)), Box::new(move |v| v == mid)),
                     (format!(">= {}", quoted(mid)), Box::new(move |v| v >= mid)),
                     (format!("< {}", quoted(mid)), Box::new(move |v| v < mid)),

@@ -9,7 +9,7 @@ use arrow_array::ArrayRef;
 use arrow_schema::DataType;
 use lwc::{Bitmap, Segment};
 
-use crate::decode::{bytes_array, nulls_of, ChunkRef};
+use crate::chunk::{bytes_array, nulls_of, ChunkRef};
 use crate::error::Result;
 use crate::format::{read_parts, KIND_DICT, KIND_PLAIN};
 

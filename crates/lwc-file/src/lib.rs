@@ -1,42 +1,52 @@
 //! # lwc-file: the `.lwc` file
 //!
 //! Arrow tables stored as lwc segments that stay queryable: each column is cut into row groups of
-//! `segment_rows` rows; integer-backed columns (integers, dates, times, timestamps, durations,
-//! decimals up to 18 digits, booleans) become lwc integer segments, strings and binary a dictionary or
-//! plain segment, floats plain values. A checksummed footer holds the schema and an index of every
-//! segment (offset, length, rows, nulls, min/max, CRC-32C), itself stored as lwc integer columns so a
-//! regular index costs almost nothing. Reading maps the file and views segments in place. The byte
-//! layout is specified in `docs/FORMAT.md`.
+//! `segment_rows` rows, and every column's share of a row group is one lwc segment: integer-backed
+//! columns (integers, dates, times, timestamps, durations, decimals up to 18 digits, booleans) and
+//! floats as value segments, strings and binaries as byte-string segments (a sorted dictionary or plain
+//! bytes). A checksummed footer holds the schema and an index of every segment (offset, length, rows,
+//! nulls, zone map, CRC-32C), itself stored as lwc integer columns so a regular index costs almost
+//! nothing. Reading maps the file and views segments in place, opening each only when a read needs it.
+//! The byte layout is specified in `docs/FORMAT.md`.
 //!
 //! ```
 //! use std::sync::Arc;
-//! use arrow_array::{Array, Int64Array, RecordBatch, StringArray};
+//! use arrow_array::{Array, Float64Array, Int64Array, RecordBatch, StringArray};
 //! use arrow_schema::{DataType, Field, Schema};
-//! use lwc_file::{write_file, LwcFile, WriteOptions};
+//! use lwc_file::{write_file, Filter, LwcFile, ScanOptions, Sum, WriteOptions};
 //!
 //! let schema = Arc::new(Schema::new(vec![
 //!     Field::new("id", DataType::Int64, false),
 //!     Field::new("city", DataType::Utf8, true),
+//!     Field::new("price", DataType::Float64, false),
 //! ]));
 //! let ids = Int64Array::from_iter_values(0..100_000);
 //! let cities = StringArray::from_iter((0..100_000).map(|i| (i % 7 != 0).then(|| ["Oslo", "Lima", "Pune"][i % 3])));
-//! let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(ids), Arc::new(cities)])?;
+//! let prices = Float64Array::from_iter_values((0..100_000).map(|i| (i % 1_000) as f64 / 4.0));
+//! let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(ids), Arc::new(cities), Arc::new(prices)])?;
 //!
 //! let dir = tempfile::tempdir().unwrap();
 //! let path = dir.path().join("cities.lwc");
 //! let summary = write_file(&path, schema, std::slice::from_ref(&batch), WriteOptions::default())?;
-//! assert!(summary.file_bytes < 100_000); // 100,000 ids and city names in well under a byte per row
+//! assert!(summary.file_bytes < 400_000); // 2.9 MB of Arrow arrays
 //!
 //! let file = LwcFile::open(&path)?;
 //! assert_eq!(file.read_batch()?, batch);
-//! let city = file.column_index("city")?;
-//! let picked = file.take(city, &[3, 7, 99_999])?;
+//! let picked = file.take(file.column_index("city")?, &[3, 7, 99_999])?;
 //! assert_eq!(picked.null_count(), 1); // row 7 is null
 //!
-//! // Integer columns are lwc columns: aggregate without decoding to Arrow.
-//! let id = file.int_column(0)?;
-//! let sum = lwc_file::with_int_column!(&id, c => c.aggregate(None)?.sum);
-//! assert_eq!(sum, (0..100_000i128).sum::<i128>());
+//! // A filter runs on the encoded segments (city on dictionary codes, price on its latents); only the
+//! // selected rows of the projected columns are decoded.
+//! let filter = Filter::parse("city", "= 'Lima'")?.and(Filter::parse("price", "< 10.5")?);
+//! let options = ScanOptions::default().with_columns(&file, &["id", "price"])?.with_filter(filter.clone());
+//! let rows: usize = file.scan(options)?.map(|b| b.map(|b| b.num_rows())).sum::<Result<_, _>>()?;
+//! let want = (0..100_000).filter(|i| i % 7 != 0 && i % 3 == 1 && ((i % 1_000) as f64) / 4.0 < 10.5).count();
+//! assert_eq!(rows, want);
+//!
+//! // Aggregates of a column over the rows a filter selects, also on the encoded form.
+//! let ids = file.aggregate(file.column_index("id")?, Some(&filter))?;
+//! assert_eq!(ids.count as usize, want);
+//! assert!(matches!(ids.sum, Some(Sum::Int(_))));
 //! file.verify()?;
 //! # Ok::<(), lwc_file::Error>(())
 //! ```
@@ -92,7 +102,13 @@ macro_rules! value_dispatch {
     };
 }
 
+/// The README's examples (they use `lwc` and `lwc-file`), compiled and run as doc tests.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 mod budget;
+mod chunk;
 mod codec;
 mod decode;
 mod encode;

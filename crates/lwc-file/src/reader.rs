@@ -11,7 +11,8 @@ use arrow_schema::SchemaRef;
 use lwc::{AlignedBytes, Bitmap, Column, Segment, Value};
 use rayon::prelude::*;
 
-use crate::decode::{decode_chunk, open_value_segment, values_to_arrow, ChunkRef};
+use crate::chunk::ChunkRef;
+use crate::decode::{decode_chunk, open_value_segment, values_to_arrow};
 use crate::encode::index_value;
 use crate::error::{Error, Result};
 use crate::format::{checksummed_len, locate_footer, ColumnFooter, Footer, HEADER_LEN};

@@ -59,11 +59,6 @@ pub(crate) mod stats;
 pub mod strings;
 pub mod types;
 
-/// The README's examples, compiled and run as doc tests.
-#[doc = include_str!("../../../README.md")]
-#[cfg(doctest)]
-pub struct ReadmeDoctests;
-
 pub use bitmap::Bitmap;
 pub use bytes::AlignedBytes;
 pub use column::{Column, ColumnBuilder, ColumnSelection, EncodedColumn, SelectionPart};

@@ -18,7 +18,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
 use lwc::types::Word;
-use lwc::{encode_segment, AlignedBytes, Bitmap, Cascade, Column, EncodeOptions, EncodedColumn, LwcInt, Segment};
+use lwc::{
+    encode_segment, AlignedBytes, Bitmap, Cascade, Column, EncodeOptions, EncodedColumn, Encoding, LwcInt, Segment,
+};
 use lwc_testdata::exercise::{exercise_column, exercise_segment};
 use lwc_testdata::mutate::Mutator;
 
@@ -341,4 +343,96 @@ fn mutated_columns_give_errors_or_answering_views() {
         );
     }
     tally.report("columns", start.elapsed().as_secs_f64());
+}
+
+/// Byte-string segments (sorted dictionaries and plain bytes, their integer child streams chosen or
+/// forced) damaged the same way: opened, then every operation.
+#[test]
+fn mutated_byte_string_segments_give_errors_or_answering_views() {
+    use lwc::strings::{encode_bytes_segment, BytesPredicate, BytesSegment, BytesType};
+    use lwc::Predicate;
+    quiet_panics();
+    let shapes: [fn(usize) -> Vec<u8>; 4] = [
+        |i| ["MAIL", "SHIP", "AIR", "TRUCK"][i % 4].as_bytes().to_vec(),
+        |i| format!("Customer#{:09}", i * 7).into_bytes(),
+        |i| if i % 5 == 0 { Vec::new() } else { "x".repeat(i % 90).into_bytes() },
+        |i| (0..(i % 13) as u8).map(|b| b.wrapping_mul(37) ^ i as u8).collect(),
+    ];
+    let mut bases: Vec<(String, Vec<u8>)> = Vec::new();
+    let cascades: Vec<Cascade> = vec![
+        Encoding::Auto.into(),
+        Encoding::BytesDict.into(),
+        Encoding::BytesPlain.into(),
+        Cascade::with_children(Encoding::BytesDict, [Encoding::DELTA, Encoding::Bitpack]).unwrap(),
+        Cascade::with_children(Encoding::BytesDict, [Encoding::Plain, Encoding::Rle]).unwrap(),
+        Cascade::with_children(Encoding::BytesPlain, [Encoding::For]).unwrap(),
+    ];
+    for (k, cascade) in cascades.iter().enumerate() {
+        for (j, shape) in shapes.iter().enumerate() {
+            let n = [1, 40, 300, 900][(k + j) % 4];
+            let rows: Vec<Vec<u8>> = (0..n).map(shape).collect();
+            let refs: Vec<&[u8]> = rows.iter().map(Vec::as_slice).collect();
+            let validity = validity(n, (k * 4 + j) as u64);
+            let kind = if j == 3 { BytesType::Binary } else { BytesType::Utf8 };
+            let options = EncodeOptions::with_encoding(cascade.clone());
+            if let Ok(encoded) = encode_bytes_segment(&refs, validity.as_ref(), kind, options) {
+                bases.push((cascade.to_string(), encoded.to_vec()));
+            }
+        }
+    }
+    assert!(bases.len() >= 20, "{} base segments", bases.len());
+    let donors: Vec<Vec<u8>> = bases.iter().map(|(_, b)| b.clone()).collect();
+    let predicates: Vec<BytesPredicate> = vec![
+        Predicate::Eq(b"SHIP".to_vec()).into(),
+        Predicate::Lt(b"M".to_vec()).into(),
+        Predicate::Between(b"A".to_vec(), b"T".to_vec()).into(),
+        Predicate::In(vec![b"AIR".to_vec(), Vec::new()]).into(),
+        Predicate::IsNull.into(),
+        BytesPredicate::StartsWith(b"Cus".to_vec()),
+    ];
+    let mut mutator = Mutator::new(0xb17e5);
+    let mut tally = Tally::default();
+    let start = Instant::now();
+    for round in 0..inputs_per_decoder() {
+        let (cascade, base) = &bases[mutator.below(bases.len())];
+        let (bytes, how) = mutator.mutate(base, &donors);
+        let aligned = AlignedBytes::copy_from(&bytes);
+        run_one(
+            &mut tally,
+            cascade,
+            || format!("round {round}: {cascade} byte-string segment, {how}"),
+            |tally| match BytesSegment::open(&aligned) {
+                Err(e) => {
+                    tally.error(&e);
+                    Ok(())
+                }
+                Ok(segment) => {
+                    tally.opened += 1;
+                    let rows = segment.rows();
+                    let shown = rows.min(FULL_UP_TO);
+                    let got: Vec<_> = (0..shown).map(|i| segment.get(i).ok().flatten()).collect();
+                    let _ = segment.get(rows);
+                    let _ = segment.decode(0..shown);
+                    let _ = segment.decode(rows..rows + 1);
+                    let positions: Vec<u32> = (0..shown as u32).rev().step_by(3).chain([rows as u32]).collect();
+                    let _ = segment.take(&positions);
+                    // A header may claim 2^32 - 1 rows that a constant child holds in a few bytes: valid
+                    // data, so operations linear in the rows run on views of up to 65,536 rows only.
+                    if rows <= 1 << 16 {
+                        for p in &predicates {
+                            let selection = segment.filter(p);
+                            let _ = segment.aggregate(Some(&selection));
+                        }
+                        let _ = segment.aggregate(None);
+                    }
+                    let decoded = segment.decode(0..shown).map_err(|e| e.to_string())?;
+                    match (0..shown).all(|i| decoded.get(i) == got[i]) {
+                        true => Ok(()),
+                        false => Err("get and decode disagree".into()),
+                    }
+                }
+            },
+        );
+    }
+    tally.report("byte-string segments", start.elapsed().as_secs_f64());
 }

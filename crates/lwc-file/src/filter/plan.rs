@@ -14,7 +14,8 @@ use lwc::{Bitmap, LwcInt, Predicate, Value, ZoneVerdict};
 
 use super::literal::{key_bound, literal_bytes, Bound, Keys};
 use super::{CompareOp, Filter, Literal, Test};
-use crate::decode::{decode_chunk, open_bytes_segment, open_value_segment, ChunkRef};
+use crate::chunk::ChunkRef;
+use crate::decode::{decode_chunk, open_bytes_segment, open_value_segment};
 use crate::error::{Error, Result};
 use crate::info::{ColumnInfo, SegmentInfo};
 use crate::schema::Storage;
