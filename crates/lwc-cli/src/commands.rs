@@ -62,7 +62,7 @@ fn cost_model(path: Option<&Path>) -> Result<Arc<CostModel>> {
 
 /// `lwc calibrate`.
 pub fn calibrate(args: &CalibrateArgs) -> Result<()> {
-    eprintln!("measuring every encoding at bit widths 1 to 64 (about a minute in a release build)...");
+    eprintln!("measuring every encoding at bit widths 1 to 64...");
     let start = Instant::now();
     let text = lwc::calibrate::calibrate().to_text();
     eprintln!("done in {}", human_time(start.elapsed()));

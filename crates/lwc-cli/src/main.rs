@@ -114,7 +114,7 @@ Examples:
     /// Measure what each encoding costs to read on this machine, for --costs.
     #[command(after_long_help = "\
 Encodes synthetic data shaped for each encoding at bit widths 1 to 64 and times a full decode and
-random lookups (about a minute in a release build). The encoding selector weighs these costs under the
+random lookups. The encoding selector weighs these costs under the
 scan, random, balanced and weighted objectives; without --costs it uses a table measured on the
 development machine (a 2-core Intel Xeon).
 
