@@ -119,16 +119,16 @@ impl<V: Value> Aggregates<V> {
 /// for an objective by a cost model; rows per segment for columns; whether to keep the record of each
 /// choice. Encodings, cascades, ids and objectives convert into options with the rest at their defaults.
 ///
-/// [`Encoding::Auto`]: crate::Encoding::Auto
+/// [`Encoding::Auto`]: crate::encodings::Encoding::Auto
 #[derive(Debug, Clone, PartialEq)]
 pub struct EncodeOptions {
     /// The encoding of every segment and of its child streams ([`Encoding::Auto`] chooses per stream).
     ///
-    /// [`Encoding::Auto`]: crate::Encoding::Auto
+    /// [`Encoding::Auto`]: crate::encodings::Encoding::Auto
     pub cascade: Cascade,
     /// Rows per segment (the last one may hold fewer); only columns cut values into segments.
     pub segment_rows: usize,
-    /// What [`Encoding::Auto`](crate::Encoding::Auto) optimizes.
+    /// What [`Encoding::Auto`](crate::encodings::Encoding::Auto) optimizes.
     pub objective: Objective,
     /// The read costs `Auto` weighs: the built-in table unless a calibration ([`crate::calibrate`]) is given.
     pub cost_model: Arc<CostModel>,
@@ -142,7 +142,7 @@ pub const DEFAULT_SEGMENT_ROWS: usize = 1 << 16;
 impl Default for EncodeOptions {
     fn default() -> Self {
         EncodeOptions {
-            cascade: crate::Encoding::Auto.into(),
+            cascade: crate::encodings::Encoding::Auto.into(),
             segment_rows: DEFAULT_SEGMENT_ROWS,
             objective: Objective::default(),
             cost_model: CostModel::builtin(),
@@ -174,14 +174,14 @@ impl From<Cascade> for EncodeOptions {
     }
 }
 
-impl From<crate::Encoding> for EncodeOptions {
-    fn from(encoding: crate::Encoding) -> Self {
+impl From<crate::encodings::Encoding> for EncodeOptions {
+    fn from(encoding: crate::encodings::Encoding) -> Self {
         EncodeOptions::with_encoding(encoding)
     }
 }
 
-impl From<crate::EncodingId> for EncodeOptions {
-    fn from(id: crate::EncodingId) -> Self {
+impl From<crate::encodings::EncodingId> for EncodeOptions {
+    fn from(id: crate::encodings::EncodingId) -> Self {
         EncodeOptions::with_encoding(id)
     }
 }
@@ -270,7 +270,7 @@ impl<T> std::ops::Deref for EncodedSegment<T> {
 }
 
 /// Encodes one segment: `validity` (bit set = not null) must have one bit per value when given; `options`
-/// is an [`EncodeOptions`], or anything that converts into one (an [`Encoding`](crate::Encoding), a
+/// is an [`EncodeOptions`], or anything that converts into one (an [`Encoding`](crate::encodings::Encoding), a
 /// [`Cascade`], an [`Objective`]).
 ///
 /// ```

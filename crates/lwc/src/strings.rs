@@ -291,7 +291,7 @@ impl BytesAggregates {
 }
 
 /// Encodes one segment of byte strings: `rows[i]` is row `i`'s bytes (ignored where `validity`, bit set =
-/// not null, says null). [`crate::Encoding::Auto`] takes the smaller of a sorted dictionary and plain bytes,
+/// not null, says null). [`crate::encodings::Encoding::Auto`] takes the smaller of a sorted dictionary and plain bytes,
 /// and chooses their integer child streams (codes, offsets) for the objective.
 pub fn encode_bytes_segment(
     rows: &[&[u8]],
@@ -388,7 +388,7 @@ impl<'a> BytesSegment<'a> {
         let id = r.u8("segment type")?;
         let kind = BytesType::from_id(id).ok_or_else(|| Error::TypeMismatch {
             expected: "byte strings",
-            found: crate::ValueType::from_id(id).map_or("an unknown type", |t| t.name()),
+            found: crate::types::ValueType::from_id(id).map_or("an unknown type", |t| t.name()),
         })?;
         let flags = r.u8("segment flags")?;
         if flags & !(HAS_VALIDITY | MAX_IS_PREFIX) != 0 || r.take("segment reserved", 2)? != [0, 0] {
