@@ -339,13 +339,7 @@ pub fn encode_segment<V: Value>(
     let has_values = min_max.is_some();
     let read_costs = written.read_costs(&options.cost_model, values.len(), bytes.len());
     let explain = options.explain.then(|| {
-        let mut explain = SegmentExplain::new(values.len(), nulls, options.objective, written.evaluation.clone());
-        explain.chosen = written.cascade.clone();
-        explain.actual_bytes = bytes.len();
-        explain.choose_ns = clock.get().0;
-        explain.encode_ns = start.elapsed().as_nanos() as u64;
-        explain.read_costs = read_costs;
-        explain
+        written.explain(values.len(), nulls, options.objective, bytes.len(), read_costs, (clock.get().0, start))
     });
     Ok(EncodedSegment {
         bytes,

@@ -48,7 +48,7 @@ use crate::encodings::{ByteArray, ByteProfile, BytesOps, BytesTest, BytesView, C
 use crate::error::{Error, Result};
 use crate::predicate::{Predicate, ZoneVerdict};
 use crate::segment::{EncodeOptions, EncodedSegment};
-use crate::select::{ChoosingClock, Driver, SegmentExplain};
+use crate::select::{ChoosingClock, Driver};
 use crate::selection::Selection;
 
 const MAGIC: &[u8; 4] = b"LWS1";
@@ -346,13 +346,7 @@ pub fn encode_bytes_segment(
     let bytes = w.into_aligned();
     let read_costs = written.read_costs(&options.cost_model, rows.len(), bytes.len());
     let explain = options.explain.then(|| {
-        let mut explain = SegmentExplain::new(rows.len(), nulls, options.objective, written.evaluation.clone());
-        explain.chosen = written.cascade.clone();
-        explain.actual_bytes = bytes.len();
-        explain.choose_ns = clock.get().0;
-        explain.encode_ns = start.elapsed().as_nanos() as u64;
-        explain.read_costs = read_costs;
-        explain
+        written.explain(rows.len(), nulls, options.objective, bytes.len(), read_costs, (clock.get().0, start))
     });
     Ok(EncodedSegment {
         bytes,

@@ -368,6 +368,26 @@ impl Written {
             _ => model.costs(id, (8.0 * actual).ceil().clamp(1.0, 64.0) as u32, actual),
         }
     }
+
+    /// The explain record of a segment of `rows` rows written this way into `bytes` bytes: the choice, its
+    /// price, and `(choose_ns, started)`: the time spent choosing and when encoding began.
+    pub fn explain(
+        &self,
+        rows: usize,
+        nulls: usize,
+        objective: Objective,
+        bytes: usize,
+        read_costs: Costs,
+        (choose_ns, started): (u64, Instant),
+    ) -> SegmentExplain {
+        let mut explain = SegmentExplain::new(rows, nulls, objective, self.evaluation.clone());
+        explain.chosen = self.cascade.clone();
+        explain.actual_bytes = bytes;
+        explain.choose_ns = choose_ns;
+        explain.encode_ns = started.elapsed().as_nanos() as u64;
+        explain.read_costs = read_costs;
+        explain
+    }
 }
 
 /// The [`Children`] sink an encoder writes through: each child goes to the driver one stream deeper, and
