@@ -93,6 +93,13 @@ impl Bitmap {
         self.words[i / 64] |= 1 << (i % 64);
     }
 
+    /// Clears bit `i`; panics if `i >= len`.
+    #[inline]
+    pub fn clear(&mut self, i: usize) {
+        assert!(i < self.len, "bit {i} out of range for {} bits", self.len);
+        self.words[i / 64] &= !(1 << (i % 64));
+    }
+
     /// Sets the bits of `range` (whole words at a time); panics if it ends past `len`.
     pub fn set_range(&mut self, range: Range<usize>) {
         assert!(range.end <= self.len, "bits {range:?} out of range for {} bits", self.len);

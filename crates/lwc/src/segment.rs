@@ -333,7 +333,8 @@ pub fn encode_segment<V: Value>(
         w.array(v.words());
     }
     let clock = ChoosingClock::default();
-    let driver = Driver::new(&options.cost_model, options.objective, options.cascade.clone(), &clock);
+    let driver = Driver::new(&options.cost_model, options.objective, options.cascade.clone(), &clock)
+        .for_floats(V::TYPE.is_float());
     let written = driver.encode(&filled, &mut w)?;
     let bytes = w.into_aligned();
     let has_values = min_max.is_some();
@@ -552,8 +553,11 @@ impl<'a, V: Value> Segment<'a, V> {
             let row = (start as u64).saturating_add(out.len() as u64);
             return Err(Error::RowOutOfRange { row, rows: self.rows as u64 });
         }
-        self.stream.decode_into(start, latents_of(out));
-        V::latents_to_values(out);
+        // Floats an encoding reads back directly skip the detour through latents.
+        if !(V::TYPE.is_float() && self.stream.decode_floats_into(start, latents_of(out))) {
+            self.stream.decode_into(start, latents_of(out));
+            V::latents_to_values(out);
+        }
         Ok(())
     }
 
@@ -663,7 +667,10 @@ impl<'a, V: Value> Segment<'a, V> {
         let partial = if valid.is_empty() { SumMinMax::EMPTY } else { self.stream.aggregate(&valid) };
         let sum = match V::SUMS_LATENTS {
             true => V::sum_of_latents(partial.sum),
-            false => self.sum_of_values(&valid.to_positions()),
+            false => match self.stream.float_sum(Some(&valid)) {
+                Some(sum) => V::sum_of_floats(sum),
+                None => self.sum_of_values(&valid.to_positions()),
+            },
         };
         Ok(Aggregates {
             count: valid.count() as u64,
@@ -692,6 +699,12 @@ impl<'a, V: Value> Segment<'a, V> {
     /// differ), so they are read back and taken out when few, and skipped by the selection when many.
     fn sum_of_valid_rows(&self) -> V::Sum {
         if !V::SUMS_LATENTS {
+            let valid = self
+                .validity
+                .map(|v| Selection::Bitmap(Bitmap::from_words(v.to_vec(), self.rows).expect("validated length")));
+            if let Some(sum) = self.stream.float_sum(valid.as_ref()) {
+                return V::sum_of_floats(sum);
+            }
             let mut sum = V::Sum::default();
             let mut buffer = [V::default(); BLOCK];
             for start in (0..self.rows).step_by(BLOCK) {

@@ -35,6 +35,14 @@ impl Selection {
         self.count() == 0
     }
 
+    /// Whether row `row` is selected (rows past a bitmap's end are not).
+    pub fn contains(&self, row: u32) -> bool {
+        match self {
+            Selection::Positions(p) => p.binary_search(&row).is_ok(),
+            Selection::Bitmap(b) => (row as usize) < b.len() && b.get(row as usize),
+        }
+    }
+
     /// The selected positions, ascending.
     pub fn to_positions(&self) -> Vec<u32> {
         match self {

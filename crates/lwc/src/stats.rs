@@ -41,6 +41,8 @@ impl<T: LwcInt> Stats<T> {
 pub(crate) trait Shape {
     /// Values in the stream.
     fn rows(&self) -> usize;
+    /// The stream holds the latents of floats (a float segment's own stream, not a child of it).
+    fn floats(&self) -> bool;
     /// Bits of `max - min`.
     fn range_bits(&self) -> u32;
     /// Bits of the OR of all values: the width plain bit packing needs.

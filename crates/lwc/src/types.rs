@@ -248,6 +248,9 @@ macro_rules! impl_int {
             fn sum_of_latents(sum: i128) -> i128 {
                 sum
             }
+            fn sum_of_floats(_: f64) -> i128 {
+                unreachable!("integer sums are sums of latents")
+            }
             /// Exact: chunks small enough that the accumulator cannot overflow, so the inner loop vectorizes.
             fn sum(values: &[$t]) -> i128 {
                 const CHUNK: usize = if <$t>::BITS >= 64 { 1 } else { 1 << (63 - <$t>::BITS) };
@@ -320,6 +323,8 @@ pub trait Value: Pod + Default + Debug + PartialEq + Send + Sync + sealed::Seale
     fn latents_to_values(buffer: &mut [Self]);
     /// A sum of latents, as a sum of values (integers only: see [`Value::SUMS_LATENTS`]).
     fn sum_of_latents(sum: i128) -> Self::Sum;
+    /// A sum of values computed as `f64` (floats only: see [`Value::SUMS_LATENTS`]).
+    fn sum_of_floats(sum: f64) -> Self::Sum;
     /// The sum of `values`.
     fn sum(values: &[Self]) -> Self::Sum;
     /// The sum of two sums.
@@ -356,6 +361,9 @@ macro_rules! impl_float_value {
             }
             fn sum_of_latents(_: i128) -> f64 {
                 unreachable!("float sums are summed from values")
+            }
+            fn sum_of_floats(sum: f64) -> f64 {
+                sum
             }
             /// Compensated (Neumaier) summation: the error is at most about `2 ε Σ|x|` however many values,
             /// against `(n - 1) ε Σ|x|` for a plain loop. Once the running sum is infinite or NaN the

@@ -79,6 +79,12 @@ registry! {
     Delta { stride } = 8, "delta", "ints/delta/mod.rs", delta::{Delta, Box<delta::DeltaView<'a, T>>};
     /// Run-end encoding: one value and one exclusive end row per run, as child streams.
     Rle = 11, "rle", "ints/rle.rs", rle::{Rle, Box<rle::RleView<'a, T>>};
+    /// Floats of decimal origin as integer digits `round(v · 10^e / 10^f)` in a child stream, the
+    /// values that do not read back exactly as exceptions (ALP).
+    Alp = 18, "alp", "floats/alp.rs", alp::{Alp, Box<alp::AlpView<'a, T>>};
+    /// Floats not of decimal origin: the front bits of each value through a dictionary of at most eight
+    /// entries, the rest bit-packed, values with other front bits as exceptions (ALP-RD).
+    AlpRd = 19, "alp_rd", "floats/alp_rd.rs", alp_rd::{AlpRd, Box<alp_rd::AlpRdView<'a, T>>};
     /// Double delta: zigzag second differences bit-packed, the value and first delta stored every
     /// `stride` values (a power of two), so a read walks at most `stride` differences.
     Delta2 { stride } = 9, "delta2", "ints/delta2.rs", delta2::{Delta2, delta2::Delta2View<'a, T>};
@@ -100,6 +106,8 @@ registry! {
 
 #[path = "ints/blocks.rs"]
 mod blocks;
+#[path = "floats/patches.rs"]
+mod patches;
 
 impl Encoding {
     /// Parses a stable name: `"for_n"` takes the default block of 64, `"for_n:128"` another; `"auto"` is

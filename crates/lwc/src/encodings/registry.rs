@@ -391,6 +391,16 @@ macro_rules! registry {
                     $(StreamView::$variant(v) => v.aggregate(selection),)*
                 }
             }
+            fn decode_floats_into(&self, start: usize, out: &mut [T]) -> bool {
+                match self {
+                    $(StreamView::$variant(v) => v.decode_floats_into(start, out),)*
+                }
+            }
+            fn float_sum(&self, selection: Option<&Selection>) -> Option<f64> {
+                match self {
+                    $(StreamView::$variant(v) => v.float_sum(selection),)*
+                }
+            }
             fn for_each_block(&self, f: impl FnMut(usize, &[T])) {
                 match self {
                     $(StreamView::$variant(v) => v.for_each_block(f),)*

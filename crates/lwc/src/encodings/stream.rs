@@ -83,6 +83,13 @@ pub(crate) trait StreamOps<T: LwcInt> {
     /// `out = values[start .. start + out.len()]`.
     fn decode_into(&self, start: usize, out: &mut [T]);
 
+    /// For streams of float latents: `out` = the floats' bits (not their latents) of rows
+    /// `start .. start + out.len()`, for encodings that read floats back directly (`alp`), which saves the
+    /// two passes from floats to latents and back. `false` (out untouched) from the others.
+    fn decode_floats_into(&self, _start: usize, _out: &mut [T]) -> bool {
+        false
+    }
+
     /// One value, O(1).
     fn get(&self, i: usize) -> T;
 
@@ -155,6 +162,12 @@ pub(crate) trait StreamOps<T: LwcInt> {
         let mut sum = 0;
         self.for_each_block(|_, block| sum += T::sum(block));
         sum
+    }
+
+    /// The sum of all (`None`) or the selected values read as floats, for streams of float latents whose
+    /// encoding sums on its encoded form (`alp`); `None` from the others, whose values the caller decodes.
+    fn float_sum(&self, _selection: Option<&Selection>) -> Option<f64> {
+        None
     }
 
     /// Sum, min and max of the selected values.

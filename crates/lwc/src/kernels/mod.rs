@@ -2,6 +2,7 @@
 //! call them after validating lengths once. The only home of `unsafe` (runtime CPU-feature dispatch).
 
 pub mod bitpack;
+pub mod decimal;
 pub mod positions;
 pub mod prefix;
 pub mod scan;

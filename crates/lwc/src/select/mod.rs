@@ -90,18 +90,25 @@ pub(crate) struct Driver<'c> {
     sampled: bool,
     /// Encodings `Auto` may not choose here (bit `id`): chosen before, they did not apply.
     excluded: u32,
+    /// The stream holds float latents (a float segment's own stream; never its children).
+    floats: bool,
     clock: &'c ChoosingClock,
 }
 
 impl<'c> Driver<'c> {
     /// A driver for a top-level stream.
     pub fn new(model: &'c CostModel, objective: Objective, cascade: Cascade, clock: &'c ChoosingClock) -> Self {
-        Driver { model, objective, cascade, depth: 0, sampled: false, excluded: 0, clock }
+        Driver { model, objective, cascade, depth: 0, sampled: false, excluded: 0, floats: false, clock }
+    }
+
+    /// The same driver for a stream of float latents, which the float encodings take.
+    pub fn for_floats(self, floats: bool) -> Self {
+        Driver { floats, ..self }
     }
 
     /// The driver of child `k` with `cascade`, one stream deeper.
     fn child(&self, cascade: Cascade) -> Driver<'c> {
-        Driver { cascade, depth: self.depth + 1, excluded: 0, ..self.clone() }
+        Driver { cascade, depth: self.depth + 1, excluded: 0, floats: false, ..self.clone() }
     }
 
     /// The driver that writes or estimates `id` (its children left to `Auto`) at this stream's place.
@@ -246,7 +253,7 @@ impl<'c> Driver<'c> {
 
     fn evaluate_untimed<T: LwcInt>(&self, values: &[T], stats: &Stats<T>) -> Evaluation {
         let n = values.len();
-        let profile = Profile::of(values, stats, self.sampled);
+        let profile = Profile::of(values, stats, self.sampled).of_floats(self.floats);
         let at_once = EncodingId::ALL.into_iter().filter(|&id| id.taken_at_once() && !self.is_excluded(id));
         for id in at_once {
             if id.pruned(&profile).is_none() {

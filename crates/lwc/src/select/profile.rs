@@ -33,6 +33,8 @@ pub(crate) struct Profile<'a, T: LwcInt> {
     stats: Stats<T>,
     /// The stream is (a child of) a sample being estimated: its steps break where the sample's runs meet.
     within_a_sample: bool,
+    /// The stream holds float latents.
+    floats: bool,
     sample: OnceCell<SampleFacts<'a, T>>,
     /// Distinct values among spread rows, and the estimate for the stream.
     distinct: OnceCell<(usize, usize)>,
@@ -62,10 +64,16 @@ impl<'a, T: LwcInt> Profile<'a, T> {
             values,
             stats: *stats,
             within_a_sample,
+            floats: false,
             sample: OnceCell::new(),
             distinct: OnceCell::new(),
             divisor: OnceCell::new(),
         }
+    }
+
+    /// The profile of a stream of float latents.
+    pub fn of_floats(self, floats: bool) -> Self {
+        Profile { floats, ..self }
     }
 
     /// The values estimates are made on.
@@ -142,6 +150,9 @@ impl<'a, T: LwcInt> SampleFacts<'a, T> {
 impl<T: LwcInt> Shape for Profile<'_, T> {
     fn rows(&self) -> usize {
         self.values.len()
+    }
+    fn floats(&self) -> bool {
+        self.floats
     }
     fn range_bits(&self) -> u32 {
         self.stats.range_bits()
