@@ -7,6 +7,9 @@
 //!   loop of lwc `get`, and decode-then-gather (whole stream into a scratch buffer, then a plain gather).
 //! - `take_crossover`: lwc `gather` against decode-then-gather at list lengths from `n / 64` to `2n`.
 //! - `filter_gt`: `x > median` on the packed stream, decode-then-compare, and on a plain `Vec`.
+//! - `fsst`: FSST on 65,536 TPC-H-like comments (10 to 43 bytes cut from text of the TPC-H grammar):
+//!   training, compressing string by string, decompressing string by string and all codes in one call;
+//!   throughput in bytes of decoded text.
 //!
 //! Run with `cargo bench -p lwc --bench kernels`.
 
@@ -15,6 +18,7 @@ use std::time::Duration;
 
 use bitpacking::{BitPacker, BitPacker8x};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use lwc::kernels::fsst::SymbolTable;
 use lwc::kernels::{bitpack, scan};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -193,5 +197,107 @@ fn filter_gt(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, decode, gather, take_crossover, filter_gt);
+/// TPC-H-like comments: substrings of 10 to 43 bytes at random offsets of text from the TPC-H grammar (a
+/// noun phrase, a verb phrase, sometimes a prepositional phrase, a terminator), as dbgen makes `l_comment`.
+fn comments(n: usize) -> Vec<Vec<u8>> {
+    // Word lists of the TPC-H grammar (spec 4.2.2.10), shortened.
+    const NOUNS: &str = "packages|requests|accounts|deposits|foxes|ideas|theodolites|pinto beans|instructions|\
+        dependencies|excuses|platelets|asymptotes|courts|dolphins|multipliers|sauternes|warthogs|frets|dinos|\
+        attainments|somas|Tiresias|patterns|forges|braids|hockey players|frays|warhorses|dugouts|notornis";
+    const VERBS: &str = "sleep|wake|are|cajole|haggle|nag|use|boost|affix|detect|integrate|maintain|nod|was|lose|\
+        sublate|solve|thrash|promise|engage|hinder|print|x-ray|breach|eat|grow|impress|mold|poach|serve";
+    const ADJECTIVES: &str = "furious|sly|careful|blithe|quick|fluffy|slow|quiet|ruthless|thin|close|dogged|\
+        daring|brave|stealthy|permanent|enticing|idle|busy|regular|final|ironic|even|bold|silent";
+    const ADVERBS: &str = "sometimes|always|never|furiously|slyly|carefully|blithely|quickly|fluffily|slowly|\
+        quietly|ruthlessly|thinly|closely|doggedly|daringly|bravely|stealthily|permanently|finally|ironically";
+    const PREPOSITIONS: &str = "about|above|according to|across|after|against|along|alongside of|among|around|\
+        at|atop|before|behind|beneath|beside|besides|between|beyond|by|despite|during|except|for|from|into";
+    const TERMINATORS: &str = ".|;|:|?|!|--";
+    let lists: Vec<Vec<&str>> = [NOUNS, VERBS, ADJECTIVES, ADVERBS, PREPOSITIONS, TERMINATORS]
+        .iter()
+        .map(|l| l.split('|').map(str::trim).collect())
+        .collect();
+    let [nouns, verbs, adjectives, adverbs, prepositions, terminators] = &lists[..] else { unreachable!() };
+    let mut rng = StdRng::seed_from_u64(0xF557);
+    let pick = |rng: &mut StdRng, list: &[&'static str]| list[rng.gen_range(0..list.len())];
+    let mut text = String::new();
+    while text.len() < 1 << 20 {
+        let mut words = Vec::new();
+        for _ in 0..rng.gen_range(0..3) {
+            words.push(pick(&mut rng, adjectives));
+        }
+        words.push(pick(&mut rng, nouns));
+        if rng.gen_bool(0.5) {
+            words.push(pick(&mut rng, adverbs));
+        }
+        words.push(pick(&mut rng, verbs));
+        if rng.gen_bool(0.5) {
+            words.extend([pick(&mut rng, prepositions), "the", pick(&mut rng, adjectives), pick(&mut rng, nouns)]);
+        }
+        text.push_str(&words.join(" "));
+        text.push_str(pick(&mut rng, terminators));
+        text.push(' ');
+    }
+    let text = text.as_bytes();
+    (0..n)
+        .map(|_| {
+            let len = rng.gen_range(10..=43);
+            let at = rng.gen_range(0..text.len() - len);
+            text[at..at + len].to_vec()
+        })
+        .collect()
+}
+
+fn fsst(c: &mut Criterion) {
+    let mut g = configure(c, "fsst");
+    let strings = comments(N);
+    let refs: Vec<&[u8]> = strings.iter().map(|s| &s[..]).collect();
+    let raw: usize = strings.iter().map(|s| s.len()).sum();
+    let table = SymbolTable::train(&refs);
+    let mut codes = Vec::new();
+    let mut offsets = vec![0];
+    for s in &refs {
+        table.compress_into(s, &mut codes);
+        offsets.push(codes.len());
+    }
+    println!(
+        "fsst: {} symbols, {raw} bytes -> {} codes, ratio {:.3}",
+        table.len(),
+        codes.len(),
+        raw as f64 / codes.len() as f64
+    );
+    g.throughput(Throughput::BytesDecimal(raw as u64));
+    g.bench_function("train", |b| b.iter(|| SymbolTable::train(black_box(&refs))));
+    let mut scratch = Vec::with_capacity(codes.len());
+    g.bench_function("compress_each", |b| {
+        b.iter(|| {
+            scratch.clear();
+            for s in black_box(&refs) {
+                table.compress_into(s, &mut scratch);
+            }
+        })
+    });
+    assert_eq!(scratch, codes);
+    let decoder = table.decoder();
+    let mut out = Vec::with_capacity(raw + 64);
+    g.bench_function("decompress_each", |b| {
+        b.iter(|| {
+            out.clear();
+            for w in offsets.windows(2) {
+                decoder.decompress_into(black_box(&codes[w[0]..w[1]]), &mut out);
+            }
+        })
+    });
+    assert_eq!(out, strings.concat());
+    g.bench_function("decompress_all", |b| {
+        b.iter(|| {
+            out.clear();
+            decoder.decompress_into(black_box(&codes), &mut out);
+        })
+    });
+    assert_eq!(out, strings.concat());
+    g.finish();
+}
+
+criterion_group!(benches, decode, gather, take_crossover, filter_gt, fsst);
 criterion_main!(benches);

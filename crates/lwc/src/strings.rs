@@ -31,7 +31,7 @@
 //! let encoded = encode_bytes_segment(&cities, None, BytesType::Utf8, lwc::EncodeOptions::default())?;
 //! assert_eq!(encoded.cascade().encoding().id().unwrap().name(), "dict"); // sorted distinct values, codes
 //! let segment = BytesSegment::open(&encoded)?;
-//! assert_eq!(segment.get(2)?, Some(&b"Pune"[..]));
+//! assert_eq!(segment.get(2)?.as_deref(), Some(&b"Pune"[..]));
 //! let l = segment.filter(&BytesPredicate::StartsWith(b"L".to_vec())); // a code range
 //! assert_eq!(l.count(), 1_000);
 //! let after = segment.filter(&Predicate::Gt(b"Lima".to_vec()).into());
@@ -39,6 +39,7 @@
 //! # Ok::<(), lwc::Error>(())
 //! ```
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::time::Instant;
 
@@ -471,7 +472,7 @@ impl<'a> BytesSegment<'a> {
     }
 
     /// Row `i`'s bytes: `Ok(None)` if it is null.
-    pub fn get(&self, i: usize) -> Result<Option<&'a [u8]>> {
+    pub fn get(&self, i: usize) -> Result<Option<Cow<'a, [u8]>>> {
         self.check_row(i)?;
         Ok(self.is_valid(i).then(|| self.stream.get(i)))
     }
@@ -486,7 +487,10 @@ impl<'a> BytesSegment<'a> {
             None => self.stream.decode_into(range, &mut out),
             Some(v) => {
                 for i in range.clone() {
-                    out.push(if get_bit(v, i) { self.stream.get(i) } else { &[] });
+                    match get_bit(v, i) {
+                        true => self.stream.push_row(i, &mut out),
+                        false => out.push(&[]),
+                    }
                 }
                 out.validity = Some(Bitmap::from_bools(&range.map(|i| get_bit(v, i)).collect::<Vec<_>>()));
             }
@@ -509,7 +513,10 @@ impl<'a> BytesSegment<'a> {
             None => self.stream.take_into(positions, &mut out),
             Some(v) => {
                 for &p in positions {
-                    out.push(if get_bit(v, p as usize) { self.stream.get(p as usize) } else { &[] });
+                    match get_bit(v, p as usize) {
+                        true => self.stream.push_row(p as usize, &mut out),
+                        false => out.push(&[]),
+                    }
                 }
                 out.validity =
                     Some(Bitmap::from_bools(&positions.iter().map(|&p| get_bit(v, p as usize)).collect::<Vec<_>>()));
@@ -567,8 +574,8 @@ impl<'a> BytesSegment<'a> {
         Ok(BytesAggregates {
             count: count as u64,
             null_count: (selected - count) as u64,
-            min: min_max.map(|(lo, _)| lo.to_vec()),
-            max: min_max.map(|(_, hi)| hi.to_vec()),
+            min: min_max.as_ref().map(|(lo, _)| lo.to_vec()),
+            max: min_max.as_ref().map(|(_, hi)| hi.to_vec()),
         })
     }
 }

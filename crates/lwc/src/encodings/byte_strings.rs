@@ -3,6 +3,7 @@
 //! ([`ByteArray`]). Their child streams (codes, ends) are integer streams, encoded by the integer
 //! encodings through the same [`Children`] sink.
 
+use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::ops::Range;
 
@@ -10,6 +11,7 @@ use super::{Cascade, Children};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::Result;
+use crate::kernels::fsst::SymbolTable;
 use crate::selection::Selection;
 
 /// Byte strings as offsets and one buffer, like an Arrow string array: row `i` is
@@ -71,6 +73,8 @@ pub(crate) struct ByteProfile<'a> {
     /// The distinct non-null values, sorted, and each row's code: built on first use (`None` when a probe
     /// of spread rows finds no repeat, which makes a dictionary pointless and hashing every row wasted).
     dictionary: OnceCell<Option<Dictionary<'a>>>,
+    /// An FSST symbol table trained on the rows, on first use.
+    symbol_table: OnceCell<SymbolTable>,
 }
 
 /// Sorted distinct values and the code of every row (null rows: the code of the row before, so runs of
@@ -87,11 +91,16 @@ impl<'a> ByteProfile<'a> {
     pub fn of(rows: &'a [&'a [u8]], validity: Option<&'a Bitmap>) -> Self {
         let valid = |i: usize| validity.is_none_or(|v| v.get(i));
         let total_bytes = rows.iter().enumerate().filter(|&(i, _)| valid(i)).map(|(_, r)| r.len()).sum();
-        ByteProfile { rows, validity, total_bytes, dictionary: OnceCell::new() }
+        ByteProfile { rows, validity, total_bytes, dictionary: OnceCell::new(), symbol_table: OnceCell::new() }
     }
 
     fn valid(&self, i: usize) -> bool {
         self.validity.is_none_or(|v| v.get(i))
+    }
+
+    /// An FSST symbol table for the rows, trained on first use (on a sample: see the kernel).
+    pub fn symbol_table(&self) -> &SymbolTable {
+        self.symbol_table.get_or_init(|| SymbolTable::train(self.rows))
     }
 
     /// The dictionary of the rows, built on first use; `None` when most rows are distinct.
@@ -185,41 +194,54 @@ impl BytesTest<'_> {
     }
 }
 
+/// The smallest and the largest of some rows' bytes.
+pub(crate) type Extremes<'a> = (Cow<'a, [u8]>, Cow<'a, [u8]>);
+
 /// The operations every opened byte-string stream answers. Rows passed in are `< len()`; callers check.
 pub(crate) trait BytesOps<'a> {
     /// Rows in the stream.
     fn len(&self) -> usize;
 
-    /// Row `i`'s bytes, borrowed from the stream (null rows hold whatever the writer put there).
-    fn get(&self, i: usize) -> &'a [u8];
+    /// Row `i`'s bytes: borrowed from the stream where it holds them as they are, decoded otherwise (null
+    /// rows hold whatever the writer put there).
+    fn get(&self, i: usize) -> Cow<'a, [u8]>;
+
+    /// Appends row `i` to `out`.
+    fn push_row(&self, i: usize, out: &mut ByteArray) {
+        out.push(&self.get(i));
+    }
 
     /// Appends rows `range` to `out`.
     fn decode_into(&self, range: Range<usize>, out: &mut ByteArray) {
         for i in range {
-            out.push(self.get(i));
+            self.push_row(i, out);
         }
     }
 
     /// Appends the rows at `positions` (any order) to `out`.
     fn take_into(&self, positions: &[u32], out: &mut ByteArray) {
         for &p in positions {
-            out.push(self.get(p as usize));
+            self.push_row(p as usize, out);
         }
     }
 
     /// Sets bit `i` of `out` (all clear on entry) for every row whose bytes pass `test`.
     fn filter(&self, test: &BytesTest<'_>, out: &mut Bitmap) {
         for i in 0..self.len() {
-            if test.matches(self.get(i)) {
+            if test.matches(&self.get(i)) {
                 out.set(i);
             }
         }
     }
 
     /// The smallest and largest bytes among the selected rows.
-    fn min_max(&self, selection: &Selection) -> Option<(&'a [u8], &'a [u8])> {
+    fn min_max(&self, selection: &Selection) -> Option<Extremes<'a>> {
         let mut iter = selection.iter().map(|i| self.get(i as usize));
         let first = iter.next()?;
-        Some(iter.fold((first, first), |(lo, hi), v| (lo.min(v), hi.max(v))))
+        Some(iter.fold((first.clone(), first), |(lo, hi), v| match (v < lo, v > hi) {
+            (true, _) => (v, hi),
+            (_, true) => (lo, v),
+            _ => (lo, hi),
+        }))
     }
 }

@@ -99,6 +99,8 @@ registry! {
     bytes {
     /// Sorted distinct strings stored once, and a code per row: filters run on the codes.
     BytesDict = 17, "dict", "bytes/dict.rs", bytes_dict::{BytesDict, bytes_dict::BytesDictView<'a>};
+    /// Every row compressed on its own by one FSST symbol table, and the end offsets of their codes.
+    BytesFsst = 20, "fsst", "bytes/fsst.rs", bytes_fsst::{BytesFsst, bytes_fsst::BytesFsstView<'a>};
     /// Every row's bytes back to back, and their end offsets.
     BytesPlain = 16, "plain", "bytes/plain.rs", bytes_plain::{BytesPlain, bytes_plain::BytesPlainView<'a>};
     }

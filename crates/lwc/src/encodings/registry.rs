@@ -409,6 +409,7 @@ macro_rules! registry {
         }
 
         /// A view over any encoded byte-string stream: dispatch of its operation set.
+        #[allow(clippy::enum_variant_names)] // named as the encodings are
         pub(crate) enum BytesView<'a> {
             $($bvariant($bview),)*
         }
@@ -448,9 +449,14 @@ macro_rules! registry {
                 }
             }
             #[inline]
-            fn get(&self, i: usize) -> &'a [u8] {
+            fn get(&self, i: usize) -> std::borrow::Cow<'a, [u8]> {
                 match self {
                     $(BytesView::$bvariant(v) => v.get(i),)*
+                }
+            }
+            fn push_row(&self, i: usize, out: &mut ByteArray) {
+                match self {
+                    $(BytesView::$bvariant(v) => v.push_row(i, out),)*
                 }
             }
             fn decode_into(&self, range: std::ops::Range<usize>, out: &mut ByteArray) {
@@ -468,7 +474,7 @@ macro_rules! registry {
                     $(BytesView::$bvariant(v) => v.filter(test, out),)*
                 }
             }
-            fn min_max(&self, selection: &Selection) -> Option<(&'a [u8], &'a [u8])> {
+            fn min_max(&self, selection: &Selection) -> Option<byte_strings::Extremes<'a>> {
                 match self {
                     $(BytesView::$bvariant(v) => v.min_max(selection),)*
                 }

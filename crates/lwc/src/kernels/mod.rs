@@ -3,6 +3,7 @@
 
 pub mod bitpack;
 pub mod decimal;
+pub mod fsst;
 pub mod positions;
 pub mod prefix;
 pub mod scan;

@@ -12,9 +12,10 @@
 //! looks entries up) and checks that they ascend within the data; codes past the last entry read the last
 //! entry.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
-use super::byte_strings::{ByteArray, ByteProfile, BytesEncoder, BytesOps, BytesTest, OpenBytes};
+use super::byte_strings::{Extremes, ByteArray, ByteProfile, BytesEncoder, BytesOps, BytesTest, OpenBytes};
 use super::{Cascade, Children, Encoding, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
@@ -150,8 +151,8 @@ impl<'a> BytesOps<'a> for BytesDictView<'a> {
     }
 
     #[inline]
-    fn get(&self, i: usize) -> &'a [u8] {
-        self.entry(self.codes.get(i))
+    fn get(&self, i: usize) -> Cow<'a, [u8]> {
+        Cow::Borrowed(self.entry(self.codes.get(i)))
     }
 
     fn decode_into(&self, range: Range<usize>, out: &mut ByteArray) {
@@ -190,9 +191,9 @@ impl<'a> BytesOps<'a> for BytesDictView<'a> {
         }
     }
 
-    fn min_max(&self, selection: &Selection) -> Option<(&'a [u8], &'a [u8])> {
+    fn min_max(&self, selection: &Selection) -> Option<Extremes<'a>> {
         // Codes order as entries do: the smallest and largest selected code are the answer.
         let aggregate = self.codes.aggregate(selection);
-        Some((self.entry(aggregate.min?), self.entry(aggregate.max?)))
+        Some((Cow::Borrowed(self.entry(aggregate.min?)), Cow::Borrowed(self.entry(aggregate.max?))))
     }
 }

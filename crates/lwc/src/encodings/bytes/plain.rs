@@ -8,6 +8,8 @@
 //! damaged stream puts past the data or before the previous one reads as an empty string rather than out
 //! of bounds (the file layer's checksums catch damage).
 
+use std::borrow::Cow;
+
 use super::byte_strings::{ByteProfile, BytesEncoder, BytesOps, OpenBytes};
 use super::{Cascade, Children, Encoding, StreamOps, StreamView};
 use crate::bytes::{Reader, Writer};
@@ -79,10 +81,10 @@ impl<'a> BytesOps<'a> for BytesPlainView<'a> {
     }
 
     #[inline]
-    fn get(&self, i: usize) -> &'a [u8] {
+    fn get(&self, i: usize) -> Cow<'a, [u8]> {
         let start = if i == 0 { 0 } else { self.ends.get(i - 1) };
         let end = self.ends.get(i);
-        self.data.get(start as usize..end as usize).unwrap_or(&[])
+        Cow::Borrowed(self.data.get(start as usize..end as usize).unwrap_or(&[]))
     }
 
     fn decode_into(&self, range: std::ops::Range<usize>, out: &mut super::ByteArray) {
@@ -104,7 +106,7 @@ impl<'a> BytesOps<'a> for BytesPlainView<'a> {
                 out.offsets.extend(ends[1..].iter().map(|&e| base + e - first as u64));
             }
             // Damaged offsets: row by row, each one clamped.
-            None => range.for_each(|i| out.push(self.get(i))),
+            None => range.for_each(|i| self.push_row(i, out)),
         }
     }
 }
