@@ -1,4 +1,4 @@
-//! TPC-H tables from the `tpchgen` crate turned into columns, for the keys and database experiments.
+//! TPC-H tables from the `tpchgen` crate turned into columns, for the keys, database and floats experiments.
 //!
 //! Column types follow a fixed-width layout: integers (keys, counts) as `i32` (TPC-H's fit below scale
 //! factor 300), dates as `i32` days since 1970, decimals as `i64` hundredths, and strings as Arrow `StringArray`s
@@ -170,6 +170,19 @@ impl Tpch {
             ("o_orderkey", self.orders().map(|r| key(r.o_orderkey)).collect()),
             ("ps_partkey", self.partsupps().map(|r| key(r.ps_partkey)).collect()),
         ]
+    }
+
+    /// The decimals the floats experiment stores as floats, in hundredths: `l_extendedprice`, `l_discount` and
+    /// `l_tax` (one pass over lineitem), then `o_totalprice`.
+    pub fn prices(&self) -> Vec<(&'static str, Vec<i64>)> {
+        let (mut price, mut discount, mut tax) = (Vec::new(), Vec::new(), Vec::new());
+        for r in self.lineitems() {
+            price.push(r.l_extendedprice.into_inner());
+            discount.push(r.l_discount.into_inner());
+            tax.push(r.l_tax.into_inner());
+        }
+        let total = self.orders().map(|r| r.o_totalprice.into_inner()).collect();
+        vec![("l_extendedprice", price), ("l_discount", discount), ("l_tax", tax), ("o_totalprice", total)]
     }
 
     /// Every table, largest first.

@@ -42,7 +42,43 @@ fn cases() -> Vec<(&'static str, RecordBatch, usize)> {
         // Floats and strings as core segments (footer storage tags 4 and 5), added within version 2:
         // the files above hold them as plain floats and the file's own dictionary (tags 2 and 3).
         ("all_types_in_core_segments", common::all_types(1_000, 7), 300),
+        // The float and string encodings of issue 14 (alp, alp_rd, fsst), added within version 2.
+        ("floats_and_text", floats_and_text(3_000), 1_024),
     ]
+}
+
+/// Prices of decimal origin (`alp`), doubles of other origin (`alp_rd`), `f32` prices, and free text with
+/// nulls and empty strings (`fsst`).
+fn floats_and_text(rows: usize) -> RecordBatch {
+    use arrow_array::{Float32Array, Float64Array};
+    let mut x = 0x5eed_u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut columns: Vec<(&str, ArrayRef)> = Vec::new();
+    let prices: Vec<Option<f64>> =
+        (0..rows).map(|i| (i % 50 != 7).then(|| (90_000 + next() % 1_000_000) as f64 / 100.0)).collect();
+    columns.push(("price", Arc::new(Float64Array::from(prices))));
+    // Full mantissas at three magnitudes far apart: few front bits, random tails.
+    let readings: Vec<f64> =
+        (0..rows).map(|i| (1.0 + (next() >> 11) as f64 / (1u64 << 53) as f64) * [1e-30, 1.0, 1e30][i % 3]).collect();
+    columns.push(("reading", Arc::new(Float64Array::from(readings))));
+    let small: Vec<f32> = (0..rows).map(|_| (next() % 10_000) as f32 / 100.0).collect();
+    columns.push(("price32", Arc::new(Float32Array::from(small))));
+    let words = ["carefully", "final", "deposits", "sleep", "quickly", "among", "the", "ironic", "packages"];
+    let text: Vec<Option<String>> = (0..rows)
+        .map(|i| match i % 97 {
+            0 => None,
+            1 => Some(String::new()),
+            _ => Some((0..4 + next() % 6).map(|_| words[(next() % 9) as usize]).collect::<Vec<_>>().join(" ")),
+        })
+        .collect();
+    columns.push(("comment", Arc::new(StringArray::from(text))));
+    let fields: Vec<Field> = columns.iter().map(|(n, a)| Field::new(*n, a.data_type().clone(), true)).collect();
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns.into_iter().map(|(_, a)| a).collect()).unwrap()
 }
 
 fn read_ipc(path: &Path) -> RecordBatch {
@@ -125,7 +161,7 @@ fn check_version(version: &str) -> usize {
 #[test]
 fn golden_files_of_every_version_read_back_exactly() {
     write_missing(CURRENT);
-    for (version, cases) in [("v1", 4), ("v2", 5)] {
+    for (version, cases) in [("v1", 4), ("v2", 6)] {
         assert_eq!(check_version(version), cases, "{version}: every case has its golden files");
     }
 }

@@ -7,6 +7,7 @@ pub mod access;
 pub mod adaptive;
 pub mod cascades;
 pub mod database;
+pub mod floats;
 pub mod keys;
 pub mod limits;
 
@@ -51,4 +52,9 @@ pub const ALL: &[Experiment] = &[
         run: adaptive::run,
     },
     Experiment { name: "database", about: "whole TPC-H tables: sizes and load cost (seed 004)", run: database::run },
+    Experiment {
+        name: "floats",
+        about: "alp and alp_rd vs plain, pco and zstd on TPC-H prices and synthetic doubles (issue 14)",
+        run: floats::run,
+    },
 ];

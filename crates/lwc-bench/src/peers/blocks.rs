@@ -87,6 +87,23 @@ macro_rules! le_word {
 
 le_word!(u8, u32, u64);
 
+macro_rules! le_float {
+    ($($t:ty),*) => {$(
+        // SAFETY: every bit pattern of a float is a value (NaNs included).
+        unsafe impl LeWord for $t {
+            fn extend_le(raw: &mut Vec<u8>, values: &[Self]) {
+                raw.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+            }
+
+            fn from_le(raw: Self) -> Self {
+                <$t>::from_bits(raw.to_bits().to_le())
+            }
+        }
+    )*};
+}
+
+le_float!(f32, f64);
+
 /// Values compressed by `C` in independent blocks of [`RAW_BLOCK_BYTES`].
 pub(super) struct BlockCompressorPeer<C>(pub(super) PhantomData<fn() -> C>);
 

@@ -7,7 +7,8 @@
 //! (`out.len()`), as a column's metadata would.
 //!
 //! Most experiments use `u32` (the default type parameter); the peers that take any width (pco and the byte
-//! compressors) also come over `u64` ([`wide`]) and, the byte compressors, over raw bytes ([`bytes`]).
+//! compressors) also come over `u64` ([`wide`]), pco and zstd over `f32` and `f64` ([`floats`]) and, the byte
+//! compressors, over raw bytes ([`bytes`]).
 
 use std::cell::RefCell;
 use std::marker::PhantomData;
@@ -63,6 +64,30 @@ pub fn wide() -> Vec<Box<dyn Peer<u64>>> {
         Box::new(BlockCompressorPeer::<Zstd>(PhantomData)),
         Box::new(BlockCompressorPeer::<Lz4>(PhantomData)),
     ]
+}
+
+/// A float type the float peers take (`f32`, `f64`).
+pub trait FloatPeers: Copy + Default + PartialEq + 'static {
+    /// The peers over this type, in table order: see [`floats`].
+    fn float_peers() -> Vec<Box<dyn Peer<Self>>>;
+}
+
+macro_rules! float_peers {
+    ($($t:ty),*) => {$(
+        impl FloatPeers for $t {
+            fn float_peers() -> Vec<Box<dyn Peer<Self>>> {
+                vec![Box::new(PcoPeer), Box::new(BlockCompressorPeer::<Zstd>(PhantomData))]
+            }
+        }
+    )*};
+}
+
+float_peers!(f32, f64);
+
+/// The peers that take floats, in table order: pco (with its float modes) and zstd over the values'
+/// little-endian bytes.
+pub fn floats<T: FloatPeers>() -> Vec<Box<dyn Peer<T>>> {
+    T::float_peers()
 }
 
 /// The byte compressors over raw bytes (strings, for instance), in table order.

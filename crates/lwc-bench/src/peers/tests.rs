@@ -102,6 +102,26 @@ fn wide_and_byte_peers_round_trip() {
 }
 
 #[test]
+fn float_peers_round_trip() {
+    let names: Vec<_> = floats::<f64>().iter().map(|peer| peer.name()).collect();
+    assert_eq!(names, ["pco", "zstd"]);
+    let mut rng = StdRng::seed_from_u64(17);
+    for len in LENGTHS {
+        for (shape, values) in shapes(len, &mut rng) {
+            // Decimals, full mantissas and extremes alike (no NaN: the check compares with `==`).
+            let doubles: Vec<f64> = values.iter().map(|&v| v as f64 / 100.0 + (v % 7) as f64 / 3.0).collect();
+            let singles: Vec<f32> = values.iter().map(|&v| f32::from_bits(v & 0x7f7f_ffff)).collect();
+            for peer in floats::<f64>() {
+                check(peer.as_ref(), shape, &doubles, &mut rng);
+            }
+            for peer in floats::<f32>() {
+                check(peer.as_ref(), shape, &singles, &mut rng);
+            }
+        }
+    }
+}
+
+#[test]
 fn every_peer_round_trips_a_million_values() {
     let mut rng = StdRng::seed_from_u64(11);
     let values: Vec<u32> = (0..1_000_000).map(|_| rng.gen()).collect();
