@@ -13,7 +13,7 @@
 //! longest match; a stored table that has such a clash still compresses correctly, without the later one.
 //!
 //! Training (the paper's iterative algorithm): draw a sample of about 32 KiB (strings picked at random,
-//! long ones cut to 512-byte pieces), then for 5 generations compress a growing share of the sample with
+//! long ones cut to 512-byte pieces), then for 8 generations compress a growing share of the sample with
 //! the current table, count how often each symbol (and each escaped byte, and the first byte of each
 //! longer symbol) occurs and how often each pair of consecutive ones does, and keep the 255 candidates,
 //! symbols and pairs joined into one symbol, with the highest gain, count times length. The best table
@@ -412,7 +412,7 @@ mod train {
     /// Strings longer than this are sampled by pieces of this size.
     const SAMPLE_LINE: usize = 512;
     /// Generations of counting and rebuilding.
-    const GENERATIONS: usize = 5;
+    const GENERATIONS: usize = 8;
     /// Code space while counting: symbols `0..n`, then each byte as an escape at `256 + byte`.
     const CODES: usize = 512;
 
@@ -665,8 +665,10 @@ mod train {
         let mut table: Vec<(u64, u8)> = Vec::new();
         let mut best = (Vec::new(), vec![0; CODES], 128, f64::NEG_INFINITY);
         for generation in 0..GENERATIONS as u64 {
-            // Shares of 8/128, 38/128, ... up to all of the sample, as in the paper.
-            let frac = 8 + 30 * generation;
+            // Shares of 8/128, 25/128, ... up to all of the sample. The paper's five generations gave
+            // 2.98x on l_comment, eight give 3.10x for 60 % more training (1.2 to 2 ms a segment): the
+            // TPC-H tables at SF 1 took 220 MiB, then 213 MiB.
+            let frac = 8 + 120 * generation / (GENERATIONS as u64 - 1);
             let (symbols, lengths): (Vec<u64>, Vec<u8>) = table.iter().copied().unzip();
             counts.reset();
             let (saved, read) = counts.count(&lines, &Matcher::new(&symbols, &lengths), frac, all);

@@ -1,5 +1,6 @@
 //! Kernels: pure functions over slices of machine words. They know no format and no header; encodings
-//! call them after validating lengths once. The only home of `unsafe` (runtime CPU-feature dispatch).
+//! call them after validating lengths once. The only home of `unsafe` (runtime CPU-feature dispatch, and
+//! FSST decoding's writes into space reserved up front).
 
 pub mod bitpack;
 pub mod decimal;
