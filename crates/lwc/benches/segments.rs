@@ -195,5 +195,31 @@ fn made_for_their_data(c: &mut Criterion) {
     on_data(c, "timestamps", &timestamps, &["delta2", "delta", "for", "plain"]);
 }
 
-criterion_group!(benches, decode, take, filter, made_for_their_data);
+/// Prices of decimal origin as `f64` (the nearest double to each two-digit price, as parsing text gives):
+/// decode, a 10 % range filter, the sum and a take, in `alp` and in the encodings of their latents.
+fn floats(c: &mut Criterion) {
+    let mut g = configure(c, "prices_f64");
+    let mut rng = StdRng::seed_from_u64(7);
+    let prices: Vec<f64> = (0..N).map(|_| rng.gen_range(90_000..10_500_000) as f64 / 100.0).collect();
+    let sorted = positions(1_000, true);
+    let mut out = vec![0f64; N];
+    for enc in ["alp", "alp_rd", "for", "plain"] {
+        let bytes = encode_segment(&prices, None, enc.parse::<Cascade>().unwrap()).unwrap();
+        let seg = Segment::<f64>::open(&bytes).unwrap();
+        let id =
+            |op: &str| BenchmarkId::new(op, format!("{enc} ({:.3} of plain)", bytes.len() as f64 / (8 * N) as f64));
+        g.throughput(Throughput::Elements(N as u64));
+        g.bench_function(id("decode"), |b| b.iter(|| seg.decode_into(0, black_box(&mut out)).unwrap()));
+        let range = Predicate::Between(50_000.0, 60_000.0);
+        g.bench_function(id("filter_between_10pct"), |b| b.iter(|| black_box(seg.filter(&range))));
+        g.bench_function(id("sum"), |b| b.iter(|| black_box(seg.aggregate(None).unwrap())));
+        g.throughput(Throughput::Elements(1_000));
+        g.bench_function(id("take_1000_sorted"), |b| {
+            b.iter(|| seg.take_into(black_box(&sorted), &mut out[..1_000]).unwrap())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, decode, take, filter, made_for_their_data, floats);
 criterion_main!(benches);
