@@ -9,7 +9,7 @@ use arrow::array::{ArrayRef, RecordBatch, UInt64Array};
 use arrow::datatypes::{DataType, Field, Schema};
 use indicatif::{ProgressBar, ProgressStyle};
 use lwc::{AccessMix, CostModel, EncodeOptions, Objective};
-use lwc_file::{with_int_column, ColumnInfo, FileWriter, LwcFile, ScanOptions, WriteOptions};
+use lwc_file::{ColumnInfo, FileWriter, LwcFile, ScanOptions, WriteOptions};
 use serde_json::json;
 
 use crate::input::{CsvOptions, Format, Input};
@@ -300,10 +300,12 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
     }
     let file = if Format::detect(&args.input)? == Format::Lwc { open(&args.input)? } else { table_as_lwc(args)? };
     let schema = file.schema();
+    // Every column whose segments the selector chooses: integer-backed, float, string and binary.
+    let chosen = |i: usize| !matches!(file.columns()[i].storage, lwc_file::Storage::Plain(_));
     let indices: Vec<usize> = if args.column.is_empty() {
-        let all: Vec<usize> = (0..schema.fields().len()).filter(|&i| file.int_column(i).is_ok()).collect();
+        let all: Vec<usize> = (0..schema.fields().len()).filter(|&i| chosen(i)).collect();
         if all.is_empty() {
-            bail!("{} has no integer-backed column to explain", args.input.display());
+            bail!("{} has no column whose encoding is chosen (all are stored as they are)", args.input.display());
         }
         all
     } else {
@@ -320,27 +322,24 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
     let mut docs = Vec::new();
     for i in indices {
         let name = schema.field(i).name();
-        let column = file.int_column(i).context("explain works on integer-backed columns")?;
-        let explains = with_int_column!(&column, c => {
-            let values = c.decode(0..c.rows())?;
-            lwc::EncodedColumn::encode(&values.values, values.validity.as_ref(), &options)?.explains().to_vec()
-        });
+        let storage = file.columns()[i].storage;
+        let explains = lwc_file::explain_array(file.read_column(i)?.as_ref(), &options)
+            .with_context(|| format!("column {name}"))?;
         if args.json {
             docs.push(json!({
                 "column": name,
                 "type": schema.field(i).data_type().to_string(),
-                "stored_as": column.int_type().to_string(),
+                "stored_as": storage.to_string(),
                 "segments": explains.iter().map(explain_json).collect::<Vec<_>>(),
             }));
             continue;
         }
         let bytes: usize = explains.iter().map(|e| e.actual_bytes).sum();
         text.push_str(&format!(
-            "column {name} ({}, stored as {}): {} segments, {} rows, {} encoded, objective {}\n",
+            "column {name} ({}, stored as {storage}): {} segments, {} rows, {} encoded, objective {}\n",
             schema.field(i).data_type(),
-            column.int_type(),
             explains.len(),
-            thousands(column.rows()),
+            thousands(file.columns()[i].rows),
             human_bytes(bytes as u64),
             args.objective
         ));

@@ -31,9 +31,9 @@ Examples:
 #[derive(Parser, Debug)]
 #[command(name = "lwc", version, after_long_help = EXAMPLES)]
 #[command(long_about = "lwc: lightweight columnar compression that stays queryable.\n\n\
-Compresses tables (CSV, Parquet, Arrow IPC) into .lwc files whose integer-backed columns (integers, \
-dates, timestamps, decimals, booleans) are stored as lwc segments: bit packing, frame of reference, delta, \
-dictionaries, run-length and their cascades, chosen per segment. Point lookups, gathers, filters and \
+Compresses tables (CSV, Parquet, Arrow IPC) into .lwc files whose columns (integers, dates, timestamps, \
+decimals, booleans, floats, strings, binaries) are stored as lwc segments: bit packing, frame of reference, \
+delta, dictionaries, run-length and their cascades, ALP for floats, FSST for text, chosen per segment. Point lookups, gathers, filters and \
 aggregates run on the encoded segments without decompressing the file.")]
 struct Cli {
     #[command(subcommand)]
@@ -188,9 +188,10 @@ pub struct InspectArgs {
 /// Options of `lwc explain`.
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
-    /// An .lwc file, or a table (CSV, Parquet, Arrow IPC) whose integer-backed columns are encoded anew.
+    /// An .lwc file, or a table (CSV, Parquet, Arrow IPC), whose columns are encoded anew.
     pub input: PathBuf,
-    /// Only these columns, comma separated or repeated (default: every integer-backed column).
+    /// Only these columns, comma separated or repeated (default: every column whose encoding is chosen:
+    /// integers, dates, decimals, floats, strings, binaries).
     #[arg(short, long, value_name = "NAME", value_delimiter = ',')]
     pub column: Vec<String>,
     /// The objective the selector is run with (see `lwc compress --help`).

@@ -322,7 +322,16 @@ fn explain_prints_the_selectors_records() {
     assert_eq!(json["objective"], "random");
     assert_eq!(json["columns"].as_array().unwrap().len(), 2);
     assert!(json["columns"][0]["segments"][0]["chosen"].is_string());
-    fails(&["explain", p(&file), "--column", "name"]);
+    // Strings and floats are explained too: their own encodings among the candidates.
+    let text = ok(&["explain", p(&file), "--column", "name"]);
+    assert!(text.contains("column name (Utf8, stored as bytes)") && text.contains("fsst"), "{text}");
+    let prices = f.path("prices.csv");
+    let cents = |i: u64| 10_000 + (i * 7_919) % 1_000_000;
+    let rows: String = (0..3_000).map(|i| format!("{}.{:02},item {i}\n", cents(i) / 100, cents(i) % 100)).collect();
+    std::fs::write(&prices, format!("price,label\n{rows}")).unwrap();
+    let text = ok(&["explain", p(&prices), "--column", "price"]);
+    assert!(text.contains("stored as f64") && text.contains("chose alp"), "{text}");
+    assert!(fails(&["explain", p(&file), "--column", "nope"]).contains("nope"));
 }
 
 #[test]

@@ -33,6 +33,8 @@ pub(crate) struct EncodedChunk {
     /// The cost model's price of reading the integer segment as chosen (per value), when the selector
     /// chose it.
     pub(crate) read_costs: Option<lwc::Costs>,
+    /// How the selector chose, when the options asked for it.
+    pub(crate) explain: Option<lwc::SegmentExplain>,
 }
 
 /// Every integer segment of a file is encoded here, and only here.
@@ -70,6 +72,7 @@ fn encode_values<T: Value>(values: &[T], validity: Option<&Bitmap>, options: &En
         cascade: encoded.cascade().to_string(),
         plain_bytes: 0,
         read_costs: Some(encoded.read_costs()),
+        explain: encoded.explain().cloned(),
         bytes: encoded.into_bytes().to_vec(),
     })
 }
@@ -145,6 +148,7 @@ fn encode_fixed(array: &dyn Array, width: usize, validity: Option<&Bitmap>) -> R
         cascade: "plain".into(),
         plain_bytes: values.len() as u64,
         read_costs: None,
+        explain: None,
     })
 }
 
@@ -208,6 +212,36 @@ fn encode_bytes(
         cascade: encoded.cascade().to_string(),
         plain_bytes: total as u64 + offset_width(array.data_type()) * rows.len() as u64,
         read_costs: Some(encoded.read_costs()),
+        explain: encoded.explain().cloned(),
         bytes: encoded.into_bytes().to_vec(),
     })
+}
+
+/// How the selector would encode `array` as a column of `.lwc` segments of `options.segment_rows` rows:
+/// one explain record per segment (candidates, estimates, costs, why the winner won), for every type whose
+/// segments lwc chooses (integers, floats, dates, decimals, strings, binaries).
+///
+/// ```
+/// use arrow_array::Float64Array;
+/// let prices = Float64Array::from_iter_values((0..100_000).map(|i| (i % 5_000) as f64 / 100.0));
+/// let explains = lwc_file::explain_array(&prices, &lwc::EncodeOptions::default())?;
+/// assert_eq!(explains.len(), 2); // 65,536 rows a segment
+/// assert_eq!(explains[0].chosen.to_string().split('(').next(), Some("alp"));
+/// # Ok::<(), lwc_file::Error>(())
+/// ```
+pub fn explain_array(array: &dyn Array, options: &EncodeOptions) -> Result<Vec<lwc::SegmentExplain>> {
+    let storage =
+        crate::schema::storage_for(array.data_type()).filter(|s| !matches!(s, Storage::Plain(_))).ok_or_else(|| {
+            Error::InvalidArgument(format!("{} is stored as it is: no encoding is chosen", array.data_type()))
+        })?;
+    let options = EncodeOptions { explain: true, ..options.clone() };
+    let step = options.segment_rows.max(1);
+    (0..array.len())
+        .step_by(step)
+        .map(|start| {
+            let part = array.slice(start, step.min(array.len() - start));
+            let chunk = encode_chunk(part.as_ref(), storage, &options)?;
+            chunk.explain.ok_or_else(|| Error::InvalidArgument("no explain record was kept".into()))
+        })
+        .collect()
 }
