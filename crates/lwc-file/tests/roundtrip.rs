@@ -75,7 +75,7 @@ fn zero_columns() {
 }
 
 #[test]
-fn strings_choose_dictionary_or_plain() {
+fn strings_choose_dictionary_or_fsst() {
     let (file, _dir) = round_trip(&[all_types(3000, 5)], options(1000));
     let storage = |name: &str| file.columns()[file.column_index(name).unwrap()].storage;
     let tops = |name: &str| -> Vec<String> {
@@ -85,7 +85,7 @@ fn strings_choose_dictionary_or_plain() {
     assert_eq!(storage("s_dict"), Storage::Bytes(lwc::strings::BytesType::Utf8));
     assert_eq!(storage("bin"), Storage::Bytes(lwc::strings::BytesType::Binary));
     assert_eq!(tops("s_dict"), ["dict x3"]);
-    assert_eq!(tops("s_plain"), ["plain x3"]);
+    assert_eq!(tops("s_plain"), ["fsst x3"]);
     assert_eq!(storage("s_dict").to_string(), "bytes");
     assert_eq!(storage("f64"), Storage::Values(lwc::ValueType::F64));
     assert_eq!(storage("dec128_wide"), Storage::Plain(16));
@@ -96,8 +96,8 @@ fn strings_choose_dictionary_or_plain() {
     assert!(dict.cascades.iter().all(|(c, _)| c.starts_with("dict(")), "{:?}", dict.cascades);
 }
 
-/// Large segments: a probe of spread rows sends all-distinct strings straight to plain, while strings
-/// that repeat (each one twice) still get a dictionary.
+/// Large segments: a probe of spread rows rules the dictionary out for all-distinct strings without
+/// hashing every row, while strings that repeat (each one twice) still have one estimated.
 #[test]
 fn large_string_segments_probe_before_hashing_every_row() {
     let rows = 20_000;
@@ -110,7 +110,14 @@ fn large_string_segments_probe_before_hashing_every_row() {
     let batch = RecordBatch::try_new(schema, vec![Arc::new(unique), Arc::new(twice)]).unwrap();
     let (file, _dir) = round_trip(std::slice::from_ref(&batch), options(rows));
     let top = |c: usize| file.columns()[c].cascades[0].0.split('(').next().unwrap().to_string();
-    assert_eq!((top(0), top(1)), ("plain".to_string(), "dict".to_string()));
+    assert_eq!((top(0), top(1)), ("fsst".to_string(), "fsst".to_string()));
+    let dict_estimate = |c: usize| {
+        let explains = lwc_file::explain_array(batch.column(c).as_ref(), &options(rows).encode).unwrap();
+        let dict = explains[0].candidates.iter().find(|k| k.encoding == lwc::EncodingId::BytesDict).unwrap();
+        (dict.estimated_bytes.is_some(), dict.note)
+    };
+    assert_eq!(dict_estimate(0), (false, "nearly every string is distinct"));
+    assert!(dict_estimate(1).0);
 }
 
 #[test]
