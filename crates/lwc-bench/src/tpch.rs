@@ -185,6 +185,25 @@ impl Tpch {
         vec![("l_extendedprice", price), ("l_discount", discount), ("l_tax", tax), ("o_totalprice", total)]
     }
 
+    /// The free-text columns the strings experiment compresses: `l_comment`, `o_comment`, `ps_comment`, `p_name`
+    /// and `c_address`, generated alone (no other column of their tables).
+    pub fn texts(&self) -> Vec<(&'static str, StringArray)> {
+        let (sf, pool) = (self.scale_factor, &self.pool);
+        let text = |name: &'static str, column: Table| match column.columns.into_iter().next().map(|c| c.data) {
+            Some(Data::Text(s)) => (name, s),
+            _ => unreachable!("a text field builds a text column"),
+        };
+        let parts = PartGenerator::new_with_distributions_and_text_pool(sf, 1, 1, dists(), pool).into_iter();
+        let customers = CustomerGenerator::new_with_distributions_and_text_pool(sf, 1, 1, dists(), pool).into_iter();
+        vec![
+            text("l_comment", build("lineitem", self.lineitems(), &[("l_comment", Field::Text(|r| &r.l_comment))])),
+            text("o_comment", build("orders", self.orders(), &[("o_comment", Field::Text(|r| &r.o_comment))])),
+            text("ps_comment", build("partsupp", self.partsupps(), &[("ps_comment", Field::Text(|r| &r.ps_comment))])),
+            text("p_name", build("part", parts, &[("p_name", Field::Text(|r| &r.p_name))])),
+            text("c_address", build("customer", customers, &[("c_address", Field::Text(|r| &r.c_address))])),
+        ]
+    }
+
     /// Every table, largest first.
     pub fn tables(&self) -> Vec<Table> {
         let (sf, pool) = (self.scale_factor, &self.pool);

@@ -32,6 +32,8 @@ fn every_experiment_produces_its_tables() {
         "### adaptive: low-cardinality strings",
         "### database: TPC-H SF",
         "### database: lwc's automatic choice per column",
+        "### strings: TPC-H text",
+        "### strings: the goals",
     ] {
         assert!(stdout.contains(title), "missing {title} in\n{stdout}");
     }

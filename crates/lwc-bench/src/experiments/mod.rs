@@ -10,6 +10,7 @@ pub mod database;
 pub mod floats;
 pub mod keys;
 pub mod limits;
+pub mod strings;
 
 /// What every experiment is given.
 #[derive(Clone, Copy, Debug)]
@@ -56,5 +57,10 @@ pub const ALL: &[Experiment] = &[
         name: "floats",
         about: "alp and alp_rd vs plain, pco and zstd on TPC-H prices and synthetic doubles (issue 14)",
         run: floats::run,
+    },
+    Experiment {
+        name: "strings",
+        about: "fsst, dict and plain vs zstd, lz4, fsst-rs and Parquet on TPC-H text and low-cardinality keys",
+        run: strings::run,
     },
 ];

@@ -6,11 +6,11 @@ use super::*;
 pub(super) const RAW_BLOCK_BYTES: usize = 64 * 1024;
 
 /// zstd's level (its default).
-pub(super) const ZSTD_LEVEL: i32 = 3;
+pub(crate) const ZSTD_LEVEL: i32 = 3;
 
 /// A general-purpose byte compressor, run over blocks of [`RAW_BLOCK_BYTES`] so `take` decompresses only
 /// the blocks it reads.
-pub(super) trait ByteCompressor: 'static {
+pub(crate) trait ByteCompressor: 'static {
     const NAME: &'static str;
     /// Compresses one block of raw bytes; `None` when the compressor fails.
     fn compress(raw: &[u8]) -> Option<Vec<u8>>;
@@ -19,7 +19,7 @@ pub(super) trait ByteCompressor: 'static {
 }
 
 /// zstd at [`ZSTD_LEVEL`].
-pub(super) struct Zstd;
+pub(crate) struct Zstd;
 
 thread_local! {
     /// zstd contexts are costly to create (hundreds of KiB each), so each thread keeps one of each.
@@ -44,7 +44,7 @@ impl ByteCompressor for Zstd {
 }
 
 /// LZ4's block format from `lz4_flex`.
-pub(super) struct Lz4;
+pub(crate) struct Lz4;
 
 impl ByteCompressor for Lz4 {
     const NAME: &'static str = "lz4_flex";

@@ -221,6 +221,8 @@ mod vortex;
 
 use bitpacking::*;
 use blocks::*;
+// The byte compressors themselves, for experiments that cut their own blocks (strings: 64Ki rows a block).
+pub(crate) use blocks::{ByteCompressor, Lz4, Zstd, ZSTD_LEVEL};
 use fastlanes::*;
 use fastpfor::*;
 use pco::*;

@@ -178,7 +178,28 @@ impl<'a> BytesOps<'a> for BytesFsstView<'a> {
         }
     }
 
+    fn take_into(&self, positions: &[u32], out: &mut ByteArray) {
+        // Two gathers of ends (each row's and the one before it), then one decode a row.
+        let mut bounds = vec![0u64; 2 * positions.len()];
+        let (starts, ends) = bounds.split_at_mut(positions.len());
+        let before: Vec<u32> = positions.iter().map(|&p| p.saturating_sub(1)).collect();
+        self.ends.take_into(&before, starts);
+        self.ends.take_into(positions, ends);
+        for ((&p, &start), &end) in positions.iter().zip(starts.iter()).zip(ends.iter()) {
+            let start = if p == 0 { 0 } else { start };
+            let codes = self.codes.get(start as usize..end as usize).unwrap_or(&[]);
+            self.decoder.decompress_into(codes, &mut out.data);
+            out.offsets.push(out.data.len() as u64);
+        }
+    }
+
     fn filter(&self, test: &BytesTest<'_>, out: &mut Bitmap) {
+        // `x = v` arrives as the range `v ..= v`: compared compressed, as a set of one.
+        if let BytesTest::Range { lo: Some((lo, true)), hi: Some((hi, true)) } = test {
+            if lo == hi {
+                return self.filter(&BytesTest::Set(&[lo.to_vec()]), out);
+            }
+        }
         match test {
             BytesTest::Set(set) => {
                 let mut compressed: Vec<Vec<u8>> = set
