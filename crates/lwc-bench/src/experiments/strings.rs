@@ -882,7 +882,7 @@ fn speed_tables(comment: &Column, speeds: &Speeds, records: &mut Vec<Record>) ->
         filter.row(cells);
     }
     let selected: Vec<String> = speeds.predicates.iter().map(|(p, k)| format!("`{p}` selects {k}")).collect();
-    filter.note(format!("Counting the rows that match, over all {n} rows, v = '{}' (the middle row's value): {}. plain compares each row of the Arrow layout; lwc filters each segment on its encoded form (`BytesSegment::filter`, zone maps first; fsst compresses an `IN` list once and compares codes, but plans `=` as a range test, which like a prefix decodes each row into one scratch buffer and compares; plain compares bytes in place); zstd and lz4_flex decompress each block then compare; fsst-rs decodes each row into one buffer then compares; `lwc fsst, decode then compare` decodes each segment whole, then compares its rows. Counts were checked against plain first.", speeds.value, selected.join(", ")));
+    filter.note(format!("Counting the rows that match, over all {n} rows, v = '{}' (the middle row's value): {}. plain compares each row of the Arrow layout; lwc filters each segment on its encoded form (`BytesSegment::filter`, zone maps first; fsst compresses the constants of `=` and `IN` once and compares codes, and decodes each row into one scratch buffer for a prefix; plain compares bytes in place); zstd and lz4_flex decompress each block then compare; fsst-rs decodes each row into one buffer then compares; `lwc fsst, decode then compare` decodes each segment whole, then compares its rows. Counts were checked against plain first.", speeds.value, selected.join(", ")));
     [decode, access, filter]
 }
 
