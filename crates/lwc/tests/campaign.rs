@@ -32,7 +32,7 @@ fn inputs_per_decoder() -> usize {
 }
 
 /// Every encoding, and the cascades the selector writes.
-const CASCADES: [&str; 29] = [
+const CASCADES: [&str; 30] = [
     "plain",
     "constant",
     "bitpack",
@@ -59,6 +59,7 @@ const CASCADES: [&str; 29] = [
     "rle(sequence, sequence)",
     "rle(delta(dict), delta)",
     "pfor(for, bitpack)",
+    "radix",
     "alp",
     "alp_rd",
     "alp(for, plain, plain)",

@@ -74,6 +74,9 @@ registry! {
     /// `value - min` in LEB128 bytes (byte-aligned null suppression per value), a byte offset every 128
     /// values for `get`.
     Varint = 12, "varint", "ints/varint.rs", varint::{Varint, varint::VarintView<'a, T>};
+    /// `value - min` as the digits of base `max - min + 1`, as many as fit a `u64` (ten codes: 3.37 bits, not
+    /// 4).
+    Radix = 21, "radix", "ints/radix.rs", radix::{Radix, Box<radix::RadixView<'a, T>>};
     /// Differences between neighbours (zigzagged unless the values never decrease) and the full value
     /// every `stride` rows (a power of two in 16 ..= 65,536; seed 001's data points), both child streams.
     Delta { stride } = 8, "delta", "ints/delta/mod.rs", delta::{Delta, Box<delta::DeltaView<'a, T>>};

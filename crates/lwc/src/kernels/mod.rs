@@ -7,5 +7,6 @@ pub mod decimal;
 pub mod fsst;
 pub mod positions;
 pub mod prefix;
+pub mod radix;
 pub mod scan;
 pub mod varint;

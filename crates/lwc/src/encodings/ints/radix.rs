@@ -1,0 +1,191 @@
+//! `radix`: `value - min` as the digits of base `k = max - min + 1`, as many as fit one `u64` word
+//! (19 digits of base 10, 40 of base 3): `k` distinct codes that are not a power of two take `64 / m` bits
+//! instead of bit packing's `⌈log2 k⌉` (ten values: 3.37 bits, not 4). Dictionary codes of low-cardinality
+//! columns are its data: `'Key_' + random % 10` in 3.4 bits a row, every row still one word and one
+//! division away.
+//!
+//! Bytes: the reference (8, zero-extended bits), the base `k` (8; 0 stands for `2^64`, one digit a word),
+//! then `⌈n / m⌉` words (8-aligned), digit `j` of word `w` holding row `w·m + j`.
+//!
+//! Reads divide by `k` and its powers through precomputed reciprocals ([`crate::kernels::radix`]); filters
+//! and aggregates decode a block and work on plain values.
+
+use super::{Encoder, OpenStream, StreamOps, read_value, value_bits, Children};
+use crate::bytes::{Reader, Writer};
+use crate::error::{Error, Result};
+use crate::kernels::bitpack::BLOCK;
+use crate::kernels::radix::{digits_per_word, pack_word, unpack_word, Divisor};
+use crate::stats::{Shape, SplitMix, Stats};
+use crate::types::{LwcInt, Word};
+
+pub(crate) struct Radix;
+
+/// The base for a range of residuals (`None`: `2^64`, which one digit a word stores as it is) and the digits
+/// a word holds. A constant stream is written in base 2, all digits 0.
+fn base<T: LwcInt>(stats: &Stats<T>) -> (Option<u64>, usize) {
+    match stats.max.offset_from(stats.min).to_u64().checked_add(1) {
+        None => (None, 1),
+        Some(k) => {
+            let k = k.max(2);
+            (Some(k), digits_per_word(k))
+        }
+    }
+}
+
+impl Encoder for Radix {
+    const SIZED_BY_STATS: bool = true;
+
+    fn pruned(shape: &dyn Shape) -> Option<&'static str> {
+        // Past 20 bits a word holds at most three digits: no narrower than bit packing.
+        (shape.range_bits() > 20).then_some("digits no narrower than bits at this range")
+    }
+
+    /// Uniform values below three quarters of `2^width`: a base that is not a power of two.
+    fn calibration_values(width: u32, n: usize, rng: &mut SplitMix) -> Vec<u64> {
+        let limit = if width >= 63 { u64::MAX / 2 } else { ((1u64 << width) * 3 / 4).max(2) };
+        (0..n).map(|_| rng.below(limit as usize) as u64).collect()
+    }
+
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: u32, _: &impl Children) -> Option<usize> {
+        Some(16 + 8 * values.len().div_ceil(base(stats).1))
+    }
+
+    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _: u32, _: &impl Children, out: &mut Writer) -> Result<()> {
+        let (k, m) = base(stats);
+        out.u64(value_bits(stats.min));
+        out.u64(k.unwrap_or(0));
+        let residual = |v: &T| v.offset_from(stats.min).to_u64();
+        let words: Vec<u64> = match k {
+            Some(k) => values.chunks(m).map(|chunk| pack_word(chunk.iter().map(residual), k)).collect(),
+            None => values.iter().map(residual).collect(),
+        };
+        out.array(&words);
+        Ok(())
+    }
+}
+
+pub(crate) struct RadixView<'a, T: LwcInt> {
+    reference: T,
+    /// `None` for base `2^64`: each word is one residual.
+    base: Option<Divisor>,
+    /// Division by `k^j` for digit `j` (`powers[0]` unused).
+    powers: Vec<Divisor>,
+    m: usize,
+    words: &'a [u64],
+    n: usize,
+}
+
+impl<'a, T: LwcInt> OpenStream<'a, T> for RadixView<'a, T> {
+    fn open(r: &mut Reader<'a>, n: usize, _: usize) -> Result<Self> {
+        let reference = read_value(r, "radix reference")?;
+        let k = r.u64("radix base")?;
+        if k == 1 {
+            return Err(Error::Corrupt("radix: base 1".into()));
+        }
+        let (base, m) = match k {
+            0 => (None, 1),
+            k => (Some(Divisor::new(k)), digits_per_word(k)),
+        };
+        let mut powers = Vec::with_capacity(m);
+        let mut power = 1u64;
+        for _ in 0..m {
+            powers.push(Divisor::new(power.max(2)));
+            power = power.wrapping_mul(k);
+        }
+        let words = r.array("radix words", n.div_ceil(m))?;
+        Ok(RadixView { reference, base, powers, m, words, n })
+    }
+}
+
+impl<T: LwcInt> RadixView<'_, T> {
+    #[inline(always)]
+    fn value(&self, residual: u64) -> T {
+        T::add_offset(self.reference, T::Unsigned::from_u64(residual))
+    }
+
+    /// The residual of row `i`.
+    #[inline]
+    fn residual(&self, i: usize) -> u64 {
+        let word = self.words[i / self.m];
+        let Some(base) = self.base else { return word };
+        let j = i % self.m;
+        let shifted = if j == 0 { word } else { self.powers[j].quotient(word) };
+        base.div_rem(shifted).1
+    }
+}
+
+impl<T: LwcInt> StreamOps<T> for RadixView<'_, T> {
+    fn len(&self) -> usize {
+        self.n
+    }
+
+    fn decode_into(&self, start: usize, out: &mut [T]) {
+        let Some(base) = self.base else {
+            for (o, &w) in out.iter_mut().zip(&self.words[start..]) {
+                *o = self.value(w);
+            }
+            return;
+        };
+        let mut digits = [0u64; 64];
+        let (mut row, end) = (start, start + out.len());
+        while row < end {
+            let (w, j) = (row / self.m, row % self.m);
+            let take = (self.m - j).min(end - row);
+            unpack_word(self.words[w], base, &mut digits[..j + take]);
+            for (o, &d) in out[row - start..row - start + take].iter_mut().zip(&digits[j..j + take]) {
+                *o = self.value(d);
+            }
+            row += take;
+        }
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> T {
+        self.value(self.residual(i))
+    }
+
+    fn take_into(&self, positions: &[u32], out: &mut [T]) {
+        for (o, &p) in out.iter_mut().zip(positions) {
+            *o = self.value(self.residual(p as usize));
+        }
+    }
+}
+
+/// Blocks stay what the defaults decode at a time.
+const _: () = assert!(BLOCK >= 64);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encodings::{encode_stream, Cascade, StreamView};
+    use crate::Objective;
+
+    fn round_trip<T: LwcInt>(values: &[T]) -> usize {
+        let mut w = Writer::new();
+        encode_stream(values, &"radix".parse::<Cascade>().unwrap(), Objective::default(), &mut w).unwrap();
+        let bytes = w.into_aligned();
+        let view = StreamView::<T>::open(&mut Reader::new(bytes.as_bytes()), values.len()).unwrap();
+        let mut out = vec![T::default(); values.len().saturating_sub(3)];
+        view.decode_into(values.len() - out.len(), &mut out);
+        assert_eq!(out, values[values.len() - out.len()..]);
+        assert!(values.iter().enumerate().all(|(i, &v)| view.get(i) == v));
+        bytes.len()
+    }
+
+    #[test]
+    fn ten_codes_take_under_three_and_a_half_bits() {
+        let codes: Vec<u32> = (0..65_536u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) % 10).collect();
+        assert!(codes.contains(&9) && codes.contains(&0));
+        let bytes = round_trip(&codes);
+        assert!((bytes * 8) as f64 / codes.len() as f64 <= 3.4, "{bytes} bytes");
+    }
+
+    #[test]
+    fn every_range_round_trips() {
+        round_trip(&[i64::MIN, i64::MAX, 0, -1, 5]);
+        round_trip(&[u64::MAX, 0, 1]);
+        round_trip(&[7u8; 100]);
+        round_trip(&(0..1_000i32).map(|i| i * 37 % 1_000_003 - 500_000).collect::<Vec<_>>());
+        round_trip(&(0..300).map(|i| (i % 3) as i16 - 1).collect::<Vec<_>>());
+    }
+}
