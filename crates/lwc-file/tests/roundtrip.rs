@@ -85,7 +85,7 @@ fn strings_choose_dictionary_or_fsst() {
     assert_eq!(storage("s_dict"), Storage::Bytes(lwc::strings::BytesType::Utf8));
     assert_eq!(storage("bin"), Storage::Bytes(lwc::strings::BytesType::Binary));
     assert_eq!(tops("s_dict"), ["dict x3"]);
-    assert_eq!(tops("s_plain"), ["fsst x3"]);
+    assert!(tops("s_plain").iter().all(|t| t.starts_with("fsst x")), "{:?}", tops("s_plain"));
     assert_eq!(storage("s_dict").to_string(), "bytes");
     assert_eq!(storage("f64"), Storage::Values(lwc::ValueType::F64));
     assert_eq!(storage("dec128_wide"), Storage::Plain(16));
