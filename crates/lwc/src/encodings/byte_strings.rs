@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::ops::Range;
 
-use super::{Cascade, Children};
+use super::{Cascade, Children, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::Result;
@@ -146,6 +146,24 @@ impl<'a> ByteProfile<'a> {
         let entries = order.iter().map(|&o| first_seen[o as usize]).collect();
         Some(Dictionary { entries, codes })
     }
+}
+
+/// Where rows `range` (not empty) begin and end in a stream of end offsets: `range.len() + 1` bounds, from
+/// the end of the row before (0 for row 0), in one decode.
+pub(crate) fn row_bounds(ends: &StreamView<'_, u64>, range: Range<usize>) -> Vec<u64> {
+    let mut bounds = vec![0u64; range.len() + 1];
+    match range.start {
+        0 => ends.decode_into(0, &mut bounds[1..]),
+        s => ends.decode_into(s - 1, &mut bounds),
+    }
+    bounds
+}
+
+/// Where row `i` begins and ends in a stream of end offsets.
+#[inline]
+pub(crate) fn row_span(ends: &StreamView<'_, u64>, i: usize) -> Range<usize> {
+    let start = if i == 0 { 0 } else { ends.get(i - 1) };
+    start as usize..ends.get(i) as usize
 }
 
 /// The writing half of a byte-string encoding.

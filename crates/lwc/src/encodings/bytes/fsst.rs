@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::OnceLock;
 
-use super::byte_strings::{ByteArray, ByteProfile, BytesEncoder, BytesOps, BytesTest, OpenBytes};
+use super::byte_strings::{row_bounds, row_span, ByteArray, ByteProfile, BytesEncoder, BytesOps, BytesTest, OpenBytes};
 use super::{Cascade, Children, Encoding, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
@@ -118,8 +118,7 @@ impl<'a> BytesFsstView<'a> {
     /// Row `i`'s codes (empty where damaged ends would reach outside the codes).
     #[inline]
     fn row_codes(&self, i: usize) -> &'a [u8] {
-        let start = if i == 0 { 0 } else { self.ends.get(i - 1) };
-        self.codes.get(start as usize..self.ends.get(i) as usize).unwrap_or(&[])
+        self.codes.get(row_span(&self.ends, i)).unwrap_or(&[])
     }
 
     fn compressor(&self) -> &SymbolTable {
@@ -164,11 +163,7 @@ impl<'a> BytesOps<'a> for BytesFsstView<'a> {
         if range.is_empty() {
             return;
         }
-        let mut ends = vec![0u64; range.len() + 1];
-        match range.start {
-            0 => self.ends.decode_into(0, &mut ends[1..]),
-            s => self.ends.decode_into(s - 1, &mut ends),
-        }
+        let ends = row_bounds(&self.ends, range);
         // The codes of the whole range decode to at most 8 bytes each: reserve once.
         out.data.reserve(Decoder::decoded_len_bound(self.codes.get(ends[0] as usize..).unwrap_or(&[])).min(1 << 26));
         for w in ends.windows(2) {

@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 
-use super::byte_strings::{ByteProfile, BytesEncoder, BytesOps, OpenBytes};
+use super::byte_strings::{row_bounds, row_span, ByteProfile, BytesEncoder, BytesOps, OpenBytes};
 use super::{Cascade, Children, Encoding, StreamOps, StreamView};
 use crate::bytes::{Reader, Writer};
 use crate::error::Result;
@@ -82,9 +82,7 @@ impl<'a> BytesOps<'a> for BytesPlainView<'a> {
 
     #[inline]
     fn get(&self, i: usize) -> Cow<'a, [u8]> {
-        let start = if i == 0 { 0 } else { self.ends.get(i - 1) };
-        let end = self.ends.get(i);
-        Cow::Borrowed(self.data.get(start as usize..end as usize).unwrap_or(&[]))
+        Cow::Borrowed(self.data.get(row_span(&self.ends, i)).unwrap_or(&[]))
     }
 
     fn decode_into(&self, range: std::ops::Range<usize>, out: &mut super::ByteArray) {
@@ -92,11 +90,7 @@ impl<'a> BytesOps<'a> for BytesPlainView<'a> {
             return;
         }
         // One decode of the ends (and the one before the range), then one copy of the bytes between.
-        let mut ends = vec![0u64; range.len() + 1];
-        match range.start {
-            0 => self.ends.decode_into(0, &mut ends[1..]),
-            s => self.ends.decode_into(s - 1, &mut ends),
-        }
+        let ends = row_bounds(&self.ends, range.clone());
         let (first, last) = (ends[0] as usize, ends[range.len()] as usize);
         let whole = self.data.get(first..last).filter(|_| ends.windows(2).all(|w| w[0] <= w[1]));
         match whole {
