@@ -212,6 +212,17 @@ impl<T: LwcInt> AlpView<'_, T> {
         lo
     }
 
+    /// A take: the digits at `positions` by `take` a block at a time, read back, exceptions patched.
+    fn take_with(&self, positions: &[u32], out: &mut [T], take: impl Fn(&[u32], &mut [i64])) {
+        let mut digits = [0i64; BLOCK];
+        for (chunk, dst) in positions.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+            let digits = &mut digits[..chunk.len()];
+            take(chunk, digits);
+            self.convert(digits, dst);
+        }
+        self.exceptions.patch_taken(positions, out);
+    }
+
     /// The latents of `digits` read back.
     fn convert(&self, digits: &[i64], out: &mut [T]) {
         let mut floats = [0f64; BLOCK];
@@ -264,23 +275,11 @@ impl<T: LwcInt> StreamOps<T> for AlpView<'_, T> {
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
-        let mut digits = [0i64; BLOCK];
-        for (chunk, dst) in positions.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
-            let digits = &mut digits[..chunk.len()];
-            self.digits.take_into(chunk, digits);
-            self.convert(digits, dst);
-        }
-        self.exceptions.patch_taken(positions, out);
+        self.take_with(positions, out, |chunk, digits| self.digits.take_into(chunk, digits));
     }
 
     fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
-        let mut digits = [0i64; BLOCK];
-        for (chunk, dst) in positions.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
-            let digits = &mut digits[..chunk.len()];
-            self.digits.take_sorted_into(chunk, digits);
-            self.convert(digits, dst);
-        }
-        self.exceptions.patch_taken(positions, out);
+        self.take_with(positions, out, |chunk, digits| self.digits.take_sorted_into(chunk, digits));
     }
 
     fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {

@@ -57,17 +57,20 @@ fn dictionary<T: LwcInt>(values: &[T], lw: u32) -> (Vec<u64>, usize) {
     (entries, missed)
 }
 
-/// The cut that minimizes code, tail and exception bits on up to [`CHOICE_SAMPLE`] spread values.
-fn choose_cut<T: LwcInt>(values: &[T]) -> u32 {
+/// The cut that minimizes code, tail and exception bits on up to [`CHOICE_SAMPLE`] spread values, with
+/// its dictionary.
+fn choose_cut<T: LwcInt>(values: &[T]) -> (u32, Vec<u64>) {
     let sample = patches::choice_sample(values, CHOICE_SAMPLE);
     let w = width::<T>();
     (1..=MAX_FRONT.min(w - 1))
-        .min_by_key(|&lw| {
+        .map(|lw| {
             let (entries, missed) = dictionary(&sample, lw);
             let code_bits = (entries.len().max(1) as u32 - 1).bits_used() as usize;
-            sample.len() * (code_bits + (w - lw) as usize) + missed * (32 + w as usize)
+            let bits = sample.len() * (code_bits + (w - lw) as usize) + missed * (32 + w as usize);
+            (bits, lw, entries)
         })
-        .unwrap_or(1)
+        .min_by_key(|c| (c.0, c.1))
+        .map_or((1, Vec::new()), |(_, lw, entries)| (lw, entries))
 }
 
 struct Split<T> {
@@ -80,9 +83,7 @@ struct Split<T> {
 }
 
 fn split<T: LwcInt>(values: &[T]) -> Split<T> {
-    let lw = choose_cut(values);
-    let sample = patches::choice_sample(values, CHOICE_SAMPLE);
-    let (entries, _) = dictionary(&sample, lw);
+    let (lw, entries) = choose_cut(values);
     let tail_mask = T::Unsigned::low_mask(width::<T>() - lw);
     let mut split = Split { lw, codes: Vec::with_capacity(values.len()), tails: Vec::with_capacity(values.len()), entries, rows: Vec::new(), exceptions: Vec::new() };
     let mut last_code = 0u8;
