@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
+use lwc::{EncodeOptions, Encoding};
 use lwc_file::{write_file, LwcFile, WriteOptions};
 
 /// The version new golden files are written as: the format this build writes.
@@ -22,8 +23,11 @@ fn dir(version: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(version)
 }
 
-/// The tables of the golden cases: every stored type across several segments, one row, no rows.
-fn cases() -> Vec<(&'static str, RecordBatch, usize)> {
+/// The tables of the golden cases (name, table, how it is encoded): every stored type across several
+/// segments, one row, no rows.
+fn cases() -> Vec<(&'static str, RecordBatch, EncodeOptions)> {
+    let rows = |segment_rows: usize| EncodeOptions { segment_rows, ..EncodeOptions::default() };
+    let blocks = |cascade: Encoding| EncodeOptions { segment_rows: 4_000, ..EncodeOptions::with_encoding(cascade) };
     let one = common::all_types(1, 11);
     let empty = one.slice(0, 0);
     let ids: ArrayRef = Arc::new(Int64Array::from_iter((0..2_000i64).map(|i| (i % 13 != 5).then_some(i * 3))));
@@ -35,15 +39,18 @@ fn cases() -> Vec<(&'static str, RecordBatch, usize)> {
     let schema = Schema::new(vec![Field::new("id", DataType::Int64, true), Field::new("text", DataType::Utf8, true)]);
     let mixed = RecordBatch::try_new(Arc::new(schema), vec![ids, text]).unwrap();
     vec![
-        ("all_types", common::all_types(1_000, 7), 300),
-        ("one_row", one, 65_536),
-        ("empty", empty, 65_536),
-        ("ids_and_text", mixed, 512),
+        ("all_types", common::all_types(1_000, 7), rows(300)),
+        ("one_row", one, rows(65_536)),
+        ("empty", empty, rows(65_536)),
+        ("ids_and_text", mixed, rows(512)),
         // Floats and strings as core segments (footer storage tags 4 and 5), added within version 2:
         // the files above hold them as plain floats and the file's own dictionary (tags 2 and 3).
-        ("all_types_in_core_segments", common::all_types(1_000, 7), 300),
+        ("all_types_in_core_segments", common::all_types(1_000, 7), rows(300)),
         // The float and string encodings of issue 14 (alp, alp_rd, fsst), added within version 2.
-        ("floats_and_text", floats_and_text(3_000), 1_024),
+        ("floats_and_text", floats_and_text(3_000), rows(1_024)),
+        // Byte strings in compressed blocks (issue 14), added within version 2.
+        ("text_in_zstd_blocks", text_only(floats_and_text(9_000)), blocks(Encoding::BytesZstd)),
+        ("text_in_lz4_blocks", text_only(floats_and_text(9_000)), blocks(Encoding::BytesLz4)),
     ]
 }
 
@@ -81,6 +88,11 @@ fn floats_and_text(rows: usize) -> RecordBatch {
     RecordBatch::try_new(Arc::new(Schema::new(fields)), columns.into_iter().map(|(_, a)| a).collect()).unwrap()
 }
 
+/// The text column of a table.
+fn text_only(batch: RecordBatch) -> RecordBatch {
+    batch.project(&[batch.schema().index_of("comment").unwrap()]).unwrap()
+}
+
 fn read_ipc(path: &Path) -> RecordBatch {
     let file = std::fs::File::open(path).unwrap();
     let reader = arrow_ipc::reader::FileReader::try_new(file, None).unwrap();
@@ -110,13 +122,12 @@ fn write_missing(version: &str) {
     }
     let dir = dir(version);
     std::fs::create_dir_all(&dir).unwrap();
-    for (name, batch, segment_rows) in cases() {
+    for (name, batch, encode) in cases() {
         let lwc = dir.join(format!("{name}.lwc"));
         if lwc.exists() {
             continue;
         }
-        let mut options = WriteOptions::default();
-        options.encode.segment_rows = segment_rows;
+        let options = WriteOptions { encode, ..WriteOptions::default() };
         write_file(&lwc, batch.schema(), std::slice::from_ref(&batch), options).unwrap();
         let expected = dir.parent().unwrap().join("expected").join(format!("{name}.arrow"));
         if expected.exists() {
@@ -161,7 +172,7 @@ fn check_version(version: &str) -> usize {
 #[test]
 fn golden_files_of_every_version_read_back_exactly() {
     write_missing(CURRENT);
-    for (version, cases) in [("v1", 4), ("v2", 6)] {
+    for (version, cases) in [("v1", 4), ("v2", 8)] {
         assert_eq!(check_version(version), cases, "{version}: every case has its golden files");
     }
 }

@@ -483,19 +483,11 @@ impl<'a> BytesSegment<'a> {
             return Err(Error::RowOutOfRange { row: range.end as u64, rows: self.rows as u64 });
         }
         let mut out = ByteArray::with_capacity(range.len());
-        match self.validity {
-            None => self.stream.decode_into(range, &mut out),
-            Some(v) => {
-                for i in range.clone() {
-                    match get_bit(v, i) {
-                        true => self.stream.push_row(i, &mut out),
-                        false => out.push(&[]),
-                    }
-                }
-                out.validity = Some(Bitmap::from_bools(&range.map(|i| get_bit(v, i)).collect::<Vec<_>>()));
-            }
-        }
-        Ok(out)
+        self.stream.decode_into(range.clone(), &mut out);
+        Ok(match self.validity {
+            None => out,
+            Some(v) => without_null_bytes(out, range.map(|i| get_bit(v, i))),
+        })
     }
 
     /// Decodes every row.
@@ -509,20 +501,11 @@ impl<'a> BytesSegment<'a> {
             return Err(Error::RowOutOfRange { row: p as u64, rows: self.rows as u64 });
         }
         let mut out = ByteArray::with_capacity(positions.len());
-        match self.validity {
-            None => self.stream.take_into(positions, &mut out),
-            Some(v) => {
-                for &p in positions {
-                    match get_bit(v, p as usize) {
-                        true => self.stream.push_row(p as usize, &mut out),
-                        false => out.push(&[]),
-                    }
-                }
-                out.validity =
-                    Some(Bitmap::from_bools(&positions.iter().map(|&p| get_bit(v, p as usize)).collect::<Vec<_>>()));
-            }
-        }
-        Ok(out)
+        self.stream.take_into(positions, &mut out);
+        Ok(match self.validity {
+            None => out,
+            Some(v) => without_null_bytes(out, positions.iter().map(|&p| get_bit(v, p as usize))),
+        })
     }
 
     /// The rows matching `predicate`, evaluated on the encoded form: the zone map settles what it can,
@@ -578,6 +561,20 @@ impl<'a> BytesSegment<'a> {
             max: min_max.as_ref().map(|(_, hi)| hi.to_vec()),
         })
     }
+}
+
+/// `rows` read from a stream whatever their validity (a null row holds whatever its encoding put there),
+/// with the null rows emptied and the validity set. One pass over the bytes, where reading the valid rows
+/// one by one would cost a lookup each.
+fn without_null_bytes(rows: ByteArray, valid: impl Iterator<Item = bool>) -> ByteArray {
+    let valid: Vec<bool> = valid.collect();
+    let mut out = ByteArray::with_capacity(rows.len());
+    out.data.reserve(rows.data.len());
+    for (i, &v) in valid.iter().enumerate() {
+        out.push(if v { rows.get(i).expect("rows without validity") } else { &[] });
+    }
+    out.validity = Some(Bitmap::from_bools(&valid));
+    out
 }
 
 impl std::fmt::Debug for BytesSegment<'_> {

@@ -365,8 +365,7 @@ fn mutated_columns_give_errors_or_answering_views() {
     tally.report("columns", start.elapsed().as_secs_f64());
 }
 
-/// Byte-string segments (sorted dictionaries and plain bytes, their integer child streams chosen or
-/// forced) damaged the same way: opened, then every operation.
+/// Byte-string segments (every byte-string encoding, their integer child streams chosen or forced) damaged the same way: opened, then every operation.
 #[test]
 fn mutated_byte_string_segments_give_errors_or_answering_views() {
     use lwc::strings::{encode_bytes_segment, BytesPredicate, BytesSegment, BytesType};
@@ -388,6 +387,8 @@ fn mutated_byte_string_segments_give_errors_or_answering_views() {
         Cascade::with_children(Encoding::BytesPlain, [Encoding::For]).unwrap(),
         Encoding::BytesFsst.into(),
         Cascade::with_children(Encoding::BytesFsst, [Encoding::Varint]).unwrap(),
+        Encoding::BytesZstd.into(),
+        Cascade::with_children(Encoding::BytesLz4, [Encoding::DELTA]).unwrap(),
     ];
     for (k, cascade) in cascades.iter().enumerate() {
         for (j, shape) in shapes.iter().enumerate() {

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::ops::Range;
 
-use super::{Cascade, Children, StreamOps, StreamView};
+use super::{Cascade, Children, Encoding, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::Result;
@@ -98,6 +98,25 @@ impl<'a> ByteProfile<'a> {
         self.validity.is_none_or(|v| v.get(i))
     }
 
+    /// The non-null rows' bytes, in order.
+    pub fn valid_rows(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
+        self.rows.iter().enumerate().filter(|&(i, _)| self.valid(i)).map(|(_, &r)| r)
+    }
+
+    /// Where each row ends in the non-null rows' bytes back to back (a null row ends where the one before
+    /// does).
+    pub fn row_ends(&self) -> Vec<u64> {
+        let mut end = 0u64;
+        (0..self.rows.len())
+            .map(|i| {
+                if self.valid(i) {
+                    end += self.rows[i].len() as u64;
+                }
+                end
+            })
+            .collect()
+    }
+
     /// An FSST symbol table for the rows, trained on first use (on a sample: see the kernel).
     pub fn symbol_table(&self) -> &SymbolTable {
         self.symbol_table.get_or_init(|| SymbolTable::train(self.rows))
@@ -148,6 +167,10 @@ impl<'a> ByteProfile<'a> {
     }
 }
 
+/// The encoding of a stream of row ends unless a cascade says otherwise: frame of reference per 64 rows
+/// keeps every end one load away and their residuals as narrow as 64 rows are long.
+pub(crate) const ENDS: Encoding = Encoding::FOR64;
+
 /// Where rows `range` (not empty) begin and end in a stream of end offsets: `range.len() + 1` bounds, from
 /// the end of the row before (0 for row 0), in one decode.
 pub(crate) fn row_bounds(ends: &StreamView<'_, u64>, range: Range<usize>) -> Vec<u64> {
@@ -170,6 +193,8 @@ pub(crate) fn row_span(ends: &StreamView<'_, u64>, i: usize) -> Range<usize> {
 pub(crate) trait BytesEncoder {
     /// What each child stream holds, in order.
     const CHILDREN: &'static [&'static str] = &[];
+    /// Whether one row reads without decompressing a block (see [`super::Encoder::RANDOM_ACCESS`]).
+    const RANDOM_ACCESS: bool = true;
 
     /// Encoded body bytes, or `None` when it does not apply (estimated: child streams as the sink
     /// estimates them).

@@ -104,6 +104,12 @@ registry! {
     BytesDict = 17, "dict", "bytes/dict.rs", bytes_dict::{BytesDict, bytes_dict::BytesDictView<'a>};
     /// Every row compressed on its own by one FSST symbol table, and the end offsets of their codes.
     BytesFsst = 20, "fsst", "bytes/fsst.rs", bytes_fsst::{BytesFsst, bytes_fsst::BytesFsstView<'a>};
+    /// The rows' bytes back to back in blocks of 128 KiB, each compressed by LZ4, and their end offsets:
+    /// a heavyweight baseline (a lookup decompresses the blocks its row touches).
+    BytesLz4 = 22, "lz4", "bytes/lz4.rs", bytes_lz4::{BytesLz4, bytes_blocks::BytesBlocksView<'a, lz4::Lz4Compressor>};
+    /// The rows' bytes back to back in blocks of 128 KiB, each compressed by Zstandard (level 9), and
+    /// their end offsets: the `size` objective's pick for free text.
+    BytesZstd = 23, "zstd", "bytes/zstd.rs", bytes_zstd::{BytesZstd, bytes_blocks::BytesBlocksView<'a, zstd::ZstdCompressor>};
     /// Every row's bytes back to back, and their end offsets.
     BytesPlain = 16, "plain", "bytes/plain.rs", bytes_plain::{BytesPlain, bytes_plain::BytesPlainView<'a>};
     }
@@ -111,6 +117,8 @@ registry! {
 
 #[path = "ints/blocks.rs"]
 mod blocks;
+#[path = "bytes/blocks.rs"]
+mod bytes_blocks;
 #[path = "floats/patches.rs"]
 mod patches;
 
@@ -200,8 +208,9 @@ pub(crate) trait Encoder {
     const PARAMETER: Option<Parameter> = None;
     /// What data it needs.
     const REQUIRES: Requirement = Requirement::Nothing;
-    /// Whether `Auto` may choose it (not the block compressors: every random access decompresses a block).
-    const CHOSEN_BY_AUTO: bool = true;
+    /// Whether one value reads without decompressing a block (not the block compressors): `Auto` chooses
+    /// the others only for objectives without lookups.
+    const RANDOM_ACCESS: bool = true;
     /// Whether its size follows from min, max and OR alone, so it is estimated exactly without a sample.
     const SIZED_BY_STATS: bool = false;
     /// Whether, once it applies, nothing is smaller or faster: the selector takes it without estimating

@@ -111,11 +111,12 @@ macro_rules! registry {
                 }
             }
 
-            /// Whether [`Encoding::Auto`] may choose it.
-            pub fn chosen_by_auto(self) -> bool {
+            /// Whether one value reads without decompressing a block; [`Encoding::Auto`] chooses the others
+            /// only for objectives without lookups ([`crate::Objective::reads_rows`]).
+            pub fn random_access(self) -> bool {
                 match self {
-                    $(EncodingId::$variant => <$module::$encoder as Encoder>::CHOSEN_BY_AUTO,)*
-                    $(EncodingId::$bvariant => true,)*
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::RANDOM_ACCESS,)*
+                    $(EncodingId::$bvariant => <$bmodule::$bencoder as BytesEncoder>::RANDOM_ACCESS,)*
                 }
             }
 

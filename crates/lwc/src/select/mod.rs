@@ -44,6 +44,11 @@ use profile::Profile;
 /// at most a few bytes and costs a profile of its own.
 const TINY: usize = 64;
 
+/// Why a block compressor is not a candidate: every lookup would decompress a block.
+const BLOCKS_NEED_NO_LOOKUPS: &str = "decompresses a block for every lookup: only for objectives without lookups";
+/// Why a block compressor is not a candidate for byte strings (whose reads the cost model does not price).
+const TEXT_BLOCKS_FOR_SIZE: &str = "decompresses a block for every lookup: for strings, only the size objective";
+
 /// Child streams of a sample this deep are priced from min and max only.
 const SAMPLED_DEPTH: usize = 3;
 
@@ -188,10 +193,18 @@ impl<'c> Driver<'c> {
         let candidates: Vec<Candidate> = EncodingId::BYTES
             .into_iter()
             .map(|id| {
+                // Byte-string reads are not priced yet: a block compressor is for `size` alone.
+                if !id.random_access() && self.objective != Objective::Size {
+                    return Candidate { encoding: id, estimated_bytes: None, costs: None, note: TEXT_BLOCKS_FOR_SIZE };
+                }
                 let chosen = self.candidate(id, false);
                 let sink = ChildWriter { driver: &chosen, written: RefCell::new(Vec::new()) };
                 let estimate = id.estimate_bytes(profile, &sink);
-                let note = if estimate.is_some() { "exact" } else { "nearly every string is distinct" };
+                let note = match (estimate, id.random_access()) {
+                    (None, _) => "nearly every string is distinct",
+                    (Some(_), true) => "exact",
+                    (Some(_), false) => "sampled",
+                };
                 Candidate { encoding: id, estimated_bytes: estimate, costs: None, note }
             })
             .collect();
@@ -270,7 +283,6 @@ impl<'c> Driver<'c> {
         let plain = self.model.costs(EncodingId::Plain, T::Unsigned::BITS, size_of::<T>() as f64);
         let candidates: Vec<Candidate> = EncodingId::ALL
             .into_iter()
-            .filter(|id| id.chosen_by_auto())
             .map(|id| {
                 let (estimate, note) = match self.skip_reason(id, &profile, room_for_children, n) {
                     Some(reason) => (None, reason),
@@ -312,6 +324,9 @@ impl<'c> Driver<'c> {
     ) -> Option<&'static str> {
         if self.is_excluded(id) {
             return Some("chosen first, but did not apply to the whole stream");
+        }
+        if !id.random_access() && self.objective.reads_rows() {
+            return Some(BLOCKS_NEED_NO_LOOKUPS);
         }
         if id.taken_at_once() {
             return id.pruned(profile);

@@ -32,6 +32,18 @@ pub enum Objective {
     Mix(AccessMix),
 }
 
+impl Objective {
+    /// Whether reads look rows up (every objective but `size`, `scan` and weights without lookups): then
+    /// `Auto` keeps random access and never picks a block compressor.
+    pub fn reads_rows(self) -> bool {
+        match self {
+            Objective::Size | Objective::Scan => false,
+            Objective::Random | Objective::Balanced => true,
+            Objective::Mix(mix) => mix.get > 0.0,
+        }
+    }
+}
+
 /// How much larger than the smallest candidate a `balanced` pick may be (fraction of its size).
 pub const BALANCED_SIZE_SLACK: f64 = 0.05;
 /// The cost (relative to the smallest candidate's) below which a `balanced` pick is "much faster".

@@ -16,17 +16,16 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::OnceLock;
 
-use super::byte_strings::{row_bounds, row_span, ByteArray, ByteProfile, BytesEncoder, BytesOps, BytesTest, OpenBytes};
-use super::{Cascade, Children, Encoding, StreamOps, StreamView};
+use super::byte_strings::{
+    row_bounds, row_span, ByteArray, ByteProfile, BytesEncoder, BytesOps, BytesTest, OpenBytes, ENDS,
+};
+use super::{Cascade, Children, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::fsst::{Decoder, SymbolTable, MAX_SYMBOLS};
 
 pub(crate) struct BytesFsst;
-
-/// The ends' encoding unless a cascade says otherwise (as `plain`'s ends).
-const ENDS: Encoding = Encoding::FOR64;
 
 /// Rows compressed to estimate the ratio: spread over the segment, up to this many bytes.
 const ESTIMATE_BYTES: usize = 64 << 10;

@@ -10,48 +10,25 @@
 
 use std::borrow::Cow;
 
-use super::byte_strings::{row_bounds, row_span, ByteProfile, BytesEncoder, BytesOps, OpenBytes};
-use super::{Cascade, Children, Encoding, StreamOps, StreamView};
+use super::byte_strings::{row_bounds, row_span, ByteProfile, BytesEncoder, BytesOps, OpenBytes, ENDS};
+use super::{Cascade, Children, StreamOps, StreamView};
 use crate::bytes::{Reader, Writer};
 use crate::error::Result;
 
 pub(crate) struct BytesPlain;
 
-/// The ends' encoding unless a cascade says otherwise: frame of reference per 64 rows keeps every end one
-/// load away and their residuals as narrow as 64 rows are long.
-const ENDS: Encoding = Encoding::FOR64;
-
-fn ends(profile: &ByteProfile<'_>) -> Vec<u64> {
-    let mut end = 0u64;
-    (0..profile.rows.len())
-        .map(|i| {
-            if profile.validity.is_none_or(|v| v.get(i)) {
-                end += profile.rows[i].len() as u64;
-            }
-            end
-        })
-        .collect()
-}
-
 impl BytesEncoder for BytesPlain {
     const CHILDREN: &'static [&'static str] = &["ends"];
 
     fn estimate(profile: &ByteProfile<'_>, children: &impl Children) -> Option<usize> {
-        Some(8 + children.estimate(0, &ends(profile), ENDS)? + profile.total_bytes.next_multiple_of(8))
+        Some(8 + children.estimate(0, &profile.row_ends(), ENDS)? + profile.total_bytes.next_multiple_of(8))
     }
 
     fn encode(profile: &ByteProfile<'_>, children: &impl Children, out: &mut Writer) -> Result<()> {
         out.u64(profile.total_bytes as u64);
-        children.encode(0, &ends(profile), ENDS, out)?;
-        let valid = |i: usize| profile.validity.is_none_or(|v| v.get(i));
+        children.encode(0, &profile.row_ends(), ENDS, out)?;
         out.align();
-        out.packed(|buf| {
-            for (i, row) in profile.rows.iter().enumerate() {
-                if valid(i) {
-                    buf.extend_from_slice(row);
-                }
-            }
-        });
+        out.packed(|buf| profile.valid_rows().for_each(|row| buf.extend_from_slice(row)));
         Ok(())
     }
 }

@@ -11,9 +11,12 @@ pub(crate) struct Lz4Compressor;
 
 impl ByteCompressor for Lz4Compressor {
     const NAME: &'static str = "lz4";
+    // LZ4's block format has one level.
+    const VALUES_LEVEL: i32 = 0;
+    const TEXT_LEVEL: i32 = 0;
 
     #[cfg(feature = "lz4")]
-    fn compress(raw: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    fn compress(raw: &[u8], _: i32, out: &mut Vec<u8>) -> Result<()> {
         out.extend_from_slice(&lz4_flex::block::compress(raw));
         Ok(())
     }
@@ -29,7 +32,7 @@ impl ByteCompressor for Lz4Compressor {
     }
 
     #[cfg(not(feature = "lz4"))]
-    fn compress(_: &[u8], _: &mut Vec<u8>) -> Result<()> {
+    fn compress(_: &[u8], _: i32, _: &mut Vec<u8>) -> Result<()> {
         Self::available()
     }
 

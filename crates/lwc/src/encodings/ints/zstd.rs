@@ -12,10 +12,6 @@ pub(crate) type Zstd = Blocks<ZstdCompressor>;
 
 pub(crate) struct ZstdCompressor;
 
-/// zstd's default level: its usual trade of speed for size.
-#[cfg(feature = "zstd")]
-const LEVEL: i32 = 3;
-
 #[cfg(feature = "zstd")]
 thread_local! {
     static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> = const { std::cell::RefCell::new(None) };
@@ -24,15 +20,19 @@ thread_local! {
 
 impl ByteCompressor for ZstdCompressor {
     const NAME: &'static str = "zstd";
+    // zstd's default.
+    const VALUES_LEVEL: i32 = 3;
+    const TEXT_LEVEL: i32 = 9;
 
     #[cfg(feature = "zstd")]
-    fn compress(raw: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    fn compress(raw: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
         let failed = |e: std::io::Error| crate::error::Error::InvalidArgument(format!("zstd: {e}"));
         COMPRESSOR.with_borrow_mut(|slot| {
             let compressor = match slot {
                 Some(c) => c,
-                None => slot.insert(zstd::bulk::Compressor::new(LEVEL).map_err(failed)?),
+                None => slot.insert(zstd::bulk::Compressor::new(level).map_err(failed)?),
             };
+            compressor.set_compression_level(level).map_err(failed)?;
             out.extend_from_slice(&compressor.compress(raw).map_err(failed)?);
             Ok(())
         })
@@ -58,7 +58,7 @@ impl ByteCompressor for ZstdCompressor {
     }
 
     #[cfg(not(feature = "zstd"))]
-    fn compress(_: &[u8], _: &mut Vec<u8>) -> Result<()> {
+    fn compress(_: &[u8], _: i32, _: &mut Vec<u8>) -> Result<()> {
         Self::available()
     }
 
