@@ -388,6 +388,7 @@ fn mutated_byte_string_segments_give_errors_or_answering_views() {
         Encoding::BytesFsst.into(),
         Cascade::with_children(Encoding::BytesFsst, [Encoding::Varint]).unwrap(),
         Encoding::BytesZstd.into(),
+        Encoding::BytesDictFsst.into(),
         Cascade::with_children(Encoding::BytesLz4, [Encoding::DELTA]).unwrap(),
     ];
     for (k, cascade) in cascades.iter().enumerate() {

@@ -75,6 +75,8 @@ pub(crate) struct ByteProfile<'a> {
     dictionary: OnceCell<Option<Dictionary<'a>>>,
     /// An FSST symbol table trained on the rows, on first use.
     symbol_table: OnceCell<SymbolTable>,
+    /// An FSST symbol table trained on the dictionary's entries, on first use.
+    entry_table: OnceCell<SymbolTable>,
 }
 
 /// Sorted distinct values and the code of every row (null rows: the code of the row before, so runs of
@@ -91,7 +93,8 @@ impl<'a> ByteProfile<'a> {
     pub fn of(rows: &'a [&'a [u8]], validity: Option<&'a Bitmap>) -> Self {
         let valid = |i: usize| validity.is_none_or(|v| v.get(i));
         let total_bytes = rows.iter().enumerate().filter(|&(i, _)| valid(i)).map(|(_, r)| r.len()).sum();
-        ByteProfile { rows, validity, total_bytes, dictionary: OnceCell::new(), symbol_table: OnceCell::new() }
+        let (dictionary, symbol_table, entry_table) = (OnceCell::new(), OnceCell::new(), OnceCell::new());
+        ByteProfile { rows, validity, total_bytes, dictionary, symbol_table, entry_table }
     }
 
     fn valid(&self, i: usize) -> bool {
@@ -120,6 +123,11 @@ impl<'a> ByteProfile<'a> {
     /// An FSST symbol table for the rows, trained on first use (on a sample: see the kernel).
     pub fn symbol_table(&self) -> &SymbolTable {
         self.symbol_table.get_or_init(|| SymbolTable::train(self.rows))
+    }
+
+    /// An FSST symbol table for the dictionary's entries (empty without a dictionary), trained on first use.
+    pub fn entry_table(&self) -> &SymbolTable {
+        self.entry_table.get_or_init(|| SymbolTable::train(self.dictionary().map_or(&[], |d| &d.entries)))
     }
 
     /// The dictionary of the rows, built on first use; `None` when most rows are distinct.

@@ -102,6 +102,8 @@ registry! {
     bytes {
     /// Sorted distinct strings stored once, and a code per row: filters run on the codes.
     BytesDict = 17, "dict", "bytes/dict.rs", bytes_dict::{BytesDict, bytes_dict::BytesDictView<'a>};
+    /// `dict` with the entries compressed by an FSST symbol table trained on them (DuckDB's dict_fsst).
+    BytesDictFsst = 24, "dict_fsst", "bytes/dict_fsst.rs", bytes_dict_fsst::{BytesDictFsst, bytes_dict::BytesDictView<'a, bytes_dict_fsst::FsstEntries>};
     /// Every row compressed on its own by one FSST symbol table, and the end offsets of their codes.
     BytesFsst = 20, "fsst", "bytes/fsst.rs", bytes_fsst::{BytesFsst, bytes_fsst::BytesFsstView<'a>};
     /// The rows' bytes back to back in blocks of 128 KiB, each compressed by LZ4, and their end offsets:

@@ -68,16 +68,36 @@ impl BytesEncoder for BytesFsst {
     fn encode(profile: &ByteProfile<'_>, children: &impl Children, out: &mut Writer) -> Result<()> {
         let table = profile.symbol_table();
         let (codes, ends) = compress(profile, 0..profile.rows.len());
-        out.u32(table.len() as u32);
-        table.symbols().iter().for_each(|&s| out.u64(s));
-        out.packed(|buf| buf.extend_from_slice(table.lengths()));
-        out.align();
+        write_table(table, out);
         out.u64(codes.len() as u64);
         children.encode(0, &ends, ENDS, out)?;
         out.align();
         out.packed(|buf| buf.extend_from_slice(&codes));
         Ok(())
     }
+}
+
+/// Writes a symbol table as the format stores it: the symbol count (u32), the symbols (u64 each), their
+/// lengths (a byte each), zero padding to 8.
+pub(crate) fn write_table(table: &SymbolTable, out: &mut Writer) {
+    out.u32(table.len() as u32);
+    table.symbols().iter().for_each(|&s| out.u64(s));
+    out.packed(|buf| buf.extend_from_slice(table.lengths()));
+    out.align();
+}
+
+/// Reads and validates what [`write_table`] wrote, as a decoder.
+pub(crate) fn read_table(r: &mut Reader<'_>) -> Result<Decoder> {
+    let count = r.u32("fsst symbol count")? as usize;
+    if count > MAX_SYMBOLS {
+        return Err(Error::Corrupt(format!("fsst: {count} symbols")));
+    }
+    let symbols: Vec<u64> = (0..count).map(|_| r.u64("fsst symbol")).collect::<Result<_>>()?;
+    let lengths = r.take("fsst symbol lengths", count)?;
+    let decoder = Decoder::from_parts(&symbols, lengths)
+        .ok_or_else(|| Error::Corrupt("fsst: a symbol's length or bytes are out of range".into()))?;
+    r.align("fsst symbol table")?;
+    Ok(decoder)
 }
 
 pub(crate) struct BytesFsstView<'a> {
@@ -91,16 +111,7 @@ pub(crate) struct BytesFsstView<'a> {
 
 impl<'a> OpenBytes<'a> for BytesFsstView<'a> {
     fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
-        let count = r.u32("fsst symbol count")? as usize;
-        if count > MAX_SYMBOLS {
-            return Err(Error::Corrupt(format!("fsst: {count} symbols")));
-        }
-        let symbols: Vec<u64> = (0..count).map(|_| r.u64("fsst symbol")).collect::<Result<_>>()?;
-        let lengths = r.take("fsst symbol lengths", count)?;
-        let decoder = Decoder::from_parts(&symbols, lengths)
-            .map(Box::new)
-            .ok_or_else(|| Error::Corrupt("fsst: a symbol's length or bytes are out of range".into()))?;
-        r.align("fsst codes length")?;
+        let decoder = Box::new(read_table(r)?);
         let len = r.u64("fsst codes length")?;
         let ends = StreamView::open_nested(r, n, depth + 1)?;
         r.align("fsst codes")?;
