@@ -32,7 +32,7 @@ fn inputs_per_decoder() -> usize {
 }
 
 /// Every encoding, and the cascades the selector writes.
-const CASCADES: [&str; 30] = [
+const CASCADES: [&str; 31] = [
     "plain",
     "constant",
     "bitpack",
@@ -63,6 +63,7 @@ const CASCADES: [&str; 30] = [
     "alp",
     "alp_rd",
     "alp(for, plain, plain)",
+    "narrow",
 ];
 
 /// Values `cascade` applies to, `n` of them: shaped as its encoding needs (a constant, a line, runs,
@@ -89,6 +90,13 @@ fn values<T: LwcInt>(cascade: &str, n: usize, seed: u64) -> Vec<T> {
                     4 => word(lwc::Value::to_latent(x as f32) as u64),
                     _ => word(lwc::Value::to_latent(x)),
                 }
+            })
+            .collect(),
+        // Singles widened to doubles, a few of them not singles.
+        "narrow" => (0..n)
+            .map(|i| match i % 13 {
+                4 => word(lwc::Value::to_latent(0.1f64)),
+                _ => word(lwc::Value::to_latent((next() % 1_000_000) as f32 / 1024.0) as u64),
             })
             .collect(),
         c if c.starts_with("gcd") => (0..n).map(|_| word(6 * (next() % 40))).collect(),

@@ -85,6 +85,9 @@ registry! {
     /// Floats of decimal origin as integer digits `round(v · 10^e / 10^f)` in a child stream, the
     /// values that do not read back exactly as exceptions (ALP).
     Alp = 18, "alp", "floats/alp.rs", alp::{Alp, Box<alp::AlpView<'a, T>>};
+    /// Doubles that are exactly `f32` values as their `f32` latents in a child stream, the others as
+    /// exceptions: four bytes a value where that is lossless.
+    Narrow = 25, "narrow", "floats/narrow.rs", narrow::{Narrow, Box<narrow::NarrowView<'a, T>>};
     /// Floats not of decimal origin: the front bits of each value through a dictionary of at most eight
     /// entries, the rest bit-packed, values with other front bits as exceptions (ALP-RD).
     AlpRd = 19, "alp_rd", "floats/alp_rd.rs", alp_rd::{AlpRd, Box<alp_rd::AlpRdView<'a, T>>};
@@ -200,6 +203,8 @@ pub enum Requirement {
     EqualSteps,
     /// Differences from the minimum with a common divisor above 1.
     CommonDivisor,
+    /// Doubles (`f64` values).
+    Doubles,
 }
 
 /// The writing half of an encoding, with the facts the selector, the cost model and the tests read.
