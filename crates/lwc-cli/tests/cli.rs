@@ -380,6 +380,60 @@ fn bad_inputs_fail_with_a_clear_message() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// The value of `key: value` in a scan's output.
+fn scanned<'a>(output: &'a str, key: &str) -> &'a str {
+    output.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix(": ")).unwrap_or_else(|| panic!("no {key}: {output}"))
+}
+
+/// Text and floats at their edges through the command: bytes that are not UTF-8 in a text column, NaN
+/// and infinities in filters, a string of megabytes (under `size`, compressed blocks it spans many of),
+/// a header with no rows.
+#[test]
+fn text_and_float_edges_give_answers_or_clear_errors() {
+    let f = Fixture::new();
+    let not_utf8 = f.path("not_utf8.csv");
+    std::fs::write(&not_utf8, b"id,name\n1,caf\xe9\n").unwrap();
+    assert!(fails(&["compress", p(&not_utf8), "-o", p(&f.path("x.lwc"))]).contains("UTF-8"));
+    assert!(!f.path("x.lwc").exists());
+
+    let floats = f.path("floats.csv");
+    std::fs::write(&floats, "price\n1.5\nNaN\n-0.0\ninf\n1000.75\n-inf\n").unwrap();
+    let file = f.path("floats.lwc");
+    ok(&["compress", p(&floats), "-o", p(&file), "--quiet"]);
+    let scan = |filter: &str| ok(&["scan", p(&file), "--column", "price", "--where", filter]);
+    // Floats compare by IEEE 754's total order, as Arrow's kernels do: NaN above every number, -0.0 below 0.0.
+    assert_eq!(scanned(&scan("= NaN"), "count"), "1");
+    assert_eq!(scanned(&scan("> 1000.5"), "count"), "3");
+    assert_eq!(scanned(&scan("> NaN"), "count"), "0");
+    assert_eq!(scanned(&scan("<= inf"), "count"), "5");
+    assert_eq!(scanned(&scan("= 0"), "count"), "0");
+    assert_eq!(scanned(&scan("= -0.0"), "count"), "1");
+    assert!(fails(&["scan", p(&file), "--column", "price", "--where", "= 'x'"]).contains("Float64"));
+
+    let long = f.path("long.csv");
+    let text = format!("id,text\n1,{}\n2,short\n3,PROMO BRUSHED\n", "abc".repeat(1 << 20));
+    std::fs::write(&long, &text).unwrap();
+    let file = f.path("long.lwc");
+    ok(&["compress", p(&long), "-o", p(&file), "--quiet", "--objective", "size"]);
+    assert!(ok(&["inspect", p(&file)]).contains("zstd"), "a repetitive 3 MiB string goes to zstd under size");
+    let got = ok(&["get", p(&file), "--column", "text", "--rows", "1..3"]);
+    assert!(got.contains("short") && got.contains("PROMO BRUSHED"), "{got}");
+    let like =
+        |filter: &str| scanned(&ok(&["scan", p(&file), "--column", "text", "--where", filter]), "count").to_owned();
+    assert_eq!(like("like 'abcabc%'"), "1");
+    assert_eq!(like("like 'PROMO%'"), "1");
+    assert_eq!(like("= 'short'"), "1");
+    let back = f.path("long_back.csv");
+    ok(&["decompress", p(&file), "-o", p(&back), "--quiet"]);
+    assert_eq!(std::fs::read_to_string(&back).unwrap(), text);
+
+    let empty = f.path("empty.csv");
+    std::fs::write(&empty, "id,name\n").unwrap();
+    let file = f.path("empty.lwc");
+    ok(&["compress", p(&empty), "-o", p(&file), "--quiet"]);
+    assert_eq!(scanned(&ok(&["scan", p(&file), "--column", "id", "--where", "> 3", "--sum"]), "count"), "0");
+}
+
 #[test]
 fn demo_runs_at_a_small_scale() {
     let f = Fixture::new();
