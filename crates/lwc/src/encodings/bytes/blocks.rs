@@ -5,8 +5,9 @@
 //! are seed 003's heavyweight candidates: only the `size` objective picks them, for text that zstd stores
 //! a quarter smaller than FSST does (TPC-H's comments), at the price of random access.
 //!
-//! Body: data length (u64), the ends stream (encoding id, body), block count (u32), then (8-aligned) one
-//! `u32` end offset per block into the compressed data, then the compressed blocks back to back.
+//! Body: data length (u64), the ends stream (encoding id, body), then the block table as the integer block
+//! encodings store it: block count (u32), then (8-aligned) one `u32` end offset per block into the
+//! compressed data, then the compressed blocks back to back.
 //!
 //! Opening checks the block table against the data length. A block that fails to decompress reads as
 //! zeros, and ends that a damaged stream puts past the data or before the previous end read as an empty
@@ -17,7 +18,7 @@ use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::ops::Range;
 
-use super::blocks::ByteCompressor;
+use super::blocks::{BlockTable, ByteCompressor};
 use super::byte_strings::{
     row_bounds, row_span, ByteArray, ByteProfile, BytesEncoder, BytesOps, BytesTest, Extremes, OpenBytes, ENDS,
 };
@@ -115,9 +116,7 @@ impl<C: ByteCompressor> BytesEncoder for BytesBlocks<C> {
         })?;
         out.u64(profile.total_bytes as u64);
         children.encode(0, &profile.row_ends(), ENDS, out)?;
-        out.u32(block_ends.len() as u32);
-        out.array(&block_ends);
-        out.packed(|buf| buf.extend_from_slice(&data));
+        BlockTable::write(&block_ends, &data, out);
         Ok(())
     }
 }
@@ -127,8 +126,7 @@ pub(crate) struct BytesBlocksView<'a, C> {
     ends: StreamView<'a, u64>,
     /// Uncompressed bytes of all rows.
     len: usize,
-    block_ends: &'a [u32],
-    data: &'a [u8],
+    blocks: BlockTable<'a>,
     compressor: PhantomData<C>,
 }
 
@@ -137,16 +135,8 @@ impl<'a, C: ByteCompressor> OpenBytes<'a> for BytesBlocksView<'a, C> {
         C::available()?;
         let len = usize::try_from(r.u64("compressed bytes length")?).unwrap_or(usize::MAX);
         let ends = StreamView::open_nested(r, n, depth + 1)?;
-        let blocks = r.u32("compressed block count")? as usize;
-        if blocks != len.div_ceil(BLOCK_BYTES) {
-            return Err(Error::Corrupt(format!("{}: {blocks} blocks for {len} bytes", C::NAME)));
-        }
-        let block_ends: &[u32] = r.array("compressed block ends", blocks)?;
-        if block_ends.windows(2).any(|w| w[0] > w[1]) {
-            return Err(Error::Corrupt(format!("{}: block ends are not ascending", C::NAME)));
-        }
-        let data = r.take("compressed blocks", block_ends.last().map_or(0, |&e| e as usize))?;
-        Ok(BytesBlocksView { ends, len, block_ends, data, compressor: PhantomData })
+        let blocks = BlockTable::read::<C>(r, len.div_ceil(BLOCK_BYTES), format_args!("{len} bytes"))?;
+        Ok(BytesBlocksView { ends, len, blocks, compressor: PhantomData })
     }
 
     fn child_cascades(&self) -> Vec<Cascade> {
@@ -195,13 +185,9 @@ impl Window {
 impl<C: ByteCompressor> BytesBlocksView<'_, C> {
     /// Appends block `k` decompressed to `out` (zeros if the block is damaged).
     fn decompress_block(&self, k: usize, out: &mut Vec<u8>) {
-        let raw = (self.len - k * BLOCK_BYTES).min(BLOCK_BYTES);
-        let start = if k == 0 { 0 } else { self.block_ends[k - 1] as usize };
-        let at = out.len();
+        let (raw, at) = ((self.len - k * BLOCK_BYTES).min(BLOCK_BYTES), out.len());
         out.resize(at + raw, 0);
-        if !C::decompress(&self.data[start..self.block_ends[k] as usize], &mut out[at..]) {
-            out[at..].fill(0);
-        }
+        self.blocks.decompress::<C>(k, &mut out[at..]);
     }
 
     /// Row `i`'s span in the bytes back to back; empty where damaged ends leave the data.

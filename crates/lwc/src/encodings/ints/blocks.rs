@@ -37,6 +37,49 @@ pub(crate) trait ByteCompressor {
     fn available() -> Result<()>;
 }
 
+/// Compressed blocks as stored: the count (u32), then (8-aligned) one `u32` end offset per block into the
+/// compressed data, then the blocks back to back. What the integer and byte-string block encodings share.
+pub(crate) struct BlockTable<'a> {
+    ends: &'a [u32],
+    data: &'a [u8],
+}
+
+impl<'a> BlockTable<'a> {
+    /// Writes the table of compressed blocks ending at `ends` in `data`.
+    pub fn write(ends: &[u32], data: &[u8], out: &mut Writer) {
+        out.u32(ends.len() as u32);
+        out.array(ends);
+        out.packed(|buf| buf.extend_from_slice(data));
+    }
+
+    /// Reads a table that must hold `blocks` blocks (`of` says of what, for the message).
+    pub fn read<C: ByteCompressor>(r: &mut Reader<'a>, blocks: usize, of: impl std::fmt::Display) -> Result<Self> {
+        let count = r.u32("compressed block count")? as usize;
+        if count != blocks {
+            return Err(Error::Corrupt(format!("{}: {count} blocks for {of}", C::NAME)));
+        }
+        let ends: &[u32] = r.array("compressed block ends", count)?;
+        if ends.windows(2).any(|w| w[0] > w[1]) {
+            return Err(Error::Corrupt(format!("{}: block ends are not ascending", C::NAME)));
+        }
+        let data = r.take("compressed blocks", ends.last().map_or(0, |&e| e as usize))?;
+        Ok(BlockTable { ends, data })
+    }
+
+    /// Blocks in the table.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Fills `raw` with block `k` decompressed (zeros if the block is damaged or decompresses short).
+    pub fn decompress<C: ByteCompressor>(&self, k: usize, raw: &mut [u8]) {
+        let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+        if !C::decompress(&self.data[start..self.ends[k] as usize], raw) {
+            raw.fill(0);
+        }
+    }
+}
+
 /// The encoder of a [`ByteCompressor`]'s blocks.
 pub(crate) struct Blocks<C>(PhantomData<C>);
 
@@ -61,9 +104,7 @@ impl<C: ByteCompressor> Encoder for Blocks<C> {
                 .map_err(|_| Error::InvalidArgument(format!("{}: over 4 GiB compressed", C::NAME)))?;
             ends.push(end);
         }
-        out.u32(ends.len() as u32);
-        out.array(&ends);
-        out.packed(|buf| buf.extend_from_slice(&data));
+        BlockTable::write(&ends, &data, out);
         Ok(())
     }
 }
@@ -71,34 +112,22 @@ impl<C: ByteCompressor> Encoder for Blocks<C> {
 /// A validated view over compressed blocks.
 pub(crate) struct BlocksView<'a, T, C> {
     n: usize,
-    ends: &'a [u32],
-    data: &'a [u8],
+    table: BlockTable<'a>,
     values: PhantomData<(T, C)>,
 }
 
 impl<'a, T: LwcInt, C: ByteCompressor> OpenStream<'a, T> for BlocksView<'a, T, C> {
     fn open(r: &mut Reader<'a>, n: usize, _: usize) -> Result<Self> {
         C::available()?;
-        let blocks = r.u32("compressed block count")? as usize;
-        if blocks != n.div_ceil(BLOCK) {
-            return Err(Error::Corrupt(format!("{}: {blocks} blocks for {n} values", C::NAME)));
-        }
-        let ends: &[u32] = r.array("compressed block ends", blocks)?;
-        if ends.windows(2).any(|w| w[0] > w[1]) {
-            return Err(Error::Corrupt(format!("{}: block ends are not ascending", C::NAME)));
-        }
-        let data = r.take("compressed blocks", ends.last().map_or(0, |&e| e as usize))?;
-        Ok(BlocksView { n, ends, data, values: PhantomData })
+        let table = BlockTable::read::<C>(r, n.div_ceil(BLOCK), format_args!("{n} values"))?;
+        Ok(BlocksView { n, table, values: PhantomData })
     }
 }
 
 impl<'a, T: LwcInt, C: ByteCompressor> BlocksView<'a, T, C> {
     /// Decompresses block `b` into `out` (the block's length; zeros if the block is corrupt).
     fn decode_block(&self, b: usize, out: &mut [T]) {
-        let start = if b == 0 { 0 } else { self.ends[b - 1] as usize };
-        if !C::decompress(&self.data[start..self.ends[b] as usize], bytemuck::cast_slice_mut(out)) {
-            out.fill(T::default());
-        }
+        self.table.decompress::<C>(b, bytemuck::cast_slice_mut(out));
     }
 
     /// Values in block `b`.
@@ -156,7 +185,7 @@ impl<T: LwcInt, C: ByteCompressor> StreamOps<T> for BlocksView<'_, T, C> {
     /// A list longer than the stream has blocks decompresses everything once and gathers: read block by
     /// block, an unsorted list would decompress about one block per position.
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
-        if positions.len() <= self.ends.len() {
+        if positions.len() <= self.table.len() {
             return self.take_by_block(positions, out);
         }
         let mut all = vec![T::default(); self.n];
