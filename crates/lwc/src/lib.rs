@@ -3,13 +3,14 @@
 //! lwc stores integer columns (`u8` … `u64`, `i8` … `i64`, with NULLs) in segments of up to 65,536 rows,
 //! each compressed with a light encoding (`plain`, `constant`, `sequence`, `bitpack`, `bytepack`, `for`,
 //! `for_n`, `pfor`, `delta`, `delta2`, `dict`, `rle`, `varint`, `gcd`; `lz4` and `zstd` as heavyweight
-//! baselines), floats (`f32`, `f64`) through their order-preserving integer latents and the float encodings
-//! `alp` (decimals as integer digits) and `alp_rd`, byte strings through `dict`, `fsst` and `plain`
-//! ([`strings`]), child streams encoded in turn (cascades such as `rle(sequence, sequence)`), and kept
+//! baselines, `radix`), floats (`f32`, `f64`) through their order-preserving integer latents and the float
+//! encodings `alp` (decimals as integer digits), `alp_rd` and `narrow`, byte strings through `dict`,
+//! `dict_fsst`, `fsst`, `plain` and `lz4`/`zstd` blocks ([`strings`]), child streams encoded in turn (cascades such as `rle(sequence, sequence)`), and kept
 //! queryable as it is: a segment answers point lookups in O(1) where the encoding allows, gathers by position
 //! lists, range decodes, predicate filters evaluated on the encoded form (min/max skipping, constants
 //! rewritten into frame-of-reference or dictionary code space, packed blocks compared in L1), and
-//! aggregates without materializing the column.
+//! aggregates without materializing the column (for floats, filter and aggregate in one pass:
+//! [`Column::filter_aggregate`]).
 //!
 //! ```
 //! use lwc::{Column, EncodeOptions, EncodedColumn, Encoding, Predicate};

@@ -27,6 +27,7 @@ use crate::bytes::{AlignedBytes, Reader, Writer};
 use crate::encodings::{read_value, value_bits, Cascade, EncodingId, StreamOps, StreamView, SumMinMax};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::BLOCK;
+use crate::kernels::range_sum::{FloatLatent, RangeAggregate};
 use crate::predicate::{Normalized, Predicate};
 use crate::select::{ChoosingClock, CostModel, Costs, Driver, Objective, SegmentExplain};
 use crate::selection::Selection;
@@ -40,6 +41,10 @@ const TAKE_CHUNK: usize = 4096;
 
 /// A segment with at most one null in this many rows sums everything and takes the null slots back out.
 const FEW_NULLS: usize = 16;
+
+/// Rows [`Segment::filter_aggregate`] decodes at a time (128 KiB of `f64`, within L2): a call per 1,024
+/// rows would make cascades that seek (run ends, patch lists) seek 16 times as often.
+const FUSED_CHUNK: usize = 16 * BLOCK;
 
 /// Lists up to this long are read value by value in [`Segment::take_into`].
 const SHORT_TAKE: usize = 4;
@@ -679,6 +684,62 @@ impl<'a, V: Value> Segment<'a, V> {
             min: partial.min.map(V::from_latent),
             max: partial.max.map(V::from_latent),
         })
+    }
+
+    /// The aggregates of the rows matching `predicate`: the same answer as
+    /// `aggregate(Some(&filter(predicate)))`, in fewer passes. The zone map settles whole segments from the
+    /// header; for floats a range is tested, and the matching values summed, in one pass over decoded blocks
+    /// that stay in L1, instead of a filter pass that writes a selection and aggregate passes that read it
+    /// back. Integers, whose encodings compare and sum on the packed form, keep those two passes.
+    pub fn filter_aggregate(&self, predicate: &Predicate<V>) -> Aggregates<V> {
+        let min_max = self.has_values().then_some((self.min, self.max));
+        let normalized = predicate.to_latents().normalize(min_max);
+        let matches_range = match normalized {
+            Normalized::Nothing => return Aggregates::empty(),
+            Normalized::Nulls => return Aggregates { null_count: self.nulls as u64, ..Aggregates::empty() },
+            Normalized::AllValid => {
+                let all = self.aggregate(None).expect("all rows are in range");
+                return Aggregates { null_count: 0, ..all };
+            }
+            Normalized::Range(lo, hi) if !V::SUMS_LATENTS => (lo, hi, true),
+            Normalized::NotRange(lo, hi) if !V::SUMS_LATENTS => (lo, hi, false),
+            _ => return self.aggregate(Some(&self.filter(predicate))).expect("a segment's own selection"),
+        };
+        self.aggregate_range(matches_range)
+    }
+
+    /// One pass of [`Segment::filter_aggregate`] over blocks of decoded latents: the valid values inside
+    /// (or, with `inside` false, outside) `[lo, hi]` are counted, summed and compared in lanes.
+    fn aggregate_range(&self, (lo, hi, inside): (V::Latent, V::Latent, bool)) -> Aggregates<V> {
+        match V::TYPE {
+            ValueType::F32 => self.aggregate_range_of::<u32>(lo, hi, inside),
+            ValueType::F64 => self.aggregate_range_of::<u64>(lo, hi, inside),
+            other => unreachable!("{other} sums its latents"),
+        }
+    }
+
+    /// [`Segment::aggregate_range`] with the latents as `U`, the unsigned word they are.
+    fn aggregate_range_of<U: FloatLatent>(&self, lo: V::Latent, hi: V::Latent, inside: bool) -> Aggregates<V> {
+        let word = |l: V::Latent| U::from_u64(l.to_bits().to_u64());
+        let value = |u: U| V::from_latent(<V::Latent as LwcInt>::from_bits(Word::from_u64(u.to_u64())));
+        let mut latents = vec![V::Latent::default(); self.rows.min(FUSED_CHUNK)];
+        let mut acc = RangeAggregate::new(word(lo), word(hi), inside);
+        for start in (0..self.rows).step_by(FUSED_CHUNK) {
+            let latents = &mut latents[..(self.rows - start).min(FUSED_CHUNK)];
+            self.stream.decode_into(start, latents);
+            for (k, block) in latents.chunks_mut(BLOCK).enumerate() {
+                let validity = self.validity.map(|words| &words[(start + k * BLOCK) / 64..]);
+                acc.add(bytemuck::cast_slice_mut(block), validity);
+            }
+        }
+        let totals = acc.finish();
+        Aggregates {
+            count: totals.count,
+            null_count: 0,
+            sum: V::sum_of_floats(totals.sum),
+            min: totals.min.map(value),
+            max: totals.max.map(value),
+        }
     }
 
     /// The sum of the values at `positions` (ascending), decoded: for values whose sum is not that of

@@ -150,6 +150,20 @@ fn check<F: Float>(values: &[F], validity: Option<&Bitmap>, cascade: &Cascade, w
             let picked: Vec<F> = want.iter().filter_map(|&i| rows[i as usize]).collect();
             assert_eq!(agg.count as usize, picked.len(), "{what}: count of {p:?}");
             assert!(sum_agrees(agg.sum, &picked), "{what}: sum of {p:?}: {}", agg.sum);
+            let by_order = |a: &&F, b: &&F| a.to_latent().cmp(&b.to_latent());
+            let fused = segment.filter_aggregate(&p);
+            assert_eq!((fused.count, fused.null_count), (agg.count, agg.null_count), "{what}: fused counts of {p:?}");
+            assert!(sum_agrees(fused.sum, &picked), "{what}: fused sum of {p:?}: {}", fused.sum);
+            assert_eq!(
+                fused.min.map(F::bits),
+                picked.iter().min_by(by_order).map(|v| v.bits()),
+                "{what}: fused min of {p:?}"
+            );
+            assert_eq!(
+                fused.max.map(F::bits),
+                picked.iter().max_by(by_order).map(|v| v.bits()),
+                "{what}: fused max of {p:?}"
+            );
         }
     }
     let all = segment.aggregate(None).unwrap();

@@ -405,6 +405,7 @@ trait View<T: LwcInt> {
     /// The selected row ids, after checking the selection's own invariants.
     fn selected(&self, sel: &Self::Sel, what: &str) -> Vec<u64>;
     fn aggregate(&self, sel: Option<&Self::Sel>) -> lwc::Result<Aggregates<T>>;
+    fn filter_aggregate(&self, p: &Predicate<T>) -> Aggregates<T>;
     /// Selections of exactly `rows` (ascending, distinct) built by a caller, in every form.
     fn selections_of(&self, rows: &[u64]) -> Vec<Self::Sel>;
     /// Selections that reach past the end.
@@ -449,6 +450,9 @@ impl<T: LwcInt> View<T> for Segment<'_, T> {
     }
     fn aggregate(&self, sel: Option<&Selection>) -> lwc::Result<Aggregates<T>> {
         Segment::aggregate(self, sel)
+    }
+    fn filter_aggregate(&self, p: &Predicate<T>) -> Aggregates<T> {
+        Segment::filter_aggregate(self, p)
     }
     fn selections_of(&self, rows: &[u64]) -> Vec<Selection> {
         let positions: Vec<u32> = rows.iter().map(|&r| r as u32).collect();
@@ -505,6 +509,9 @@ impl<T: LwcInt> View<T> for Column<'_, T> {
     }
     fn aggregate(&self, sel: Option<&ColumnSelection>) -> lwc::Result<Aggregates<T>> {
         Column::aggregate(self, sel)
+    }
+    fn filter_aggregate(&self, p: &Predicate<T>) -> Aggregates<T> {
+        Column::filter_aggregate(self, p)
     }
     fn selections_of(&self, rows: &[u64]) -> Vec<ColumnSelection> {
         let starts = starts(self);
@@ -610,6 +617,7 @@ fn check_view<T: LwcInt, V: View<T>>(
         assert_eq!(got, expected, "{what}: filter {p:?}");
         let agg = view.aggregate(Some(&sel)).unwrap();
         assert_eq!(agg, model_aggregate(expected.iter().map(|&i| rows[i as usize])), "{what}: aggregate {p:?}");
+        assert_eq!(view.filter_aggregate(p), agg, "{what}: filter_aggregate {p:?}");
     }
 
     // Aggregates over everything and over selections a caller built (nulls included).

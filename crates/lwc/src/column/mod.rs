@@ -185,6 +185,23 @@ impl<'a, T: Value> Column<'a, T> {
         ColumnSelection { parts }
     }
 
+    /// The aggregates of the rows matching `predicate`: `aggregate(Some(&filter(predicate)))` without the
+    /// selection in between (see [`Segment::filter_aggregate`]).
+    ///
+    /// ```
+    /// use lwc::{Column, EncodeOptions, EncodedColumn, Predicate};
+    /// let prices: Vec<f64> = (0..10_000).map(|i| (i % 1000) as f64 / 100.0).collect();
+    /// let encoded = EncodedColumn::encode(&prices, None, EncodeOptions::default())?;
+    /// let column: Column<f64> = encoded.open()?;
+    /// let cheap = column.filter_aggregate(&Predicate::Between(1.0, 2.0));
+    /// assert_eq!((cheap.count, cheap.min, cheap.max), (1010, Some(1.0), Some(2.0)));
+    /// assert!((cheap.sum - 1515.0).abs() < 1e-9);
+    /// # Ok::<(), lwc::Error>(())
+    /// ```
+    pub fn filter_aggregate(&self, predicate: &Predicate<T>) -> Aggregates<T> {
+        self.segments.iter().fold(Aggregates::empty(), |acc, s| acc.merge(s.filter_aggregate(predicate)))
+    }
+
     /// Aggregates all rows (`None`) or a selection from [`Column::filter`].
     pub fn aggregate(&self, selection: Option<&ColumnSelection>) -> Result<Aggregates<T>> {
         let mut acc = Aggregates::empty();

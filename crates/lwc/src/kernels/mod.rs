@@ -8,5 +8,6 @@ pub mod fsst;
 pub mod positions;
 pub mod prefix;
 pub mod radix;
+pub mod range_sum;
 pub mod scan;
 pub mod varint;
