@@ -19,8 +19,9 @@ use std::time::Instant;
 
 use crate::encodings::EncodingId;
 use crate::segment::{encode_segment, Segment};
-use crate::select::{CostModel, WIDTHS};
+use crate::select::{CostModel, TEXT_ROW_BYTES, WIDTHS};
 use crate::stats::SplitMix;
+use crate::strings::{encode_bytes_segment, BytesSegment, BytesType};
 use crate::types::Value;
 
 const CALIBRATION_ROWS: usize = 16_384;
@@ -44,7 +45,74 @@ pub fn calibrate() -> CostModel {
             model.get_ns[id as usize][k] = get;
         }
     }
+    let text = calibration_text(CALIBRATION_ROWS, &mut rng);
+    let rows: Vec<&[u8]> = text.iter().map(|r| r.as_slice()).collect();
+    for id in EncodingId::BYTES {
+        (model.text_decode_ns[id as usize], model.text_get_ns[id as usize]) = measure_text(id, &rows, &mut rng);
+    }
     model
+}
+
+/// Rows of words from a small vocabulary, [`TEXT_ROW_BYTES`] long on average: text that every byte-string
+/// encoding compresses somewhat (a dictionary too, as a few rows repeat).
+fn calibration_text(rows: usize, rng: &mut SplitMix) -> Vec<Vec<u8>> {
+    const WORDS: [&str; 16] = [
+        "the",
+        "quickly",
+        "final",
+        "deposits",
+        "sleep",
+        "carefully",
+        "among",
+        "ironic",
+        "packages",
+        "pending",
+        "requests",
+        "haggle",
+        "furiously",
+        "regular",
+        "accounts",
+        "above",
+    ];
+    let mut out: Vec<Vec<u8>> = Vec::with_capacity(rows);
+    for i in 0..rows {
+        if i > 0 && rng.below(8) == 0 {
+            let again = out[rng.below(i)].clone();
+            out.push(again);
+            continue;
+        }
+        let target = 16 + rng.below(2 * (TEXT_ROW_BYTES as usize - 16));
+        let mut row = Vec::with_capacity(target + 16);
+        while row.len() < target {
+            row.extend_from_slice(WORDS[rng.below(WORDS.len())].as_bytes());
+            row.push(b' ');
+        }
+        row.truncate(target);
+        out.push(row);
+    }
+    out
+}
+
+/// Minimum over repeats of (ns per decoded byte, ns per get) of the byte-string encoding `id`.
+fn measure_text(id: EncodingId, rows: &[&[u8]], rng: &mut SplitMix) -> (f64, f64) {
+    let Ok(encoded) = encode_bytes_segment(rows, None, BytesType::Binary, id) else {
+        return (f64::MAX / 4.0, f64::MAX / 4.0);
+    };
+    let segment = BytesSegment::open(encoded.as_bytes()).expect("a segment just written opens");
+    let total: usize = rows.iter().map(|r| r.len()).sum();
+    let positions: Vec<usize> = (0..CALIBRATION_GETS).map(|_| rng.below(rows.len())).collect();
+    let (mut decode, mut get) = (f64::MAX, f64::MAX);
+    for _ in 0..REPEATS {
+        let start = Instant::now();
+        black_box(segment.decode_all());
+        decode = decode.min(start.elapsed().as_nanos() as f64 / total.max(1) as f64);
+        let start = Instant::now();
+        for &p in &positions {
+            black_box(segment.get(p).expect("in range"));
+        }
+        get = get.min(start.elapsed().as_nanos() as f64 / positions.len() as f64);
+    }
+    (decode, get)
 }
 
 /// Minimum over repeats of (ns per decoded value, ns per get); encodings that do not apply to the data
@@ -94,6 +162,10 @@ mod tests {
         // Sequences answer a get without touching data.
         let sequence = model.costs(EncodingId::Sequence, 8, 0.0);
         assert!(sequence.get_ns.is_finite() && sequence.scan_ns.is_finite());
+        // A row of text out of a 128 KiB zstd block costs more than one read in place.
+        let zstd = model.text_costs(EncodingId::BytesZstd, TEXT_ROW_BYTES, 10.0);
+        let plain = model.text_costs(EncodingId::BytesPlain, TEXT_ROW_BYTES, TEXT_ROW_BYTES + 4.0);
+        assert!(zstd.get_ns > plain.get_ns && zstd.scan_ns.is_finite(), "{zstd:?} vs {plain:?}");
         assert_eq!(CostModel::from_text(&model.to_text()).unwrap().to_text(), model.to_text());
     }
 }

@@ -146,3 +146,77 @@ fn a_counting_column_costs_bytes_per_segment_not_per_row() {
     let per_segment = bytes as f64 / cascades[0].1 as f64;
     assert!(per_segment < 80.0, "{per_segment} bytes a segment");
 }
+
+/// Free text of repeating words: every byte-string encoding applies and the block compressors shrink it most.
+fn comment_text() -> Vec<Vec<u8>> {
+    const WORDS: [&str; 12] = [
+        "final",
+        "deposits",
+        "sleep",
+        "carefully",
+        "ironic",
+        "packages",
+        "haggle",
+        "regular",
+        "accounts",
+        "the",
+        "above",
+        "furiously",
+    ];
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    (0..8_192)
+        .map(|_| {
+            let mut row = Vec::new();
+            for _ in 0..6 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                row.extend_from_slice(WORDS[(x % 12) as usize].as_bytes());
+                row.push(b' ');
+            }
+            row
+        })
+        .collect()
+}
+
+fn text_explain(rows: &[Vec<u8>], objective: Objective) -> SegmentExplain {
+    let rows: Vec<&[u8]> = rows.iter().map(|r| r.as_slice()).collect();
+    let options = EncodeOptions::with_objective(objective).explained();
+    let encoded = lwc::strings::encode_bytes_segment(&rows, None, lwc::strings::BytesType::Utf8, options).unwrap();
+    encoded.explain().unwrap().clone()
+}
+
+#[test]
+fn text_block_compressors_are_priced_for_objectives_without_lookups() {
+    let text = comment_text();
+    let blocks =
+        |e: &SegmentExplain| e.candidates.iter().filter(|c| !c.encoding.random_access()).cloned().collect::<Vec<_>>();
+    // With lookups to serve, a block compressor is listed with the reason it is left out.
+    for objective in [Objective::Balanced, Objective::Random, "scan=1,get=0.01".parse().unwrap()] {
+        let e = text_explain(&text, objective);
+        assert_eq!(blocks(&e).len(), 2, "{objective}: lz4 and zstd listed");
+        for c in blocks(&e) {
+            assert!(c.estimated_bytes.is_none() && c.note.contains("every lookup"), "{objective}: {c:?}");
+        }
+        assert!(e.chosen.encoding().id().unwrap().random_access(), "{objective}: {}", e.chosen);
+    }
+    // `size` takes the smallest, a block compressor here.
+    let size = text_explain(&text, Objective::Size);
+    assert!(!size.chosen.encoding().id().unwrap().random_access(), "size: {}", size.chosen);
+    // Scans weigh each candidate's decode against the bytes it streams in: every candidate is priced,
+    // and the winner is the one the model says scans fastest.
+    for objective in [Objective::Scan, "scan=1,get=0".parse().unwrap()] {
+        let e = text_explain(&text, objective);
+        for c in blocks(&e) {
+            let costs = c.costs.unwrap_or_else(|| panic!("{objective}: {c:?} priced"));
+            assert!(c.estimated_bytes.is_some() && costs.scan_ns > 0.0, "{objective}: {c:?}");
+        }
+        let fastest = e
+            .candidates
+            .iter()
+            .filter_map(|c| Some((c.encoding, c.costs?.scan_ns)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap();
+        assert_eq!(e.chosen.encoding().id(), Some(fastest.0), "{objective}: {}", e.reason);
+    }
+}

@@ -38,7 +38,15 @@ pub struct CostModel {
     pub(crate) decode_ns: [[f64; WIDTHS.len()]; ID_SLOTS],
     /// Nanoseconds per in-cache `get`, `[encoding id][width index]`.
     pub(crate) get_ns: [[f64; WIDTHS.len()]; ID_SLOTS],
+    /// Byte-string encodings: nanoseconds per byte of an in-cache decode, `[encoding id]`.
+    pub(crate) text_decode_ns: [f64; ID_SLOTS],
+    /// Byte-string encodings: nanoseconds per `get` of a row of [`TEXT_ROW_BYTES`], `[encoding id]`.
+    pub(crate) text_get_ns: [f64; ID_SLOTS],
 }
+
+/// Mean length of the rows the byte-string figures are measured on; a `get` of a longer row pays the
+/// decode of its extra bytes.
+pub(crate) const TEXT_ROW_BYTES: f64 = 48.0;
 
 /// Rows of the tables: one per encoding id (ids are below this).
 pub(crate) const ID_SLOTS: usize = 32;
@@ -57,10 +65,13 @@ const HEADER: &str = "# lwc cost model v1";
 impl PartialEq for CostModel {
     fn eq(&self, other: &CostModel) -> bool {
         let bits = |t: &[[f64; WIDTHS.len()]; ID_SLOTS]| t.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let row_bits = |t: &[f64; ID_SLOTS]| t.map(f64::to_bits);
         self.source == other.source
             && self.bandwidth.to_bits() == other.bandwidth.to_bits()
             && bits(&self.decode_ns) == bits(&other.decode_ns)
             && bits(&self.get_ns) == bits(&other.get_ns)
+            && row_bits(&self.text_decode_ns) == row_bits(&other.text_decode_ns)
+            && row_bits(&self.text_get_ns) == row_bits(&other.text_get_ns)
     }
 }
 
@@ -83,6 +94,19 @@ impl CostModel {
             bandwidth,
             decode_ns: [[f64::NAN; WIDTHS.len()]; ID_SLOTS],
             get_ns: [[f64::NAN; WIDTHS.len()]; ID_SLOTS],
+            text_decode_ns: [f64::NAN; ID_SLOTS],
+            text_get_ns: [f64::NAN; ID_SLOTS],
+        }
+    }
+
+    /// The costs of the byte-string encoding `encoding` on rows of `row_bytes` bytes on average, stored in
+    /// `bytes_per_row`: per row, as for values.
+    pub fn text_costs(&self, encoding: EncodingId, row_bytes: f64, bytes_per_row: f64) -> Costs {
+        let row = encoding as usize;
+        let decode = self.text_decode_ns[row] * row_bytes;
+        Costs {
+            scan_ns: decode + bytes_per_row / self.bandwidth,
+            get_ns: self.text_get_ns[row] + self.text_decode_ns[row] * (row_bytes - TEXT_ROW_BYTES).max(0.0),
         }
     }
 
@@ -95,7 +119,8 @@ impl CostModel {
         }
     }
 
-    /// The model as text: a header, `source`, `bandwidth`, then one `decode` and one `get` line per encoding.
+    /// The model as text: a header, `source`, `bandwidth`, then one `decode` and one `get` line per encoding,
+    /// and a `text NAME DECODE GET` line per byte-string encoding.
     pub fn to_text(&self) -> String {
         let mut text = format!("{HEADER}\nsource {}\nbandwidth {:.3}\nwidths", self.source, self.bandwidth);
         for w in WIDTHS {
@@ -110,6 +135,10 @@ impl CostModel {
                 }
                 text.push('\n');
             }
+        }
+        for id in EncodingId::BYTES {
+            let row = id as usize;
+            text += &format!("text {} {:.3} {:.3}\n", id.name(), self.text_decode_ns[row], self.text_get_ns[row]);
         }
         text
     }
@@ -134,6 +163,14 @@ impl CostModel {
                         return Err(bad(format!("widths {rest:?}, expected {WIDTHS:?}")));
                     }
                 }
+                "text" => {
+                    let fields: Vec<&str> = rest.split_whitespace().collect();
+                    let [name, decode, get] = fields[..] else { return Err(bad(format!("line {line:?}"))) };
+                    let id = EncodingId::BYTES.into_iter().find(|id| id.name() == name);
+                    let id = id.ok_or_else(|| bad(format!("unknown byte-string encoding {name:?}")))?;
+                    let (decode, get) = number(decode).zip(number(get)).ok_or_else(|| bad(format!("line {line:?}")))?;
+                    (model.text_decode_ns[id as usize], model.text_get_ns[id as usize]) = (decode, get);
+                }
                 name => {
                     let id = EncodingId::ALL.into_iter().find(|id| id.name() == name);
                     let id = id.ok_or_else(|| bad(format!("unknown encoding {name:?}")))?;
@@ -155,7 +192,10 @@ impl CostModel {
         }
         let complete = EncodingId::ALL
             .iter()
-            .all(|&id| model.decode_ns[id as usize].iter().chain(&model.get_ns[id as usize]).all(|x| !x.is_nan()));
+            .all(|&id| model.decode_ns[id as usize].iter().chain(&model.get_ns[id as usize]).all(|x| !x.is_nan()))
+            && EncodingId::BYTES
+                .iter()
+                .all(|&id| !(model.text_decode_ns[id as usize] + model.text_get_ns[id as usize]).is_nan());
         if !complete || model.bandwidth <= 0.0 {
             return Err(bad("an encoding or the bandwidth is missing".into()));
         }

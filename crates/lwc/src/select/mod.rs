@@ -29,6 +29,7 @@ use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
 pub use budget::{fit_to_budget, BudgetOption, BUDGET_STEPS};
+pub(crate) use cost::TEXT_ROW_BYTES;
 pub use cost::{CostModel, Costs, WIDTHS};
 pub use explain::{Candidate, Fallback, SegmentExplain};
 pub use objective::{AccessMix, Objective, BALANCED_SIZE_SLACK, BALANCED_SPEEDUP};
@@ -46,8 +47,6 @@ const TINY: usize = 64;
 
 /// Why a block compressor is not a candidate: every lookup would decompress a block.
 const BLOCKS_NEED_NO_LOOKUPS: &str = "decompresses a block for every lookup: only for objectives without lookups";
-/// Why a block compressor is not a candidate for byte strings (whose reads the cost model does not price).
-const TEXT_BLOCKS_FOR_SIZE: &str = "decompresses a block for every lookup: for strings, only the size objective";
 
 /// Child streams of a sample this deep are priced from min and max only.
 const SAMPLED_DEPTH: usize = 3;
@@ -190,12 +189,18 @@ impl<'c> Driver<'c> {
         let (ns, busy) = self.clock.get();
         self.clock.set((ns, true));
         let start = (!busy).then(Instant::now);
+        let rows = profile.rows.len().max(1) as f64;
+        let row_bytes = profile.total_bytes as f64 / rows;
         let candidates: Vec<Candidate> = EncodingId::BYTES
             .into_iter()
             .map(|id| {
-                // Byte-string reads are not priced yet: a block compressor is for `size` alone.
-                if !id.random_access() && self.objective != Objective::Size {
-                    return Candidate { encoding: id, estimated_bytes: None, costs: None, note: TEXT_BLOCKS_FOR_SIZE };
+                if !id.random_access() && self.objective.reads_rows() {
+                    return Candidate {
+                        encoding: id,
+                        estimated_bytes: None,
+                        costs: None,
+                        note: BLOCKS_NEED_NO_LOOKUPS,
+                    };
                 }
                 let chosen = self.candidate(id, false);
                 let sink = ChildWriter { driver: &chosen, written: RefCell::new(Vec::new()) };
@@ -205,28 +210,19 @@ impl<'c> Driver<'c> {
                     (Some(_), true) => "exact",
                     (Some(_), false) => "sampled",
                 };
-                Candidate { encoding: id, estimated_bytes: estimate, costs: None, note }
+                let costs = estimate.map(|bytes| self.model.text_costs(id, row_bytes, bytes as f64 / rows));
+                Candidate { encoding: id, estimated_bytes: estimate, costs, note }
             })
             .collect();
-        // A dictionary costs a lookup per read: unless the objective is size, it has to save more than the
-        // balanced objective's slack over reading the bytes in place (the last, plainest candidate).
-        let slack = if self.objective == Objective::Size { 0.0 } else { BALANCED_SIZE_SLACK };
         let plain = candidates.len() - 1;
-        let limit = |k: usize| match k == plain {
-            true => candidates[k].estimated_bytes.map(|b| b as f64),
-            false => candidates[k].estimated_bytes.map(|b| b as f64 * (1.0 + slack)),
-        };
-        let winner = (0..candidates.len())
-            .filter_map(|k| Some((k, limit(k)?)))
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .map_or(plain, |(k, _)| k);
-        let reason = match (winner == plain, slack > 0.0) {
-            (false, true) => format!(
-                "smallest estimate ({} bytes), and more than {:.0} % below storing the strings as they are",
-                candidates[winner].estimated_bytes.unwrap_or(0),
-                slack * 100.0
-            ),
-            _ => format!("smallest estimate ({} bytes)", candidates[winner].estimated_bytes.unwrap_or(0)),
+        let (winner, reason) = match self.objective {
+            Objective::Size | Objective::Balanced => smallest_text(&candidates, self.objective),
+            // Reads weighed by the model: a block compressor wins a scan only if its decode is paid for by
+            // the bytes it saves.
+            objective => {
+                let plain_costs = candidates[plain].costs.expect("plain bytes always apply");
+                decide(&candidates, objective, plain_costs, true)
+            }
         };
         if let Some(start) = start {
             self.clock.set((self.clock.get().0 + start.elapsed().as_nanos() as u64, false));
@@ -374,11 +370,6 @@ impl Written {
     /// by the caller is priced at the bits it spends per value.
     pub fn read_costs(&self, model: &CostModel, rows: usize, bytes: usize) -> Costs {
         let id = self.cascade.encoding().id().expect("a written stream has an encoding");
-        if id.family() == crate::encodings::Family::Bytes {
-            // Priced as reading its bytes: the cost model measures integer encodings.
-            let actual = bytes as f64 / rows.max(1) as f64;
-            return Costs { scan_ns: actual / model.bandwidth, get_ns: model.costs(EncodingId::Plain, 64, 0.0).get_ns };
-        }
         let rows = rows.max(1) as f64;
         let actual = bytes as f64 / rows;
         let chosen = self.evaluation.as_ref().and_then(|e| e.candidates.iter().find(|c| c.encoding == id));
@@ -387,6 +378,11 @@ impl Written {
                 scan_ns: costs.scan_ns + (actual - *estimated as f64 / rows) / model.bandwidth,
                 get_ns: costs.get_ns,
             },
+            // Strings in an encoding the caller gave: the row length is not known here, so priced as
+            // reading their bytes.
+            _ if id.family() == crate::encodings::Family::Bytes => {
+                Costs { scan_ns: actual / model.bandwidth, get_ns: model.costs(EncodingId::Plain, 64, 0.0).get_ns }
+            }
             _ => model.costs(id, (8.0 * actual).ceil().clamp(1.0, 64.0) as u32, actual),
         }
     }
@@ -444,6 +440,31 @@ impl Children for ChildWriter<'_, '_> {
 }
 
 /// The index of the winner among `candidates` for `objective`, and why (when `explain`).
+/// The byte-string choice under `size` and `balanced`: the smallest estimate, where under `balanced` a
+/// dictionary or FSST has to save more than [`BALANCED_SIZE_SLACK`] over reading the bytes in place (the
+/// last, plainest candidate), since each costs a lookup or a decode per read.
+fn smallest_text(candidates: &[Candidate], objective: Objective) -> (usize, String) {
+    let slack = if objective == Objective::Size { 0.0 } else { BALANCED_SIZE_SLACK };
+    let plain = candidates.len() - 1;
+    let limit = |k: usize| match k == plain {
+        true => candidates[k].estimated_bytes.map(|b| b as f64),
+        false => candidates[k].estimated_bytes.map(|b| b as f64 * (1.0 + slack)),
+    };
+    let winner = (0..candidates.len())
+        .filter_map(|k| Some((k, limit(k)?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or(plain, |(k, _)| k);
+    let bytes = candidates[winner].estimated_bytes.unwrap_or(0);
+    let reason = match (winner == plain, slack > 0.0) {
+        (false, true) => format!(
+            "smallest estimate ({bytes} bytes), and more than {:.0} % below storing the strings as they are",
+            slack * 100.0
+        ),
+        _ => format!("smallest estimate ({bytes} bytes)"),
+    };
+    (winner, reason)
+}
+
 fn decide(candidates: &[Candidate], objective: Objective, plain: Costs, explain: bool) -> (usize, String) {
     let viable = || candidates.iter().enumerate().filter_map(|(k, c)| Some((k, c.estimated_bytes?, c.costs?)));
     // `min_by` keeps the first of equals: the earlier, preferred candidate.
