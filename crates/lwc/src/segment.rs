@@ -722,11 +722,16 @@ impl<'a, V: Value> Segment<'a, V> {
     fn aggregate_range_of<U: FloatLatent>(&self, lo: V::Latent, hi: V::Latent, inside: bool) -> Aggregates<V> {
         let word = |l: V::Latent| U::from_u64(l.to_bits().to_u64());
         let value = |u: U| V::from_latent(<V::Latent as LwcInt>::from_bits(Word::from_u64(u.to_u64())));
-        let mut latents = vec![V::Latent::default(); self.rows.min(FUSED_CHUNK)];
+        let mut values = vec![V::default(); self.rows.min(FUSED_CHUNK)];
         let mut acc = RangeAggregate::new(word(lo), word(hi), inside);
         for start in (0..self.rows).step_by(FUSED_CHUNK) {
-            let latents = &mut latents[..(self.rows - start).min(FUSED_CHUNK)];
-            self.stream.decode_into(start, latents);
+            let values = &mut values[..(self.rows - start).min(FUSED_CHUNK)];
+            // Floats first (encodings that read floats back directly skip a detour), then their latents.
+            self.decode_into(start, values).expect("rows of the segment");
+            let latents = latents_of(values);
+            for latent in latents.iter_mut() {
+                *latent = bytemuck::cast::<V::Latent, V>(*latent).to_latent();
+            }
             for (k, block) in latents.chunks_mut(BLOCK).enumerate() {
                 let validity = self.validity.map(|words| &words[(start + k * BLOCK) / 64..]);
                 acc.add(bytemuck::cast_slice_mut(block), validity);

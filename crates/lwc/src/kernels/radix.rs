@@ -63,6 +63,23 @@ pub fn unpack_word(mut word: u64, divisor: Divisor, out: &mut [u64]) {
     }
 }
 
+/// Words unpacked side by side by [`unpack_words`]: a word's digits come one after another through a chain
+/// of dependent multiplications, so several words in flight keep the multipliers busy.
+pub const WORDS_IN_FLIGHT: usize = 4;
+
+/// The `m` digits of each of [`WORDS_IN_FLIGHT`] words, word after word into `out` (`out.len() ≥ 4·m`).
+#[inline]
+pub fn unpack_words(mut words: [u64; WORDS_IN_FLIGHT], divisor: Divisor, m: usize, out: &mut [u64]) {
+    let out = &mut out[..WORDS_IN_FLIGHT * m];
+    for i in 0..m {
+        for (w, word) in words.iter_mut().enumerate() {
+            let (q, r) = divisor.div_rem(*word);
+            out[w * m + i] = r;
+            *word = q;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,6 +101,18 @@ mod tests {
             ) {
                 assert_eq!(divisor.div_rem(n), (n / d, n % d), "{n} / {d}");
             }
+        }
+    }
+
+    #[test]
+    fn words_in_flight_unpack_as_one_at_a_time() {
+        for k in [3u64, 10, 1000] {
+            let m = digits_per_word(k);
+            let digits: Vec<u64> = (0..4 * m as u64).map(|i| i * 7 % k).collect();
+            let words: Vec<u64> = digits.chunks(m).map(|c| pack_word(c.iter().copied(), k)).collect();
+            let mut out = vec![0; 4 * m];
+            unpack_words(words.clone().try_into().unwrap(), Divisor::new(k), m, &mut out);
+            assert_eq!(out, digits, "base {k}");
         }
     }
 

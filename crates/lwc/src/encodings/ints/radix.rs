@@ -14,7 +14,7 @@ use super::{Encoder, OpenStream, StreamOps, read_value, value_bits, Children};
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::BLOCK;
-use crate::kernels::radix::{digits_per_word, pack_word, unpack_word, Divisor};
+use crate::kernels::radix::{digits_per_word, pack_word, unpack_word, unpack_words, Divisor, WORDS_IN_FLIGHT};
 use crate::stats::{Shape, SplitMix, Stats};
 use crate::types::{LwcInt, Word};
 
@@ -126,10 +126,20 @@ impl<T: LwcInt> StreamOps<T> for RadixView<'_, T> {
             }
             return;
         };
-        let mut digits = [0u64; 64];
+        let mut digits = [0u64; 64 * WORDS_IN_FLIGHT];
         let (mut row, end) = (start, start + out.len());
+        let many = WORDS_IN_FLIGHT * self.m;
         while row < end {
             let (w, j) = (row / self.m, row % self.m);
+            if j == 0 && row + many <= end {
+                let words = self.words[w..w + WORDS_IN_FLIGHT].try_into().expect("words in flight");
+                unpack_words(words, base, self.m, &mut digits);
+                for (o, &d) in out[row - start..row - start + many].iter_mut().zip(&digits) {
+                    *o = self.value(d);
+                }
+                row += many;
+                continue;
+            }
             let take = (self.m - j).min(end - row);
             unpack_word(self.words[w], base, &mut digits[..j + take]);
             for (o, &d) in out[row - start..row - start + take].iter_mut().zip(&digits[j..j + take]) {
