@@ -216,12 +216,19 @@ impl LwcFile {
     }
 
     /// Which rows of `group` pass `plan`.
+    /// What the zone maps of `group`'s segments say of `plan`.
+    fn zone_verdict(&self, plan: Option<&Plan>, group: &Range<u64>) -> lwc::ZoneVerdict {
+        let Some(plan) = plan else { return lwc::ZoneVerdict::EveryRow };
+        let infos = self.columns();
+        plan.zone_verdict(infos, &|c: usize| &infos[c].segments[self.locate(c, group.start)])
+    }
+
     fn select(&self, plan: Option<&Plan>, group: &Range<u64>) -> Result<GroupResult> {
         let len = (group.end - group.start) as usize;
         let Some(plan) = plan else { return Ok(GroupResult { len, rows: Rows::All, settled: Some(Rows::All) }) };
         let infos = self.columns();
         let segment = |c: usize| &infos[c].segments[self.locate(c, group.start)];
-        let settled = match plan.zone_verdict(infos, &segment) {
+        let settled = match self.zone_verdict(Some(plan), group) {
             lwc::ZoneVerdict::NoRow => Some(Rows::None),
             lwc::ZoneVerdict::EveryRow => Some(Rows::All),
             lwc::ZoneVerdict::SomeRows => None,
@@ -309,13 +316,30 @@ impl LwcFile {
         let selected = |group: &Range<u64>| self.select(plan.as_ref(), group);
         let (stats, mut out) = match info.storage {
             Storage::Values(t) => value_dispatch!(t, T => {
-                let (stats, a) = self.fold_groups(&groups, selected, Aggregates::<T>::empty(), Aggregates::merge, |group, rows| {
+                // A float column filtered by a test of its own values: the zone maps settle what they can,
+                // and each other segment filters and aggregates in one pass (`Segment::filter_aggregate`).
+                let own = plan.as_ref().and_then(|p| p.own_values_test::<T>(column)).filter(|_| T::TYPE.is_float());
+                let deferred = |group: &Range<u64>| {
+                    own.is_some() && self.zone_verdict(plan.as_ref(), group) == lwc::ZoneVerdict::SomeRows
+                };
+                let select = |group: &Range<u64>| match deferred(group) {
+                    true => Ok(GroupResult { len: (group.end - group.start) as usize, rows: Rows::All, settled: None }),
+                    false => selected(group),
+                };
+                let (mut stats, a) = self.fold_groups(&groups, select, Aggregates::<T>::empty(), Aggregates::merge, |group, rows| {
                     let (s, range) = self.local(column, group);
                     self.with_chunk(column, s, |chunk| {
                         let segment = open_value_segment::<T>(chunk)?;
-                        segment.aggregate(in_segment(rows, range, chunk.rows).as_ref()).map_err(|e| chunk.core_error(e))
+                        match &own {
+                            Some(test) if deferred(group) && range == (0..chunk.rows) => Ok(segment.filter_aggregate(test)),
+                            _ => segment.aggregate(in_segment(rows, range, chunk.rows).as_ref()).map_err(|e| chunk.core_error(e)),
+                        }
                     })
                 })?;
+                if own.is_some() {
+                    // Deferred groups counted every row as selected; the aggregates know how many passed.
+                    stats.rows_selected = a.count + a.null_count;
+                }
                 let one = |v: Option<T>| v.map(|v| values_to_arrow::<T>(&info.data_type, vec![v], None)).transpose();
                 (stats, ColumnAggregates { rows: a.count + a.null_count, count: a.count, sum: Some(Sum::from(a.sum)), min: one(a.min)?, max: one(a.max)?, stats })
             }),

@@ -280,11 +280,21 @@ fn check(batch: &RecordBatch, file: &LwcFile, filter: &Filter, rng: &mut StdRng)
         assert_eq!(stats.row_groups, stats.pruned + stats.kept_whole + stats.filtered);
     }
 
-    // Aggregates of one column over the same rows.
-    let c = rng.gen_range(0..n);
+    // Aggregates of one column over the same rows, and of the filter's own column where it tests one
+    // (a float column then filters and aggregates each segment in one pass).
+    check_aggregate(batch, file, filter, rng.gen_range(0..n), &want_all);
+    if let [name] = filter.columns()[..] {
+        check_aggregate(batch, file, filter, batch.schema().index_of(name).unwrap(), &want_all);
+    }
+}
+
+/// `file.aggregate(c, filter)` against Arrow's kernels over `want_all`, the rows the filter selects.
+fn check_aggregate(batch: &RecordBatch, file: &LwcFile, filter: &Filter, c: usize, want_all: &RecordBatch) {
     let column = want_all.column(c);
     let agg = file.aggregate(c, Some(filter)).unwrap();
     assert_eq!(agg.rows, want_all.num_rows() as u64, "{filter}: aggregate rows");
+    assert_eq!(agg.stats.rows_selected, agg.rows, "{filter}: aggregate stats");
+    assert_eq!(agg.stats.row_groups, agg.stats.pruned + agg.stats.kept_whole + agg.stats.filtered);
     assert_eq!(agg.count, (column.len() - column.null_count()) as u64, "{filter}: count");
     let present = arrow_select::filter::filter(column, &arrow_arith::boolean::is_not_null(column).unwrap()).unwrap();
     let sorted = arrow_ord::sort::sort(&present, None).unwrap();
@@ -345,6 +355,34 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn a_float_column_filtered_on_itself_aggregates_in_one_pass() {
+    // Rising prices with nulls, NaN and -0.0: zone maps prune the early segments, keep none whole (every
+    // segment has a null) and filter the rest, where each segment filters and aggregates in one pass.
+    let prices: Vec<Option<f64>> = (0..6_000)
+        .map(|i| match i % 97 {
+            0 => None,
+            1 => Some(-0.0),
+            2 if i > 3_000 => Some(f64::NAN),
+            _ => Some(i as f64 * 0.25),
+        })
+        .collect();
+    let batch = RecordBatch::try_from_iter([("price", Arc::new(Float64Array::from(prices)) as ArrayRef)]).unwrap();
+    let file = write(&batch, 1000);
+    for filter in [
+        Filter::between("price", 800.0f64, 1_200.0f64),
+        Filter::compare("price", CompareOp::Gt, 1_000.5f64),
+        Filter::compare("price", CompareOp::LtEq, 0.0f64),
+        Filter::parse("price", "> NaN").unwrap(),
+        Filter::is_null("price"),
+    ] {
+        let want = arrow_select::filter::filter_record_batch(&batch, &selected(&reference(&batch, &filter))).unwrap();
+        check_aggregate(&batch, &file, &filter, 0, &want);
+    }
+    let stats = file.aggregate(0, Some(&Filter::between("price", 800.0f64, 1_200.0f64))).unwrap().stats;
+    assert!(stats.pruned >= 3 && stats.filtered >= 1, "{stats:?}");
 }
 
 #[test]

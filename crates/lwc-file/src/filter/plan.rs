@@ -104,6 +104,17 @@ impl Plan {
         lower(filter, false, columns)
     }
 
+    /// The test, in `T`'s terms, when the whole plan is one test of `column`'s values that selects the rows
+    /// passing it (not negated): then one pass over a segment can filter and aggregate.
+    pub(crate) fn own_values_test<T: Value>(&self, column: usize) -> Option<Predicate<T>> {
+        match self {
+            Plan::Condition(Condition { column: c, test: Lowered::Keys(_, p), negated: false }) if *c == column => {
+                Some(narrow::<T>(p))
+            }
+            _ => None,
+        }
+    }
+
     /// The columns the plan reads.
     pub(crate) fn columns(&self, out: &mut Vec<usize>) {
         match self {
