@@ -50,6 +50,17 @@ impl Default for ReadOptions {
     }
 }
 
+/// The file's shape, not its bytes: format version, rows and columns.
+impl std::fmt::Debug for LwcFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LwcFile")
+            .field("version", &self.version)
+            .field("rows", &self.rows)
+            .field("columns", &self.infos.iter().map(|c| (&c.name, &c.data_type)).collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
 /// An open `.lwc` file.
 pub struct LwcFile {
     backing: Backing,

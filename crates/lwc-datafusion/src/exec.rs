@@ -1,0 +1,222 @@
+//! The physical scan: contiguous stretches of segments per partition, each read by lwc-file's scan.
+
+use std::fmt;
+use std::ops::Range;
+use std::sync::Arc;
+
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::Result;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{
+    ChildrenPropertiesMode, DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
+    ReplaceChildrenOptions,
+};
+use futures::stream;
+use lwc_file::{Filter, LwcFile, ScanOptions};
+
+/// Scans an lwc file: the projected columns of the rows that pass the filter, at most `limit` of them per
+/// partition, each partition a run of whole segments.
+#[derive(Debug)]
+pub struct LwcScanExec {
+    file: Arc<LwcFile>,
+    projection: Vec<usize>,
+    filter: Option<Filter>,
+    limit: Option<usize>,
+    /// Per partition, the row ranges it reads in turn (one per segment of the first column).
+    partitions: Vec<Vec<Range<u64>>>,
+    schema: SchemaRef,
+    properties: Arc<PlanProperties>,
+}
+
+impl LwcScanExec {
+    /// A scan of `file` split into at most `partitions` partitions.
+    pub fn new(
+        file: Arc<LwcFile>,
+        projection: Option<Vec<usize>>,
+        filter: Option<Filter>,
+        limit: Option<usize>,
+        partitions: usize,
+    ) -> Result<LwcScanExec> {
+        let projection = projection.unwrap_or_else(|| (0..file.columns().len()).collect());
+        let schema = Arc::new(file.schema().project(&projection)?);
+        let partitions = split(&segment_ranges(&file), partitions);
+        let properties = PlanProperties::new(
+            EquivalenceProperties::new(schema.clone()),
+            Partitioning::UnknownPartitioning(partitions.len()),
+            EmissionType::Incremental,
+            Boundedness::Bounded,
+        );
+        Ok(LwcScanExec { file, projection, filter, limit, partitions, schema, properties: Arc::new(properties) })
+    }
+
+    /// The filter evaluated on the encoded segments, if any.
+    pub fn filter(&self) -> Option<&Filter> {
+        self.filter.as_ref()
+    }
+
+    fn options(&self, rows: Range<u64>, limit: Option<u64>) -> ScanOptions {
+        let mut options = ScanOptions::default().with_projection(self.projection.clone()).with_rows(rows);
+        if let Some(f) = &self.filter {
+            options = options.with_filter(f.clone());
+        }
+        if let Some(l) = limit {
+            options = options.with_limit(l);
+        }
+        options
+    }
+}
+
+/// The row ranges of the first column's segments (one range for a file without columns or rows).
+#[allow(clippy::single_range_in_vec_init)] // a list of one range, not the range's values
+fn segment_ranges(file: &LwcFile) -> Vec<Range<u64>> {
+    let Some(first) = file.columns().first() else { return vec![0..file.num_rows()] };
+    let mut start = 0;
+    let ranges: Vec<Range<u64>> = first
+        .segments
+        .iter()
+        .map(|s| {
+            let range = start..start + s.rows as u64;
+            start = range.end;
+            range
+        })
+        .collect();
+    if ranges.is_empty() {
+        vec![0..0]
+    } else {
+        ranges
+    }
+}
+
+/// `ranges` in at most `n` runs of about equal rows, in order.
+fn split(ranges: &[Range<u64>], n: usize) -> Vec<Vec<Range<u64>>> {
+    let total: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+    let per_part = total.div_ceil(n.max(1) as u64).max(1);
+    let mut parts: Vec<Vec<Range<u64>>> = vec![Vec::new()];
+    let mut rows_in_part = 0;
+    for r in ranges {
+        if rows_in_part >= per_part {
+            parts.push(Vec::new());
+            rows_in_part = 0;
+        }
+        parts.last_mut().expect("one part at least").push(r.clone());
+        rows_in_part += r.end - r.start;
+    }
+    parts
+}
+
+impl DisplayAs for LwcScanExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        let names: Vec<&str> = self.projection.iter().map(|&c| self.file.columns()[c].name.as_str()).collect();
+        write!(f, "LwcScanExec: partitions={}, projection=[{}]", self.partitions.len(), names.join(", "))?;
+        if let Some(filter) = &self.filter {
+            write!(f, ", filter={filter}")?;
+        }
+        if let Some(limit) = self.limit {
+            write!(f, ", limit={limit}")?;
+        }
+        Ok(())
+    }
+}
+
+impl ExecutionPlan for LwcScanExec {
+    fn name(&self) -> &'static str {
+        "LwcScanExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![]
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn replace_children(
+        self: Arc<Self>,
+        _children: Vec<Arc<dyn ExecutionPlan>>,
+        _options: ReplaceChildrenOptions,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(self)
+    }
+
+    fn with_new_children(self: Arc<Self>, children: Vec<Arc<dyn ExecutionPlan>>) -> Result<Arc<dyn ExecutionPlan>> {
+        self.replace_children(children, ReplaceChildrenOptions::new(ChildrenPropertiesMode::Recompute))
+    }
+
+    fn execute(&self, partition: usize, _context: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {
+        let ranges = self.partitions.get(partition).cloned().ok_or_else(|| {
+            datafusion::error::DataFusionError::Internal(format!(
+                "LwcScanExec: partition {partition} of {}",
+                self.partitions.len()
+            ))
+        })?;
+        let scan = Arc::new(LwcScanExec {
+            file: self.file.clone(),
+            projection: self.projection.clone(),
+            filter: self.filter.clone(),
+            limit: self.limit,
+            partitions: Vec::new(),
+            schema: self.schema.clone(),
+            properties: self.properties.clone(),
+        });
+        // One segment's rows at a time, read when the stream is polled: the scan borrows the file, so
+        // each step collects its batches (at most a segment's rows) before handing them on.
+        let state = (ranges.into_iter(), self.limit.map(|l| l as u64), scan);
+        let batches = stream::unfold(state, |(mut ranges, remaining, scan)| async move {
+            if remaining == Some(0) {
+                return None;
+            }
+            let range = ranges.next()?;
+            let read = scan.read(range, remaining);
+            let left = match (&read, remaining) {
+                (Ok(batches), Some(r)) => Some(r - batches.iter().map(|b| b.num_rows() as u64).sum::<u64>().min(r)),
+                _ => remaining,
+            };
+            // An error ends the stream after it is reported.
+            let ranges = if read.is_ok() { ranges } else { Vec::new().into_iter() };
+            Some((
+                stream::iter(read.map_or_else(|e| vec![Err(e)], |b| b.into_iter().map(Ok).collect())),
+                (ranges, left, scan),
+            ))
+        });
+        use futures::StreamExt;
+        Ok(Box::pin(RecordBatchStreamAdapter::new(self.schema.clone(), batches.flatten())))
+    }
+}
+
+impl LwcScanExec {
+    /// The batches of one row range.
+    fn read(&self, rows: Range<u64>, limit: Option<u64>) -> Result<Vec<RecordBatch>> {
+        let scan = self.file.scan(self.options(rows, limit)).map_err(crate::external)?;
+        scan.collect::<lwc_file::Result<Vec<_>>>().map_err(crate::external)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[allow(clippy::single_range_in_vec_init)]
+    fn partitions_split_segments_evenly_and_in_order() {
+        let ranges: Vec<Range<u64>> = (0..10).map(|k| k * 100..(k + 1) * 100).collect();
+        let parts = split(&ranges, 3);
+        assert_eq!(parts.len(), 3);
+        assert_eq!(parts.concat(), ranges);
+        assert_eq!(split(&ranges, 1).len(), 1);
+        assert_eq!(split(&ranges, 64).len(), 10);
+        assert_eq!(split(&[0..0], 4), [vec![0..0]]);
+    }
+}

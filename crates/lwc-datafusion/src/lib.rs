@@ -1,0 +1,50 @@
+//! SQL over `.lwc` files through [Apache DataFusion](https://datafusion.apache.org).
+//!
+//! [`LwcTable`] is a DataFusion `TableProvider` over one [`lwc_file::LwcFile`] (read through mmap):
+//!
+//! - **projection pushdown**: only the columns a query reads are decoded;
+//! - **filter pushdown**: comparisons, `BETWEEN`, `IN`, `IS [NOT] NULL` and `LIKE 'prefix%'` on columns, and
+//!   `AND`/`OR`/`NOT` over them, run on the encoded segments (zone maps skip segments, packed compares and
+//!   dictionary codes select rows) and are reported `Exact`, so DataFusion does not filter again; anything
+//!   else is `Unsupported` and DataFusion filters the rows it gets;
+//! - **late materialization**: the filter's columns are read first, the other projected columns only at
+//!   the rows that passed (lwc-file's scan);
+//! - **limit pushdown**, and **partitions** by segment ranges, so DataFusion's threads scan in parallel;
+//! - **statistics** from the footer: rows and null counts.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use datafusion::arrow::array::{Int64Array, RecordBatch, StringArray};
+//! use datafusion::prelude::SessionContext;
+//! use lwc_datafusion::LwcTable;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> datafusion::error::Result<()> {
+//! let batch = RecordBatch::try_from_iter([
+//!     ("id", Arc::new(Int64Array::from_iter_values(0..1000)) as _),
+//!     ("kind", Arc::new(StringArray::from_iter_values((0..1000).map(|i| ["a", "b"][i % 2]))) as _),
+//! ])?;
+//! let dir = tempfile::tempdir().unwrap();
+//! let path = dir.path().join("t.lwc");
+//! lwc_file::write_file(&path, batch.schema(), &[batch], lwc_file::WriteOptions::default()).unwrap();
+//!
+//! let ctx = SessionContext::new();
+//! ctx.register_table("t", Arc::new(LwcTable::open(&path)?))?;
+//! let rows = ctx.sql("SELECT count(*) FROM t WHERE kind = 'a' AND id < 100").await?.collect().await?;
+//! assert_eq!(rows[0].num_rows(), 1);
+//! # Ok(())
+//! # }
+//! ```
+
+mod exec;
+mod expr;
+mod table;
+
+pub use exec::LwcScanExec;
+pub use expr::to_filter;
+pub use table::LwcTable;
+
+/// An lwc-file error as DataFusion's.
+pub(crate) fn external(e: lwc_file::Error) -> datafusion::error::DataFusionError {
+    datafusion::error::DataFusionError::External(Box::new(e))
+}

@@ -1,0 +1,167 @@
+//! SQL over .lwc files answers exactly what the same SQL answers over the same rows in memory, and pushes
+//! down what it says it does.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::util::pretty::pretty_format_batches;
+use datafusion::datasource::MemTable;
+use datafusion::physical_plan::{collect, ExecutionPlan};
+use datafusion::prelude::{SessionConfig, SessionContext};
+use lwc_datafusion::{LwcScanExec, LwcTable};
+use lwc_file::WriteOptions;
+
+/// The table written as .lwc (segments of `segment_rows`) and registered as `t` in a context of
+/// `partitions` threads, and the same batch as an in-memory table `t` in another.
+fn contexts(batch: &RecordBatch, segment_rows: usize, partitions: usize) -> (Contexts, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.lwc");
+    let encode = lwc::EncodeOptions { segment_rows, ..Default::default() };
+    let options = WriteOptions { encode, ..WriteOptions::default() };
+    lwc_file::write_file(&path, batch.schema(), std::slice::from_ref(batch), options).unwrap();
+    let config = || SessionConfig::new().with_target_partitions(partitions);
+    let lwc = SessionContext::new_with_config(config());
+    lwc.register_table("t", Arc::new(LwcTable::open(&path).unwrap())).unwrap();
+    let memory = SessionContext::new_with_config(config());
+    memory
+        .register_table("t", Arc::new(MemTable::try_new(batch.schema(), vec![vec![batch.clone()]]).unwrap()))
+        .unwrap();
+    (Contexts { lwc, memory }, dir)
+}
+
+struct Contexts {
+    lwc: SessionContext,
+    memory: SessionContext,
+}
+
+/// The query's rows as text, sorted (partitions may interleave rows).
+async fn answer(ctx: &SessionContext, sql: &str) -> String {
+    let batches = ctx.sql(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}")).collect().await.unwrap();
+    let text = pretty_format_batches(&batches).unwrap().to_string();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort_unstable();
+    lines.join("\n")
+}
+
+/// Every query answers the same over the file and in memory. Float sums are rounded in the queries:
+/// threads add in another order than one pass does.
+async fn same_answers(ctx: &Contexts, queries: &[&str]) {
+    for q in queries {
+        assert_eq!(answer(&ctx.lwc, q).await, answer(&ctx.memory, q).await, "{q}");
+    }
+}
+
+#[tokio::test]
+async fn orders_answer_like_memory() {
+    let batch = lwc_testdata::orders(5_000, 7);
+    for (segment_rows, partitions) in [(1_000, 4), (65_536, 1), (777, 3)] {
+        let (ctx, _dir) = contexts(&batch, segment_rows, partitions);
+        same_answers(
+            &ctx,
+            &[
+                "SELECT count(*) FROM t",
+                "SELECT count(*), sum(o_price), min(o_date), max(o_comment) FROM t WHERE o_custkey < 20000",
+                "SELECT o_id, o_status FROM t WHERE o_id BETWEEN 100 AND 140",
+                "SELECT o_status, count(*), round(avg(o_price_f64), 4) FROM t GROUP BY o_status",
+                "SELECT count(*) FROM t WHERE o_status IN ('F', 'P') AND NOT o_urgent",
+                "SELECT count(*) FROM t WHERE o_urgent IS NULL OR o_discount > 0.05",
+                "SELECT count(*) FROM t WHERE o_comment LIKE 'carefully%'",
+                "SELECT count(*) FROM t WHERE o_comment NOT LIKE 'car%' AND o_price_f64 >= 1000.5",
+                "SELECT o_id FROM t WHERE o_date >= DATE '1995-03-15' AND o_date < DATE '1995-04-01'",
+                "SELECT count(*) FROM t WHERE o_unused IS NULL",
+                "SELECT count(*) FROM t WHERE o_unused = 3",
+                "SELECT sum(o_custkey) FROM t WHERE o_id + 1 > 4000",
+                "SELECT count(*) FROM t WHERE o_price > 500",
+                "SELECT o_id, o_price FROM t ORDER BY o_price DESC, o_id LIMIT 7",
+            ],
+        )
+        .await;
+    }
+}
+
+#[tokio::test]
+async fn sensors_and_flights_answer_like_memory() {
+    // One thread: DataFusion's float min and max over NaN depend on the order rows arrive in.
+    let (ctx, _dir) = contexts(&lwc_testdata::sensors(3_000, 3), 500, 1);
+    same_answers(
+        &ctx,
+        &[
+            "SELECT device, count(*), min(temp), max(temp) FROM t GROUP BY device",
+            "SELECT count(*) FROM t WHERE temp > 20.5 OR code < -100",
+            "SELECT sum(delta) FROM t WHERE level = -1 AND flag = 1",
+            "SELECT count(*) FROM t WHERE 7 <= level",
+        ],
+    )
+    .await;
+    let (ctx, _dir) = contexts(&lwc_testdata::flights(2_000, 5), 300, 4);
+    same_answers(
+        &ctx,
+        &[
+            "SELECT carrier, count(*) FROM t WHERE dest = 'ATL' GROUP BY carrier",
+            "SELECT count(*) FROM t WHERE tailnum IS NULL",
+            "SELECT origin, max(distance) FROM t WHERE air_time BETWEEN 60 AND 120 GROUP BY origin",
+        ],
+    )
+    .await;
+}
+
+/// The plan's lwc scan, found below whatever DataFusion put above it.
+fn lwc_scan(plan: &Arc<dyn ExecutionPlan>) -> Option<&LwcScanExec> {
+    if let Some(scan) = (plan.as_ref() as &dyn std::any::Any).downcast_ref::<LwcScanExec>() {
+        return Some(scan);
+    }
+    plan.children().into_iter().find_map(lwc_scan)
+}
+
+#[tokio::test]
+async fn filters_lwc_runs_are_pushed_down_and_the_rest_stay_above() {
+    let batch = lwc_testdata::orders(2_000, 1);
+    let (contexts, _dir) = contexts(&batch, 500, 2);
+    let ctx = contexts.lwc;
+    let plan = |sql: &'static str| {
+        let ctx = ctx.clone();
+        async move { ctx.sql(sql).await.unwrap().create_physical_plan().await.unwrap() }
+    };
+    let pushed = plan("SELECT o_id FROM t WHERE o_custkey < 100 AND o_status = 'F'").await;
+    let scan = lwc_scan(&pushed).expect("an lwc scan");
+    let text = scan.filter().expect("a pushed filter").to_string();
+    assert!(text.contains("o_custkey") && text.contains("o_status"), "{text}");
+    // Exact: no filter runs above the scan.
+    let shown = datafusion::physical_plan::displayable(pushed.as_ref()).indent(true).to_string();
+    assert!(!shown.contains("FilterExec"), "{shown}");
+    // Arithmetic on a column is DataFusion's to evaluate.
+    let kept = plan("SELECT o_id FROM t WHERE o_id + 1 > 10").await;
+    assert!(lwc_scan(&kept).expect("an lwc scan").filter().is_none());
+    let shown = datafusion::physical_plan::displayable(kept.as_ref()).indent(true).to_string();
+    assert!(shown.contains("FilterExec"), "{shown}");
+    // Limits reach the scan.
+    let limited = plan("SELECT o_id FROM t LIMIT 3").await;
+    let rows: usize = collect(limited, ctx.task_ctx()).await.unwrap().iter().map(|b| b.num_rows()).sum();
+    assert_eq!(rows, 3);
+}
+
+#[tokio::test]
+async fn bad_queries_and_files_give_errors() {
+    let batch = lwc_testdata::orders(100, 2);
+    let (contexts, dir) = contexts(&batch, 50, 1);
+    let ctx = contexts.lwc;
+    assert!(ctx.sql("SELECT nope FROM t").await.is_err());
+    assert!(ctx.sql("SELECT * FROM missing").await.is_err());
+    // A file whose segments were damaged after opening: the scan reports it.
+    let path = dir.path().join("t.lwc");
+    let mut bytes = std::fs::read(&path).unwrap();
+    for b in &mut bytes[64..256] {
+        *b ^= 0x5a;
+    }
+    let damaged = dir.path().join("damaged.lwc");
+    std::fs::write(&damaged, &bytes).unwrap();
+    match LwcTable::open(&damaged) {
+        Err(_) => {}
+        Ok(table) => {
+            ctx.register_table("d", Arc::new(table)).unwrap();
+            let result = ctx.sql("SELECT sum(o_custkey), max(o_comment) FROM d").await.unwrap().collect().await;
+            assert!(result.is_err(), "damaged segments must not answer");
+        }
+    }
+    assert!(LwcTable::open(dir.path().join("absent.lwc")).is_err());
+}
