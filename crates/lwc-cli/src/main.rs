@@ -6,6 +6,7 @@ mod demo;
 mod input;
 mod output;
 mod query;
+mod sql;
 mod table;
 mod units;
 
@@ -25,6 +26,7 @@ Examples:
   lwc get trips.lwc --column fare --rows 5,17,100..110
   lwc scan trips.lwc --column passengers --where '> 4' --sum --min --max
   lwc decompress trips.lwc -o trips.parquet           # exact round trip
+  lwc sql trips.lwc -e \"SELECT avg(fare) FROM trips WHERE passengers > 4\"
   lwc demo                                            # TPC-H at scale 0.1: lwc vs Parquet vs Arrow";
 
 /// lwc: lightweight columnar compression that stays queryable.
@@ -122,6 +124,46 @@ Examples:
   lwc calibrate -o costs.txt
   lwc compress lineitem.parquet -o lineitem.lwc --objective random --costs costs.txt")]
     Calibrate(CalibrateArgs),
+    /// Run SQL over .lwc files (Apache DataFusion; filters run on the encoded segments).
+    #[command(after_long_help = "\
+Each PATH is an .lwc file, a table named by its stem, or a directory whose .lwc files are tables. Filters
+that lwc can run (comparisons, BETWEEN, IN, IS NULL, LIKE 'prefix%', and AND/OR/NOT of them) are evaluated
+on the encoded segments, and only the columns a query reads are decoded. Without -e or -f, statements come
+from standard input, or from an interactive shell (.tables, .schema TABLE, .quit) on a terminal.
+
+Examples:
+  lwc sql lineitem.lwc -e \"SELECT count(*) FROM lineitem WHERE l_quantity < 3\"
+  lwc sql tpch/ -f q1.sql --format csv > q1.csv
+  lwc sql tpch/")]
+    Sql(SqlArgs),
+}
+
+/// How `lwc sql` prints results.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SqlFormat {
+    /// An aligned table, and the rows and time of each statement on stderr.
+    Table,
+    /// CSV with a header row.
+    Csv,
+    /// A JSON array of objects, one per row.
+    Json,
+}
+
+/// Options of `lwc sql`.
+#[derive(Args, Debug)]
+pub struct SqlArgs {
+    /// .lwc files (each a table named by its stem) and directories (every .lwc file inside).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// The SQL to run (several statements separated by ';').
+    #[arg(short = 'e', long, value_name = "QUERY")]
+    pub execute: Option<String>,
+    /// A file of SQL statements to run.
+    #[arg(short, long, value_name = "FILE.sql", conflicts_with = "execute")]
+    pub file: Option<PathBuf>,
+    /// How results are printed.
+    #[arg(long, value_enum, default_value_t = SqlFormat::Table)]
+    pub format: SqlFormat,
 }
 
 /// Options of `lwc calibrate`.
@@ -346,6 +388,7 @@ fn main() -> ExitCode {
         Command::Scan(args) => commands::scan(&args),
         Command::Demo(args) => demo::run(&args),
         Command::Calibrate(args) => commands::calibrate(&args),
+        Command::Sql(args) => sql::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

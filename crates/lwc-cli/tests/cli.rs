@@ -459,3 +459,49 @@ fn help_explains_every_command() {
         assert!(long.contains("Examples:"), "{command} --help has no examples");
     }
 }
+
+#[test]
+fn sql_answers_in_every_format_and_fails_cleanly() {
+    let (f, file, batch) = compressed();
+    let qty = batch.column(1).as_primitive::<arrow::datatypes::Int32Type>();
+    let want = qty.iter().flatten().filter(|&q| q < 3).count();
+    // CSV: a header row, then the answer.
+    let csv = ok(&["sql", p(&file), "-e", "SELECT count(*) AS n FROM t WHERE qty < 3", "--format", "csv"]);
+    assert_eq!(csv, format!("n\n{want}\n"));
+    // JSON: an array of objects; a table: the value in an aligned grid. Several statements run in turn.
+    let json =
+        ok(&["sql", p(&file), "-e", "SELECT count(*) AS n FROM t WHERE name LIKE 'item-1%'", "--format", "json"]);
+    let rows: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let names = batch.column(3).as_string::<i32>();
+    assert_eq!(rows[0]["n"], names.iter().flatten().filter(|n| n.starts_with("item-1")).count() as u64);
+    let table = ok(&["sql", p(&file), "-e", "SELECT max(id) FROM t; SELECT min(day) FROM t WHERE flag"]);
+    assert!(table.contains(&format!("| {} ", ROWS - 1)) && table.matches('+').count() >= 8, "{table}");
+    // A directory is a set of tables, each named by its file's stem; -f reads statements from a file.
+    let dir = f.path("tables");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::copy(&file, dir.join("a.lwc")).unwrap();
+    std::fs::copy(&file, dir.join("b.lwc")).unwrap();
+    let script = f.path("join.sql");
+    std::fs::write(&script, "SELECT count(*) FROM a JOIN b ON a.id = b.id WHERE a.amount > 900;\n").unwrap();
+    let joined = ok(&["sql", p(&dir), "-f", p(&script), "--format", "csv"]);
+    let amounts = batch.column(6).as_primitive::<arrow::datatypes::Decimal128Type>();
+    assert_eq!(joined.lines().nth(1).unwrap(), amounts.iter().flatten().filter(|&a| a > 90_000).count().to_string());
+    // Errors: unknown tables and columns, bad SQL, missing and corrupt files, duplicate table names.
+    for (args, says) in [
+        (vec!["sql", p(&file), "-e", "SELECT nope FROM t"], "nope"),
+        (vec!["sql", p(&file), "-e", "SELECT * FROM missing"], "missing"),
+        (vec!["sql", p(&file), "-e", "SELEC 1"], "SELEC"),
+        (vec!["sql", p(&file), "-e", "SELECT * FROM t WHERE name > 3 +"], "error"),
+        (vec!["sql", "/nonexistent/x.lwc", "-e", "SELECT 1"], "x.lwc"),
+        (vec!["sql", p(&file), p(&dir.join("a.lwc")), p(&dir.join("a.lwc")), "-e", "SELECT 1"], "two tables named a"),
+    ] {
+        let err = fails(&args);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    let corrupt = f.path("corrupt.lwc");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let n = bytes.len();
+    bytes.truncate(n / 2);
+    std::fs::write(&corrupt, &bytes).unwrap();
+    fails(&["sql", p(&corrupt), "-e", "SELECT count(*) FROM corrupt"]);
+}
