@@ -7,7 +7,7 @@ use std::sync::Arc;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::tree_node::TreeNodeRecursion;
-use datafusion::common::Result;
+use datafusion::common::{Result, Statistics};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
@@ -18,6 +18,8 @@ use datafusion::physical_plan::{
 };
 use futures::stream;
 use lwc_file::{Filter, LwcFile, ScanOptions};
+
+use crate::table::table_statistics;
 
 /// Scans an lwc file: the projected columns of the rows that pass the filter, at most `limit` of them per
 /// partition, each partition a run of whole segments.
@@ -153,6 +155,17 @@ impl ExecutionPlan for LwcScanExec {
 
     fn with_new_children(self: Arc<Self>, children: Vec<Arc<dyn ExecutionPlan>>) -> Result<Arc<dyn ExecutionPlan>> {
         self.replace_children(children, ReplaceChildrenOptions::new(ChildrenPropertiesMode::Recompute))
+    }
+
+    /// The footer's statistics, projected, for a scan of every row; unknown once a filter or a limit
+    /// applies, or for one partition.
+    #[allow(deprecated)] // DataFusion 55 asks for either this or `statistics_from_inputs`; a leaf has no inputs
+    fn partition_statistics(&self, partition: Option<usize>) -> Result<Arc<Statistics>> {
+        let whole = partition.is_none() && self.filter.is_none() && self.limit.is_none();
+        Ok(Arc::new(match whole {
+            true => table_statistics(&self.file).project(Some(&self.projection)),
+            false => Statistics::new_unknown(&self.schema),
+        }))
     }
 
     fn execute(&self, partition: usize, _context: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {

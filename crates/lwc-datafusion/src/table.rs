@@ -4,10 +4,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use datafusion::arrow::array::ArrayRef;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::stats::Precision;
-use datafusion::common::{ColumnStatistics, Result, Statistics};
+use datafusion::common::{ColumnStatistics, Result, ScalarValue, Statistics};
 use datafusion::datasource::TableType;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
@@ -77,18 +78,43 @@ impl TableProvider for LwcTable {
     }
 
     fn statistics(&self) -> Option<Statistics> {
-        let columns = self.file.columns();
-        let mut stats = Statistics::new_unknown(&self.file.schema())
-            .with_num_rows(Precision::Exact(self.file.num_rows() as usize))
-            .with_total_byte_size(Precision::Exact(columns.iter().map(|c| c.plain_bytes as usize).sum()));
-        stats.column_statistics = columns
-            .iter()
-            .map(|c| ColumnStatistics {
+        Some(table_statistics(&self.file))
+    }
+}
+
+/// The whole file's statistics from its footer: exact rows, bytes and null counts, and each column's min
+/// and max (see [`column_range`]).
+pub(crate) fn table_statistics(file: &LwcFile) -> Statistics {
+    let columns = file.columns();
+    let mut stats = Statistics::new_unknown(&file.schema())
+        .with_num_rows(Precision::Exact(file.num_rows() as usize))
+        .with_total_byte_size(Precision::Exact(columns.iter().map(|c| c.plain_bytes as usize).sum()));
+    stats.column_statistics = columns
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let (min_value, max_value) = column_range(file, k);
+            ColumnStatistics {
                 null_count: Precision::Exact(c.nulls as usize),
                 byte_size: Precision::Exact(c.plain_bytes as usize),
+                min_value,
+                max_value,
                 ..ColumnStatistics::new_unknown()
-            })
-            .collect();
-        Some(stats)
+            }
+        })
+        .collect();
+    stats
+}
+
+/// Column `k`'s min and max from the footer. Exact, so DataFusion may answer `min`/`max` from them without
+/// a scan, except for floats: lwc orders NaN above every number, and DataFusion's float min and max do not
+/// promise one order for NaN.
+fn column_range(file: &LwcFile, k: usize) -> (Precision<ScalarValue>, Precision<ScalarValue>) {
+    let Ok(Some((lo, hi))) = file.column_range(k) else { return (Precision::Absent, Precision::Absent) };
+    let scalar = |a: &ArrayRef| ScalarValue::try_from_array(a, 0).ok();
+    let (Some(lo), Some(hi)) = (scalar(&lo), scalar(&hi)) else { return (Precision::Absent, Precision::Absent) };
+    match lo.data_type().is_floating() {
+        true => (Precision::Inexact(lo), Precision::Inexact(hi)),
+        false => (Precision::Exact(lo), Precision::Exact(hi)),
     }
 }

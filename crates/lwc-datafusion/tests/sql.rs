@@ -165,3 +165,18 @@ async fn bad_queries_and_files_give_errors() {
     }
     assert!(LwcTable::open(dir.path().join("absent.lwc")).is_err());
 }
+
+#[tokio::test]
+async fn whole_table_count_min_and_max_come_from_the_footer() {
+    let batch = lwc_testdata::orders(3_000, 4);
+    let (ctx, _dir) = contexts(&batch, 700, 2);
+    let sql = "SELECT count(*), min(o_id), max(o_date), min(o_price), max(o_custkey), count(o_unused) FROM t";
+    same_answers(&ctx, &[sql]).await;
+    // Exact statistics: DataFusion answers without scanning the file.
+    let plan = ctx.lwc.sql(sql).await.unwrap().create_physical_plan().await.unwrap();
+    assert!(lwc_scan(&plan).is_none(), "{}", datafusion::physical_plan::displayable(plan.as_ref()).indent(true));
+    // Floats are scanned: their statistics are only inexact.
+    let plan = ctx.lwc.sql("SELECT max(o_price_f64) FROM t").await.unwrap().create_physical_plan().await.unwrap();
+    assert!(lwc_scan(&plan).is_some());
+    same_answers(&ctx, &["SELECT max(o_price_f64) FROM t"]).await;
+}

@@ -15,6 +15,7 @@ use crate::chunk::ChunkRef;
 use crate::decode::{decode_chunk, open_value_segment, values_to_arrow};
 use crate::encode::index_value;
 use crate::error::{Error, Result};
+use crate::filter::plan::key_to;
 use crate::format::{checksummed_len, locate_footer, ColumnFooter, Footer, HEADER_LEN};
 use crate::info::ColumnInfo;
 use crate::int_column::IntColumn;
@@ -195,6 +196,25 @@ impl LwcFile {
     /// The columns with their segment index.
     pub fn columns(&self) -> &[ColumnInfo] {
         &self.infos
+    }
+
+    /// The smallest and largest non-null value of a column of values (integers, decimals, dates, times,
+    /// booleans, floats in IEEE total order) as one-row arrays of its type, from the footer's zone maps: no
+    /// segment is read. `None` for strings and binaries, plain-stored columns and columns without a value.
+    pub fn column_range(&self, column: usize) -> Result<Option<(ArrayRef, ArrayRef)>> {
+        self.column_in_range(column)?;
+        let info = &self.infos[column];
+        let Storage::Values(t) = info.storage else { return Ok(None) };
+        let mut range: Option<(i128, i128)> = None;
+        for s in info.segments.iter().filter(|s| s.nulls < s.rows) {
+            let (Some(lo), Some(hi)) = (s.min, s.max) else { return Ok(None) };
+            range = Some(range.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
+        }
+        let Some((lo, hi)) = range else { return Ok(None) };
+        value_dispatch!(t, T => {
+            let one = |k: i128| values_to_arrow::<T>(&info.data_type, vec![key_to::<T>(k)], None);
+            Ok(Some((one(lo)?, one(hi)?)))
+        })
     }
 
     /// The index of the column named `name`; the error lists the names there are.

@@ -201,7 +201,7 @@ fn row_groups(file: &LwcFile, columns: &[usize], rows: Range<u64>) -> Vec<Range<
 
 impl LwcFile {
     /// Checks a column index.
-    fn column_in_range(&self, column: usize) -> Result<()> {
+    pub(crate) fn column_in_range(&self, column: usize) -> Result<()> {
         if column >= self.columns().len() {
             return Err(Error::ColumnOutOfRange { index: column, columns: self.columns().len() });
         }

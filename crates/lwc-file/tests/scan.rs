@@ -475,3 +475,26 @@ fn row_ranges_split_a_scan() {
         .collect();
     assert_eq!(arrow_select::concat::concat_batches(&whole.schema(), &parts).unwrap(), whole);
 }
+
+#[test]
+fn column_ranges_come_from_the_footer_and_match_the_data() {
+    for rows in [1, 999, 4321] {
+        let batch = kitchen_sink(rows, rows as u64);
+        let file = write(&batch, 1000);
+        for (c, info) in file.columns().iter().enumerate() {
+            let got = file.column_range(c).unwrap();
+            if !matches!(info.storage, lwc_file::Storage::Values(_)) {
+                assert!(got.is_none(), "{}: a range for a column that is not of values", info.name);
+                continue;
+            }
+            let column = batch.column(c);
+            let present =
+                arrow_select::filter::filter(column, &arrow_arith::boolean::is_not_null(column).unwrap()).unwrap();
+            let sorted = arrow_ord::sort::sort(&present, None).unwrap();
+            let want = (!sorted.is_empty())
+                .then(|| (sorted.slice(0, 1).to_data(), sorted.slice(sorted.len() - 1, 1).to_data()));
+            assert_eq!(got.map(|(lo, hi)| (lo.to_data(), hi.to_data())), want, "{} ({rows} rows)", info.name);
+        }
+    }
+    assert!(write(&kitchen_sink(10, 1), 1000).column_range(99).is_err());
+}

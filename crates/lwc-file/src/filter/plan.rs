@@ -363,7 +363,7 @@ fn lower_bytes_test(test: &Test, negated: bool) -> std::result::Result<Lowered, 
 }
 
 /// A key as a value of `T` (keys of `T`'s column are `T`'s latents; clamping only guards the invariant).
-fn key_to<T: Value>(k: i128) -> T {
+pub(crate) fn key_to<T: Value>(k: i128) -> T {
     let (min, max) = (<T::Latent as LwcInt>::MIN.to_i128(), <T::Latent as LwcInt>::MAX.to_i128());
     T::from_latent(<T::Latent as LwcInt>::from_i128(k.clamp(min, max)).expect("clamped into range"))
 }
