@@ -25,9 +25,7 @@ use crate::table::table_statistics;
 /// partition, each partition a run of whole segments.
 #[derive(Debug)]
 pub struct LwcScanExec {
-    file: Arc<LwcFile>,
-    projection: Vec<usize>,
-    filter: Option<Filter>,
+    reader: Arc<RangeReader>,
     limit: Option<usize>,
     /// Per partition, the row ranges it reads in turn (one per segment of the first column).
     partitions: Vec<Vec<Range<u64>>>,
@@ -53,15 +51,27 @@ impl LwcScanExec {
             EmissionType::Incremental,
             Boundedness::Bounded,
         );
-        Ok(LwcScanExec { file, projection, filter, limit, partitions, schema, properties: Arc::new(properties) })
+        let reader = Arc::new(RangeReader { file, projection, filter });
+        Ok(LwcScanExec { reader, limit, partitions, schema, properties: Arc::new(properties) })
     }
 
     /// The filter evaluated on the encoded segments, if any.
     pub fn filter(&self) -> Option<&Filter> {
-        self.filter.as_ref()
+        self.reader.filter.as_ref()
     }
+}
 
-    fn options(&self, rows: Range<u64>, limit: Option<u64>) -> ScanOptions {
+/// What every partition of a scan reads: the file, the columns and the filter.
+#[derive(Debug)]
+struct RangeReader {
+    file: Arc<LwcFile>,
+    projection: Vec<usize>,
+    filter: Option<Filter>,
+}
+
+impl RangeReader {
+    /// The batches of the rows in `rows` that pass, at most `limit` of them.
+    fn read(&self, rows: Range<u64>, limit: Option<u64>) -> Result<Vec<RecordBatch>> {
         let mut options = ScanOptions::default().with_projection(self.projection.clone()).with_rows(rows);
         if let Some(f) = &self.filter {
             options = options.with_filter(f.clone());
@@ -69,7 +79,8 @@ impl LwcScanExec {
         if let Some(l) = limit {
             options = options.with_limit(l);
         }
-        options
+        let scan = self.file.scan(options).map_err(crate::external)?;
+        scan.collect::<lwc_file::Result<Vec<_>>>().map_err(crate::external)
     }
 }
 
@@ -113,9 +124,10 @@ fn split(ranges: &[Range<u64>], n: usize) -> Vec<Vec<Range<u64>>> {
 
 impl DisplayAs for LwcScanExec {
     fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
-        let names: Vec<&str> = self.projection.iter().map(|&c| self.file.columns()[c].name.as_str()).collect();
+        let columns = self.reader.file.columns();
+        let names: Vec<&str> = self.reader.projection.iter().map(|&c| columns[c].name.as_str()).collect();
         write!(f, "LwcScanExec: partitions={}, projection=[{}]", self.partitions.len(), names.join(", "))?;
-        if let Some(filter) = &self.filter {
+        if let Some(filter) = self.filter() {
             write!(f, ", filter={filter}")?;
         }
         if let Some(limit) = self.limit {
@@ -161,9 +173,9 @@ impl ExecutionPlan for LwcScanExec {
     /// applies, or for one partition.
     #[allow(deprecated)] // DataFusion 55 asks for either this or `statistics_from_inputs`; a leaf has no inputs
     fn partition_statistics(&self, partition: Option<usize>) -> Result<Arc<Statistics>> {
-        let whole = partition.is_none() && self.filter.is_none() && self.limit.is_none();
+        let whole = partition.is_none() && self.filter().is_none() && self.limit.is_none();
         Ok(Arc::new(match whole {
-            true => table_statistics(&self.file).project(Some(&self.projection)),
+            true => table_statistics(&self.reader.file).project(Some(&self.reader.projection)),
             false => Statistics::new_unknown(&self.schema),
         }))
     }
@@ -175,24 +187,15 @@ impl ExecutionPlan for LwcScanExec {
                 self.partitions.len()
             ))
         })?;
-        let scan = Arc::new(LwcScanExec {
-            file: self.file.clone(),
-            projection: self.projection.clone(),
-            filter: self.filter.clone(),
-            limit: self.limit,
-            partitions: Vec::new(),
-            schema: self.schema.clone(),
-            properties: self.properties.clone(),
-        });
-        // One segment's rows at a time, read when the stream is polled: the scan borrows the file, so
-        // each step collects its batches (at most a segment's rows) before handing them on.
-        let state = (ranges.into_iter(), self.limit.map(|l| l as u64), scan);
-        let batches = stream::unfold(state, |(mut ranges, remaining, scan)| async move {
+        // One segment's rows at a time, read when the stream is polled: lwc-file's scan borrows the file,
+        // so each step collects its batches (at most a segment's rows) before handing them on.
+        let state = (ranges.into_iter(), self.limit.map(|l| l as u64), self.reader.clone());
+        let batches = stream::unfold(state, |(mut ranges, remaining, reader)| async move {
             if remaining == Some(0) {
                 return None;
             }
             let range = ranges.next()?;
-            let read = scan.read(range, remaining);
+            let read = reader.read(range, remaining);
             let left = match (&read, remaining) {
                 (Ok(batches), Some(r)) => Some(r - batches.iter().map(|b| b.num_rows() as u64).sum::<u64>().min(r)),
                 _ => remaining,
@@ -201,19 +204,11 @@ impl ExecutionPlan for LwcScanExec {
             let ranges = if read.is_ok() { ranges } else { Vec::new().into_iter() };
             Some((
                 stream::iter(read.map_or_else(|e| vec![Err(e)], |b| b.into_iter().map(Ok).collect())),
-                (ranges, left, scan),
+                (ranges, left, reader),
             ))
         });
         use futures::StreamExt;
         Ok(Box::pin(RecordBatchStreamAdapter::new(self.schema.clone(), batches.flatten())))
-    }
-}
-
-impl LwcScanExec {
-    /// The batches of one row range.
-    fn read(&self, rows: Range<u64>, limit: Option<u64>) -> Result<Vec<RecordBatch>> {
-        let scan = self.file.scan(self.options(rows, limit)).map_err(crate::external)?;
-        scan.collect::<lwc_file::Result<Vec<_>>>().map_err(crate::external)
     }
 }
 
