@@ -216,25 +216,27 @@ impl LwcFile {
     }
 
     /// Which rows of `group` pass `plan`.
-    /// What the zone maps of `group`'s segments say of `plan`.
-    fn zone_verdict(&self, plan: Option<&Plan>, group: &Range<u64>) -> lwc::ZoneVerdict {
-        let Some(plan) = plan else { return lwc::ZoneVerdict::EveryRow };
-        let infos = self.columns();
-        plan.zone_verdict(infos, &|c: usize| &infos[c].segments[self.locate(c, group.start)])
+    fn select(&self, plan: Option<&Plan>, group: &Range<u64>) -> Result<GroupResult> {
+        self.select_or_defer(plan, group, false)
     }
 
-    fn select(&self, plan: Option<&Plan>, group: &Range<u64>) -> Result<GroupResult> {
+    /// [`LwcFile::select`], or with `defer` the zone maps' verdict alone: a group they cannot settle comes
+    /// back as every row, unsettled, for a caller that filters and aggregates it in one pass.
+    fn select_or_defer(&self, plan: Option<&Plan>, group: &Range<u64>, defer: bool) -> Result<GroupResult> {
         let len = (group.end - group.start) as usize;
         let Some(plan) = plan else { return Ok(GroupResult { len, rows: Rows::All, settled: Some(Rows::All) }) };
         let infos = self.columns();
         let segment = |c: usize| &infos[c].segments[self.locate(c, group.start)];
-        let settled = match self.zone_verdict(Some(plan), group) {
+        let settled = match plan.zone_verdict(infos, &segment) {
             lwc::ZoneVerdict::NoRow => Some(Rows::None),
             lwc::ZoneVerdict::EveryRow => Some(Rows::All),
             lwc::ZoneVerdict::SomeRows => None,
         };
         if let Some(rows) = settled.clone() {
             return Ok(GroupResult { len, rows, settled });
+        }
+        if defer {
+            return Ok(GroupResult { len, rows: Rows::All, settled });
         }
         let rows = plan.evaluate(infos, &segment, &|condition| {
             let (s, range) = self.local(condition.column, group);
@@ -319,19 +321,17 @@ impl LwcFile {
                 // A float column filtered by a test of its own values: the zone maps settle what they can,
                 // and each other segment filters and aggregates in one pass (`Segment::filter_aggregate`).
                 let own = plan.as_ref().and_then(|p| p.own_values_test::<T>(column)).filter(|_| T::TYPE.is_float());
-                let deferred = |group: &Range<u64>| {
-                    own.is_some() && self.zone_verdict(plan.as_ref(), group) == lwc::ZoneVerdict::SomeRows
-                };
-                let select = |group: &Range<u64>| match deferred(group) {
-                    true => Ok(GroupResult { len: (group.end - group.start) as usize, rows: Rows::All, settled: None }),
-                    false => selected(group),
-                };
+                let select = |group: &Range<u64>| self.select_or_defer(plan.as_ref(), group, own.is_some());
                 let (mut stats, a) = self.fold_groups(&groups, select, Aggregates::<T>::empty(), Aggregates::merge, |group, rows| {
                     let (s, range) = self.local(column, group);
                     self.with_chunk(column, s, |chunk| {
                         let segment = open_value_segment::<T>(chunk)?;
                         match &own {
-                            Some(test) if deferred(group) && range == (0..chunk.rows) => Ok(segment.filter_aggregate(test)),
+                            // Deferred groups, and groups the zone maps kept whole, for which the one
+                            // pass gives the same answer (their verdict left no null row in doubt).
+                            Some(test) if matches!(rows, Rows::All) && range == (0..chunk.rows) => {
+                                Ok(segment.filter_aggregate(test))
+                            }
                             _ => segment.aggregate(in_segment(rows, range, chunk.rows).as_ref()).map_err(|e| chunk.core_error(e)),
                         }
                     })
