@@ -11,13 +11,14 @@ use datafusion::common::{Result, Statistics};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::metrics::{Count, ExecutionPlanMetricsSet, MetricBuilder, MetricsSet, Time};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     ChildrenPropertiesMode, DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
     ReplaceChildrenOptions,
 };
 use futures::stream;
-use lwc_file::{Filter, LwcFile, ScanOptions};
+use lwc_file::{Filter, LwcFile, ScanOptions, ScanStats};
 
 use crate::table::table_statistics;
 
@@ -31,6 +32,7 @@ pub struct LwcScanExec {
     partitions: Vec<Vec<Range<u64>>>,
     schema: SchemaRef,
     properties: Arc<PlanProperties>,
+    metrics: ExecutionPlanMetricsSet,
 }
 
 impl LwcScanExec {
@@ -52,7 +54,8 @@ impl LwcScanExec {
             Boundedness::Bounded,
         );
         let reader = Arc::new(RangeReader { file, projection, filter });
-        Ok(LwcScanExec { reader, limit, partitions, schema, properties: Arc::new(properties) })
+        let metrics = ExecutionPlanMetricsSet::new();
+        Ok(LwcScanExec { reader, limit, partitions, schema, properties: Arc::new(properties), metrics })
     }
 
     /// The filter evaluated on the encoded segments, if any.
@@ -70,8 +73,8 @@ struct RangeReader {
 }
 
 impl RangeReader {
-    /// The batches of the rows in `rows` that pass, at most `limit` of them.
-    fn read(&self, rows: Range<u64>, limit: Option<u64>) -> Result<Vec<RecordBatch>> {
+    /// The batches of the rows in `rows` that pass, at most `limit` of them, and what the scan did.
+    fn read(&self, rows: Range<u64>, limit: Option<u64>) -> Result<(Vec<RecordBatch>, ScanStats)> {
         let mut options = ScanOptions::default().with_projection(self.projection.clone()).with_rows(rows);
         if let Some(f) = &self.filter {
             options = options.with_filter(f.clone());
@@ -79,8 +82,42 @@ impl RangeReader {
         if let Some(l) = limit {
             options = options.with_limit(l);
         }
-        let scan = self.file.scan(options).map_err(crate::external)?;
-        scan.collect::<lwc_file::Result<Vec<_>>>().map_err(crate::external)
+        let mut scan = self.file.scan(options).map_err(crate::external)?;
+        let batches = scan.by_ref().collect::<lwc_file::Result<Vec<_>>>().map_err(crate::external)?;
+        Ok((batches, scan.stats()))
+    }
+}
+
+/// What one partition's scan did, for `EXPLAIN ANALYZE`: the row groups (segments) its zone maps skipped
+/// unread or kept whole, and those the filter was evaluated on.
+struct ScanMetrics {
+    output_rows: Count,
+    elapsed_compute: Time,
+    row_groups: Count,
+    pruned: Count,
+    kept_whole: Count,
+    filtered: Count,
+}
+
+impl ScanMetrics {
+    fn new(metrics: &ExecutionPlanMetricsSet, partition: usize) -> ScanMetrics {
+        let count = |name: &'static str| MetricBuilder::new(metrics).counter(name, partition);
+        ScanMetrics {
+            output_rows: MetricBuilder::new(metrics).output_rows(partition),
+            elapsed_compute: MetricBuilder::new(metrics).elapsed_compute(partition),
+            row_groups: count("row_groups"),
+            pruned: count("row_groups_pruned"),
+            kept_whole: count("row_groups_kept_whole"),
+            filtered: count("row_groups_filtered"),
+        }
+    }
+
+    fn add(&self, stats: &ScanStats, batches: &[RecordBatch]) {
+        self.row_groups.add(stats.row_groups);
+        self.pruned.add(stats.pruned);
+        self.kept_whole.add(stats.kept_whole);
+        self.filtered.add(stats.filtered);
+        self.output_rows.add(batches.iter().map(RecordBatch::num_rows).sum());
     }
 }
 
@@ -180,6 +217,10 @@ impl ExecutionPlan for LwcScanExec {
         }))
     }
 
+    fn metrics(&self) -> Option<MetricsSet> {
+        Some(self.metrics.clone_inner())
+    }
+
     fn execute(&self, partition: usize, _context: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {
         let ranges = self.partitions.get(partition).cloned().ok_or_else(|| {
             datafusion::error::DataFusionError::Internal(format!(
@@ -189,13 +230,19 @@ impl ExecutionPlan for LwcScanExec {
         })?;
         // One segment's rows at a time, read when the stream is polled: lwc-file's scan borrows the file,
         // so each step collects its batches (at most a segment's rows) before handing them on.
-        let state = (ranges.into_iter(), self.limit.map(|l| l as u64), self.reader.clone());
-        let batches = stream::unfold(state, |(mut ranges, remaining, reader)| async move {
+        let metrics = Arc::new(ScanMetrics::new(&self.metrics, partition));
+        let state = (ranges.into_iter(), self.limit.map(|l| l as u64), self.reader.clone(), metrics);
+        let batches = stream::unfold(state, |(mut ranges, remaining, reader, metrics)| async move {
             if remaining == Some(0) {
                 return None;
             }
             let range = ranges.next()?;
-            let read = reader.read(range, remaining);
+            let timer = metrics.elapsed_compute.timer();
+            let read = reader.read(range, remaining).map(|(batches, stats)| {
+                metrics.add(&stats, &batches);
+                batches
+            });
+            timer.done();
             let left = match (&read, remaining) {
                 (Ok(batches), Some(r)) => Some(r - batches.iter().map(|b| b.num_rows() as u64).sum::<u64>().min(r)),
                 _ => remaining,
@@ -204,7 +251,7 @@ impl ExecutionPlan for LwcScanExec {
             let ranges = if read.is_ok() { ranges } else { Vec::new().into_iter() };
             Some((
                 stream::iter(read.map_or_else(|e| vec![Err(e)], |b| b.into_iter().map(Ok).collect())),
-                (ranges, left, reader),
+                (ranges, left, reader, metrics),
             ))
         });
         use futures::StreamExt;

@@ -180,3 +180,26 @@ async fn whole_table_count_min_and_max_come_from_the_footer() {
     assert!(lwc_scan(&plan).is_some());
     same_answers(&ctx, &["SELECT max(o_price_f64) FROM t"]).await;
 }
+
+#[tokio::test]
+async fn a_point_query_opens_only_the_segment_its_zone_maps_keep() {
+    let batch = lwc_testdata::orders(3_000, 5);
+    let (contexts, _dir) = contexts(&batch, 500, 2);
+    let ctx = contexts.lwc;
+    // The ids ascend with gaps: the id of row 1,234 lies in the third segment only.
+    let ids = batch.column_by_name("o_id").unwrap();
+    let id = ids.as_any().downcast_ref::<datafusion::arrow::array::Int64Array>().unwrap().value(1234);
+    let sql = format!("SELECT o_id FROM t WHERE o_id = {id}");
+    let plan = ctx.sql(&sql).await.unwrap().create_physical_plan().await.unwrap();
+    let rows: usize = collect(plan.clone(), ctx.task_ctx()).await.unwrap().iter().map(|b| b.num_rows()).sum();
+    assert_eq!(rows, 1);
+    let metrics = lwc_scan(&plan).expect("an lwc scan").metrics().expect("scan metrics");
+    let count = |name: &str| metrics.sum_by_name(name).map(|m| m.as_usize());
+    assert_eq!(count("row_groups"), Some(6));
+    assert_eq!(count("row_groups_pruned"), Some(5));
+    assert_eq!(count("row_groups_filtered"), Some(1));
+    assert_eq!(metrics.output_rows(), Some(1));
+    // EXPLAIN ANALYZE shows them.
+    let shown = answer(&ctx, &format!("EXPLAIN ANALYZE {sql}")).await;
+    assert!(shown.contains("row_groups_pruned=5"), "{shown}");
+}
