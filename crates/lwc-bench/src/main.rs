@@ -31,9 +31,9 @@ struct Cli {
     /// it finishes in a few minutes on 2 cores.
     #[arg(long)]
     scale: Option<f64>,
-    /// Timed rounds per figure; the median is reported.
-    #[arg(long, default_value_t = 15)]
-    rounds: usize,
+    /// Timed rounds per figure; the median is reported. Default: 15 (end-to-end: 3 runs per query).
+    #[arg(long)]
+    rounds: Option<usize>,
     /// Shortest timed batch in milliseconds (fast operations repeat until they fill it).
     #[arg(long, default_value_t = 2.0)]
     batch_ms: f64,
@@ -49,6 +49,12 @@ struct Cli {
     /// Also write SVG figures (compression vs speed per experiment) into this folder.
     #[arg(long)]
     svg: Option<PathBuf>,
+    /// end-to-end's worker process: runs the queries of one configuration and prints its figures as JSON.
+    #[arg(long, hide = true, requires = "worker_dir")]
+    worker: Option<String>,
+    /// The tables the worker reads.
+    #[arg(long, hide = true)]
+    worker_dir: Option<PathBuf>,
 }
 
 fn experiments_help() -> String {
@@ -71,6 +77,12 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> Result<(), String> {
+    let threads = cli.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    if let (Some(worker), Some(dir)) = (&cli.worker, &cli.worker_dir) {
+        let rounds = cli.rounds.unwrap_or(1);
+        println!("{}", experiments::end_to_end::worker(worker, dir, rounds, threads)?);
+        return Ok(());
+    }
     let chosen: Vec<_> = if cli.experiment == "all" {
         ALL.iter().collect()
     } else {
@@ -83,13 +95,16 @@ fn run(cli: &Cli) -> Result<(), String> {
     if let Some(s) = cli.scale.filter(|s| !(s.is_finite() && *s > 0.0)) {
         return Err(format!("--scale must be a positive number, got {s}"));
     }
-    if cli.rounds == 0 || cli.batch_ms.is_nan() || cli.batch_ms <= 0.0 {
+    if cli.rounds == Some(0) || cli.batch_ms.is_nan() || cli.batch_ms <= 0.0 {
         return Err("--rounds and --batch-ms must be positive".into());
     }
-    let threads = cli.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let cfg = Config {
         scale: cli.scale,
-        settings: Settings { rounds: cli.rounds, min_batch: Duration::from_secs_f64(cli.batch_ms / 1e3) },
+        settings: Settings {
+            rounds: cli.rounds.unwrap_or(Settings::default().rounds),
+            min_batch: Duration::from_secs_f64(cli.batch_ms / 1e3),
+        },
+        explicit_rounds: cli.rounds,
         threads,
         seed: cli.seed,
     };
@@ -133,7 +148,7 @@ fn machine_line(cfg: &Config) -> String {
         .unwrap_or_else(|| std::env::consts::ARCH.to_string());
     let scale = cfg.scale.map_or("each experiment's default".to_string(), |s| s.to_string());
     format!(
-        "Machine: {cpu}, {} threads used for parallel figures. Scale: {scale}. Seed {}. Each figure: warm-up, then the median of {} rounds; candidates are timed in rotation.",
-        cfg.threads, cfg.seed, cfg.settings.rounds
+        "Machine: {cpu}, {} threads used for parallel figures. Scale: {scale}. Seed {}. Each figure: warm-up, then the median of {} rounds; candidates are timed in rotation (end-to-end: each query {} times in each configuration's process, see its table).",
+        cfg.threads, cfg.seed, cfg.settings.rounds, cfg.explicit_rounds.unwrap_or(experiments::end_to_end::DEFAULT_ROUNDS)
     )
 }

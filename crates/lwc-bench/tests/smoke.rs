@@ -34,9 +34,13 @@ fn every_experiment_produces_its_tables() {
         "### database: lwc's automatic choice per column",
         "### strings: TPC-H text",
         "### strings: the goals",
+        "### end-to-end: TPC-H SF",
+        "### end-to-end: the goals",
     ] {
         assert!(stdout.contains(title), "missing {title} in\n{stdout}");
     }
+    // end-to-end's workers are child processes; each configuration gives the MemTable's answers.
+    assert!(stdout.contains("| total |") && stdout.contains("| all same |"), "end-to-end answers:\n{stdout}");
     assert!(stdout.contains("| lwc for |"), "lwc rows missing:\n{stdout}");
     assert!(stdout.contains("| lwc-file string column, 1 thread |"), "lwc-file string rows missing:\n{stdout}");
     let records: Vec<serde_json::Value> =
@@ -54,4 +58,6 @@ fn bad_arguments_are_clear_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown experiment 'nope'"));
     let out = bench().args(["access", "--scale", "0"]).output().expect("runs");
     assert!(String::from_utf8_lossy(&out.stderr).contains("--scale must be a positive number"));
+    let out = bench().args(["end-to-end", "--worker", "nope", "--worker-dir", "."]).output().expect("runs");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no configuration nope"));
 }

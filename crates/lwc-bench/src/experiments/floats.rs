@@ -626,6 +626,7 @@ mod tests {
         let cfg = Config {
             scale: Some(0.001),
             settings: Settings { rounds: 1, min_batch: Duration::from_micros(10) },
+            explicit_rounds: None,
             threads: 1,
             seed: 7,
         };

@@ -7,6 +7,7 @@ pub mod access;
 pub mod adaptive;
 pub mod cascades;
 pub mod database;
+pub mod end_to_end;
 pub mod floats;
 pub mod keys;
 pub mod limits;
@@ -18,6 +19,8 @@ pub struct Config {
     /// Fraction of the papers' data sizes (`None`: each experiment's default, a few minutes on 2 cores).
     pub scale: Option<f64>,
     pub settings: Settings,
+    /// `--rounds` where given, for experiments whose own default differs from `settings.rounds`.
+    pub explicit_rounds: Option<usize>,
     /// Threads for the parts measured "on all threads".
     pub threads: usize,
     pub seed: u64,
@@ -62,5 +65,10 @@ pub const ALL: &[Experiment] = &[
         name: "strings",
         about: "fsst, dict and plain vs zstd, lz4, fsst-rs and Parquet on TPC-H text and low-cardinality keys",
         run: strings::run,
+    },
+    Experiment {
+        name: "end-to-end",
+        about: "TPC-H's 22 queries in DataFusion over .lwc, Parquet-zstd and in-memory Arrow (issue 15)",
+        run: end_to_end::run,
     },
 ];
