@@ -176,14 +176,18 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         for info in file.columns().iter().filter(|c| KEYS.contains(&c.name.as_str())) {
             keys.push(info.clone());
         }
-        measured.push(Measured { name, rows, plain, parquet, lwc: file.file_bytes() });
+        measured.push(Measured { name, rows, plain, parquet: parquet.len() as u64, lwc: file.file_bytes() });
         if name == "lineitem" {
-            lineitem = Some((batches, file));
+            lineitem = Some((batches, file, parquet));
         }
     }
     bar.set_message("timing queries on lineitem");
-    let (batches, file) = lineitem.context("lineitem was generated")?;
+    let (batches, file, parquet) = lineitem.context("lineitem was generated")?;
     let timings = time_queries(&batches, &file, args.runs)?;
+    drop(batches);
+    bar.set_message("TPC-H Q1 and Q6 through SQL");
+    let (lwc_bytes, parquet_bytes, lineitem_rows) = (file.file_bytes(), parquet.len() as u64, file.num_rows());
+    let sql_timings = time_sql(file, parquet, args.runs)?;
     bar.finish_and_clear();
 
     let mut text = format!(
@@ -244,7 +248,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
 
     text.push_str(&format!(
         "\nQueries on lineitem ({} rows): median of {} runs{}\n\n",
-        thousands(file.num_rows()),
+        thousands(lineitem_rows),
         args.runs,
         if cfg!(debug_assertions) { " (debug build: build with --release for meaningful times)" } else { "" }
     ));
@@ -259,20 +263,104 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         ]);
     }
     text.push_str(&t.render());
-    text.push_str(&format!(
+    text.push_str(
         "\nlwc: get/filter/aggregate on the encoded segments (lwc::Column); Arrow: arrow's take, lt and sum kernels on \
-         decoded arrays. Total demo time {}.\n",
+         decoded arrays.\n",
+    );
+
+    text.push_str(&format!(
+        "\nTPC-H queries through SQL (DataFusion) on lineitem in memory: lwc {} against Parquet zstd {}; median of {} \
+         runs\n\n",
+        human_bytes(lwc_bytes),
+        human_bytes(parquet_bytes),
+        args.runs
+    ));
+    let mut t = Table::new(&["query", "answer", ">lwc", ">Parquet zstd", ">lwc/Parquet"]);
+    for q in &sql_timings {
+        t.row(vec![
+            q.query.clone(),
+            q.answer.clone(),
+            human_time(q.lwc),
+            human_time(q.arrow),
+            format!("{:.2}", q.lwc.as_secs_f64() / q.arrow.as_secs_f64().max(1e-12)),
+        ]);
+    }
+    text.push_str(&t.render());
+    text.push_str(&format!(
+        "\nlwc: `LwcTable`, its WHERE clause run on the encoded segments; Parquet: DataFusion's own reader over the \
+         same table's Parquet bytes. All 22 queries: `lwc-bench end-to-end`. Total demo time {}.\n",
         human_time(started.elapsed())
     ));
     emit(&text)
 }
 
-/// One timed query.
+/// One timed query: lwc against the reference (Arrow arrays, or Parquet for SQL).
 struct Timed {
     query: String,
     answer: String,
     lwc: Duration,
     arrow: Duration,
+}
+
+/// TPC-H Q1 and Q6, the lineitem-only queries, as kept in `queries/tpch/`.
+const SQL_QUERIES: [(&str, &str); 2] = [
+    ("TPC-H Q1 (pricing summary)", include_str!("../../../queries/tpch/q01.sql")),
+    ("TPC-H Q6 (revenue change)", include_str!("../../../queries/tpch/q06.sql")),
+];
+
+/// Q1 and Q6 through DataFusion over the lwc file and over the Parquet bytes (an in-memory object store),
+/// their answers checked equal.
+fn time_sql(file: LwcFile, parquet: Vec<u8>, runs: u32) -> Result<Vec<Timed>> {
+    use datafusion::execution::object_store::ObjectStoreUrl;
+    use datafusion::object_store::{memory::InMemory, path::Path as StorePath, ObjectStoreExt as _, PutPayload};
+    use datafusion::prelude::{ParquetReadOptions, SessionContext};
+
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting threads")?;
+    runtime.block_on(async {
+        let lwc = SessionContext::new();
+        lwc.register_table("lineitem", std::sync::Arc::new(lwc_datafusion::LwcTable::new(std::sync::Arc::new(file))))?;
+        let pq = SessionContext::new();
+        let store = InMemory::new();
+        store.put(&StorePath::from("lineitem.parquet"), PutPayload::from(parquet)).await?;
+        let url = ObjectStoreUrl::parse("memory://")?;
+        pq.register_object_store(url.as_ref(), std::sync::Arc::new(store));
+        pq.register_parquet("lineitem", "memory:///lineitem.parquet", ParquetReadOptions::default()).await?;
+
+        let mut out = Vec::new();
+        for (query, sql) in SQL_QUERIES {
+            let (lwc_time, answer, lwc_rows) = time_sql_query(&lwc, sql, runs).await?;
+            let (pq_time, _, pq_rows) = time_sql_query(&pq, sql, runs).await?;
+            if lwc_rows != pq_rows {
+                bail!("{query}: lwc answers\n{lwc_rows}\nParquet\n{pq_rows}");
+            }
+            out.push(Timed { query: query.into(), answer, lwc: lwc_time, arrow: pq_time });
+        }
+        Ok(out)
+    })
+}
+
+/// The median time of `sql` over `runs` runs after one warm-up, its answer in short (the only value of a
+/// one-row, one-column answer, else the row count) and in full (a printed table).
+async fn time_sql_query(
+    ctx: &datafusion::prelude::SessionContext,
+    sql: &str,
+    runs: u32,
+) -> Result<(Duration, String, String)> {
+    let batches = ctx.sql(sql).await?.collect().await?;
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    let answer = match batches.iter().find(|b| b.num_rows() > 0) {
+        Some(b) if rows == 1 && b.num_columns() == 1 => arrow::util::display::array_value_to_string(b.column(0), 0)?,
+        _ => format!("{rows} rows"),
+    };
+    let full = arrow::util::pretty::pretty_format_batches(&batches)?.to_string();
+    let mut times = Vec::with_capacity(runs as usize);
+    for _ in 0..runs {
+        let t = Instant::now();
+        black_box(ctx.sql(sql).await?.collect().await?);
+        times.push(t.elapsed());
+    }
+    times.sort();
+    Ok((times[times.len() / 2], answer, full))
 }
 
 /// The median time of `f` over `runs` runs, divided by `per_run` (operations in one run).

@@ -73,10 +73,10 @@ impl TableWriter {
 }
 
 /// The Parquet (zstd) bytes of a table, written in memory.
-pub fn parquet_bytes(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<u64> {
+pub fn parquet_bytes(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<Vec<u8>> {
     let mut writer = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(parquet_properties()))?;
     for batch in batches {
         writer.write(batch)?;
     }
-    Ok(writer.into_inner()?.len() as u64)
+    Ok(writer.into_inner()?)
 }
