@@ -1,4 +1,5 @@
-//! The physical scan: contiguous stretches of segments per partition, each read by lwc-file's scan.
+//! The physical scan: contiguous stretches of segments (of one file or of several in a row) per partition,
+//! each read by lwc-file's scan.
 
 use std::fmt;
 use std::ops::Range;
@@ -22,38 +23,46 @@ use lwc_file::{Filter, LwcFile, ScanOptions, ScanStats};
 
 use crate::table::table_statistics;
 
-/// Scans an lwc file: the projected columns of the rows that pass the filter, at most `limit` of them per
+/// Scans lwc files: the projected columns of the rows that pass the filter, at most `limit` of them per
 /// partition, each partition a run of whole segments.
 #[derive(Debug)]
 pub struct LwcScanExec {
     reader: Arc<RangeReader>,
     limit: Option<usize>,
-    /// Per partition, the row ranges it reads in turn (one per segment of the first column).
-    partitions: Vec<Vec<Range<u64>>>,
+    /// Per partition, the row ranges it reads in turn (one per segment of the first column), each with the
+    /// index of its file.
+    partitions: Vec<Vec<(usize, Range<u64>)>>,
     schema: SchemaRef,
     properties: Arc<PlanProperties>,
     metrics: ExecutionPlanMetricsSet,
 }
 
 impl LwcScanExec {
-    /// A scan of `file` split into at most `partitions` partitions.
+    /// A scan of `files` (one table, their rows in this order; they share one schema, as
+    /// [`crate::LwcTable::from_files`] checks) split into at most `partitions` partitions.
     pub fn new(
-        file: Arc<LwcFile>,
+        files: Vec<Arc<LwcFile>>,
         projection: Option<Vec<usize>>,
         filter: Option<Filter>,
         limit: Option<usize>,
         partitions: usize,
     ) -> Result<LwcScanExec> {
-        let projection = projection.unwrap_or_else(|| (0..file.columns().len()).collect());
-        let schema = Arc::new(file.schema().project(&projection)?);
-        let partitions = split(&segment_ranges(&file), partitions);
+        let Some(first) = files.first() else {
+            return Err(datafusion::error::DataFusionError::Plan("a scan of no file".into()));
+        };
+        let table_schema = first.schema();
+        let projection = projection.unwrap_or_else(|| (0..table_schema.fields().len()).collect());
+        let schema = Arc::new(table_schema.project(&projection)?);
+        let ranges: Vec<(usize, Range<u64>)> =
+            files.iter().enumerate().flat_map(|(k, f)| segment_ranges(f).into_iter().map(move |r| (k, r))).collect();
+        let partitions = split(&ranges, partitions);
         let properties = PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
             Partitioning::UnknownPartitioning(partitions.len()),
             EmissionType::Incremental,
             Boundedness::Bounded,
         );
-        let reader = Arc::new(RangeReader { file, projection, filter });
+        let reader = Arc::new(RangeReader { files, table_schema, projection, filter });
         let metrics = ExecutionPlanMetricsSet::new();
         Ok(LwcScanExec { reader, limit, partitions, schema, properties: Arc::new(properties), metrics })
     }
@@ -64,17 +73,19 @@ impl LwcScanExec {
     }
 }
 
-/// What every partition of a scan reads: the file, the columns and the filter.
+/// What every partition of a scan reads: the files, the columns and the filter.
 #[derive(Debug)]
 struct RangeReader {
-    file: Arc<LwcFile>,
+    files: Vec<Arc<LwcFile>>,
+    table_schema: SchemaRef,
     projection: Vec<usize>,
     filter: Option<Filter>,
 }
 
 impl RangeReader {
-    /// The batches of the rows in `rows` that pass, at most `limit` of them, and what the scan did.
-    fn read(&self, rows: Range<u64>, limit: Option<u64>) -> Result<(Vec<RecordBatch>, ScanStats)> {
+    /// The batches of the rows in `rows` of file `file` that pass, at most `limit` of them, and what the
+    /// scan did.
+    fn read(&self, file: usize, rows: Range<u64>, limit: Option<u64>) -> Result<(Vec<RecordBatch>, ScanStats)> {
         let mut options = ScanOptions::default().with_projection(self.projection.clone()).with_rows(rows);
         if let Some(f) = &self.filter {
             options = options.with_filter(f.clone());
@@ -82,7 +93,7 @@ impl RangeReader {
         if let Some(l) = limit {
             options = options.with_limit(l);
         }
-        let mut scan = self.file.scan(options).map_err(crate::external)?;
+        let mut scan = self.files[file].scan(options).map_err(crate::external)?;
         let batches = scan.by_ref().collect::<lwc_file::Result<Vec<_>>>().map_err(crate::external)?;
         Ok((batches, scan.stats()))
     }
@@ -142,18 +153,18 @@ fn segment_ranges(file: &LwcFile) -> Vec<Range<u64>> {
     }
 }
 
-/// `ranges` in at most `n` runs of about equal rows, in order.
-fn split(ranges: &[Range<u64>], n: usize) -> Vec<Vec<Range<u64>>> {
-    let total: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+/// `ranges` (each with its file) in at most `n` runs of about equal rows, in order.
+fn split(ranges: &[(usize, Range<u64>)], n: usize) -> Vec<Vec<(usize, Range<u64>)>> {
+    let total: u64 = ranges.iter().map(|(_, r)| r.end - r.start).sum();
     let per_part = total.div_ceil(n.max(1) as u64).max(1);
-    let mut parts: Vec<Vec<Range<u64>>> = vec![Vec::new()];
+    let mut parts: Vec<Vec<(usize, Range<u64>)>> = vec![Vec::new()];
     let mut rows_in_part = 0;
-    for r in ranges {
+    for (file, r) in ranges {
         if rows_in_part >= per_part {
             parts.push(Vec::new());
             rows_in_part = 0;
         }
-        parts.last_mut().expect("one part at least").push(r.clone());
+        parts.last_mut().expect("one part at least").push((*file, r.clone()));
         rows_in_part += r.end - r.start;
     }
     parts
@@ -161,9 +172,12 @@ fn split(ranges: &[Range<u64>], n: usize) -> Vec<Vec<Range<u64>>> {
 
 impl DisplayAs for LwcScanExec {
     fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
-        let columns = self.reader.file.columns();
-        let names: Vec<&str> = self.reader.projection.iter().map(|&c| columns[c].name.as_str()).collect();
+        let fields = self.reader.table_schema.fields();
+        let names: Vec<&str> = self.reader.projection.iter().map(|&c| fields[c].name().as_str()).collect();
         write!(f, "LwcScanExec: partitions={}, projection=[{}]", self.partitions.len(), names.join(", "))?;
+        if self.reader.files.len() > 1 {
+            write!(f, ", files={}", self.reader.files.len())?;
+        }
         if let Some(filter) = self.filter() {
             write!(f, ", filter={filter}")?;
         }
@@ -212,7 +226,9 @@ impl ExecutionPlan for LwcScanExec {
     fn partition_statistics(&self, partition: Option<usize>) -> Result<Arc<Statistics>> {
         let whole = partition.is_none() && self.filter().is_none() && self.limit.is_none();
         Ok(Arc::new(match whole {
-            true => table_statistics(&self.reader.file).project(Some(&self.reader.projection)),
+            true => {
+                table_statistics(&self.reader.files, &self.reader.table_schema).project(Some(&self.reader.projection))
+            }
             false => Statistics::new_unknown(&self.schema),
         }))
     }
@@ -236,9 +252,9 @@ impl ExecutionPlan for LwcScanExec {
             if remaining == Some(0) {
                 return None;
             }
-            let range = ranges.next()?;
+            let (file, range) = ranges.next()?;
             let timer = metrics.elapsed_compute.timer();
-            let read = reader.read(range, remaining).map(|(batches, stats)| {
+            let read = reader.read(file, range, remaining).map(|(batches, stats)| {
                 metrics.add(&stats, &batches);
                 batches
             });
@@ -266,12 +282,12 @@ mod tests {
     #[test]
     #[allow(clippy::single_range_in_vec_init)]
     fn partitions_split_segments_evenly_and_in_order() {
-        let ranges: Vec<Range<u64>> = (0..10).map(|k| k * 100..(k + 1) * 100).collect();
+        let ranges: Vec<(usize, Range<u64>)> = (0..10).map(|k| (k as usize / 4, k * 100..(k + 1) * 100)).collect();
         let parts = split(&ranges, 3);
         assert_eq!(parts.len(), 3);
         assert_eq!(parts.concat(), ranges);
         assert_eq!(split(&ranges, 1).len(), 1);
         assert_eq!(split(&ranges, 64).len(), 10);
-        assert_eq!(split(&[0..0], 4), [vec![0..0]]);
+        assert_eq!(split(&[(0, 0..0)], 4), [vec![(0, 0..0)]]);
     }
 }

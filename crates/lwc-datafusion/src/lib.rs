@@ -1,6 +1,7 @@
 //! SQL over `.lwc` files through [Apache DataFusion](https://datafusion.apache.org).
 //!
-//! [`LwcTable`] is a DataFusion `TableProvider` over one [`lwc_file::LwcFile`] (read through mmap):
+//! [`LwcTable`] is a DataFusion `TableProvider` over one [`lwc_file::LwcFile`] (read through mmap), or over
+//! a directory of them with one schema ([`LwcTable::open`] of the directory, or [`LwcTable::from_files`]):
 //!
 //! - **projection pushdown**: only the columns a query reads are decoded;
 //! - **filter pushdown**: comparisons, `BETWEEN`, `IN`, `IS [NOT] NULL` and `LIKE 'prefix%'` on columns, and

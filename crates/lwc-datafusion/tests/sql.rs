@@ -203,3 +203,48 @@ async fn a_point_query_opens_only_the_segment_its_zone_maps_keep() {
     let shown = answer(&ctx, &format!("EXPLAIN ANALYZE {sql}")).await;
     assert!(shown.contains("row_groups_pruned=5"), "{shown}");
 }
+
+#[tokio::test]
+async fn a_directory_of_files_is_one_table() {
+    let batch = lwc_testdata::orders(4_000, 6);
+    let dir = tempfile::tempdir().unwrap();
+    let encode = lwc::EncodeOptions { segment_rows: 600, ..Default::default() };
+    for (k, (start, len)) in [(0, 1_500), (1_500, 1), (1_501, 2_499)].into_iter().enumerate() {
+        let part = batch.slice(start, len);
+        let options = WriteOptions { encode: encode.clone(), ..WriteOptions::default() };
+        lwc_file::write_file(dir.path().join(format!("part-{k}.lwc")), batch.schema(), &[part], options).unwrap();
+    }
+    std::fs::write(dir.path().join("notes.txt"), "not a table").unwrap();
+    let table = LwcTable::open(dir.path()).unwrap();
+    assert_eq!(table.files().len(), 3);
+    let lwc = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(3));
+    lwc.register_table("t", Arc::new(table)).unwrap();
+    let memory = SessionContext::new();
+    memory
+        .register_table("t", Arc::new(MemTable::try_new(batch.schema(), vec![vec![batch.clone()]]).unwrap()))
+        .unwrap();
+    let ctx = Contexts { lwc, memory };
+    same_answers(
+        &ctx,
+        &[
+            "SELECT count(*), min(o_id), max(o_id), max(o_date), count(o_status) FROM t",
+            "SELECT o_status, count(*), sum(o_custkey) FROM t WHERE o_custkey < 500 GROUP BY o_status",
+            "SELECT o_id, o_comment FROM t WHERE o_id BETWEEN 1400 AND 1700",
+            "SELECT o_id FROM t ORDER BY o_id DESC LIMIT 5",
+        ],
+    )
+    .await;
+    // The files' footers answer whole-table count, min and max together.
+    let sql = "SELECT count(*), min(o_id), max(o_custkey) FROM t";
+    let plan = ctx.lwc.sql(sql).await.unwrap().create_physical_plan().await.unwrap();
+    assert!(lwc_scan(&plan).is_none(), "{}", datafusion::physical_plan::displayable(plan.as_ref()).indent(true));
+
+    // Files of other columns, and a directory without files, are errors.
+    let other = lwc_testdata::orders(10, 1).project(&[0, 1]).unwrap();
+    lwc_file::write_file(dir.path().join("z.lwc"), other.schema(), &[other], WriteOptions::default()).unwrap();
+    let err = LwcTable::open(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("other columns"), "{err}");
+    let empty = tempfile::tempdir().unwrap();
+    let err = LwcTable::open(empty.path()).unwrap_err().to_string();
+    assert!(err.contains("no .lwc files"), "{err}");
+}
