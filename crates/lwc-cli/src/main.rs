@@ -152,7 +152,8 @@ pub enum SqlFormat {
 /// Options of `lwc sql`.
 #[derive(Args, Debug)]
 pub struct SqlArgs {
-    /// .lwc files (each a table named by its stem) and directories (every .lwc file inside).
+    /// .lwc files (each a table named by its stem) and directories: every .lwc file inside, and every
+    /// subdirectory of .lwc files with one schema, one table named by the subdirectory.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// The SQL to run (several statements separated by ';').

@@ -36,38 +36,47 @@ pub fn run(args: &SqlArgs) -> Result<()> {
     })
 }
 
-/// Table names and files: each .lwc file is a table named by its stem; a directory gives every .lwc
-/// file inside.
+/// Table names and paths: each .lwc file is a table named by its stem; a directory gives every .lwc file
+/// inside, and every subdirectory holding .lwc files, one table of all its files, named by the subdirectory.
 fn tables(paths: &[PathBuf]) -> Result<BTreeMap<String, PathBuf>> {
     let mut tables = BTreeMap::new();
     for path in paths {
-        let files: Vec<PathBuf> = if path.is_dir() {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+        let found: Vec<PathBuf> = if path.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(path)
                 .with_context(|| format!("reading {}", path.display()))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "lwc"))
+                .filter(|p| if p.is_dir() { holds_lwc_files(p) } else { is_lwc_file(p) })
                 .collect();
-            files.sort();
-            if files.is_empty() {
+            found.sort();
+            if found.is_empty() {
                 bail!("{}: no .lwc files in this directory", path.display());
             }
-            files
+            found
         } else {
             vec![path.clone()]
         };
-        for file in files {
-            let name = table_name(&file)?;
-            if let Some(before) = tables.insert(name.clone(), file.clone()) {
-                bail!("two tables named {name}: {} and {}", before.display(), file.display());
+        for table in found {
+            let name = table_name(&table)?;
+            if let Some(before) = tables.insert(name.clone(), table.clone()) {
+                bail!("two tables named {name}: {} and {}", before.display(), table.display());
             }
         }
     }
     Ok(tables)
 }
 
-fn table_name(file: &Path) -> Result<String> {
-    let stem = file.file_stem().and_then(|s| s.to_str());
-    stem.map(str::to_string).with_context(|| format!("{}: no file name to name a table by", file.display()))
+fn is_lwc_file(path: &Path) -> bool {
+    path.is_file() && path.extension().is_some_and(|x| x == "lwc")
+}
+
+fn holds_lwc_files(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| entries.filter_map(|e| e.ok()).any(|e| is_lwc_file(&e.path())))
+}
+
+/// A file's stem, or a directory's name.
+fn table_name(path: &Path) -> Result<String> {
+    let stem = if path.is_dir() { path.file_name() } else { path.file_stem() }.and_then(|s| s.to_str());
+    stem.map(str::to_string).with_context(|| format!("{}: no file name to name a table by", path.display()))
 }
 
 /// Runs every statement of `script` in order, printing each result.

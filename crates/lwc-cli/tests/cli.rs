@@ -486,6 +486,14 @@ fn sql_answers_in_every_format_and_fails_cleanly() {
     let joined = ok(&["sql", p(&dir), "-f", p(&script), "--format", "csv"]);
     let amounts = batch.column(6).as_primitive::<arrow::datatypes::Decimal128Type>();
     assert_eq!(joined.lines().nth(1).unwrap(), amounts.iter().flatten().filter(|&a| a > 90_000).count().to_string());
+    // A subdirectory of files is one table, named by the subdirectory: here twice the rows of t.
+    let parts = dir.join("both");
+    std::fs::create_dir(&parts).unwrap();
+    std::fs::copy(&file, parts.join("1.lwc")).unwrap();
+    std::fs::copy(&file, parts.join("2.lwc")).unwrap();
+    let both =
+        ok(&["sql", p(&dir), "-e", "SELECT count(*) AS n, count(DISTINCT id) AS ids FROM both", "--format", "csv"]);
+    assert_eq!(both, format!("n,ids\n{},{}\n", 2 * ROWS, ROWS));
     // Errors: unknown tables and columns, bad SQL, missing and corrupt files, duplicate table names.
     for (args, says) in [
         (vec!["sql", p(&file), "-e", "SELECT nope FROM t"], "nope"),
