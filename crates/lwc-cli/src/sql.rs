@@ -1,7 +1,7 @@
 //! `lwc sql`: SQL over .lwc files through DataFusion, one statement after another, or a shell.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -125,33 +125,56 @@ fn print(batches: &[RecordBatch], format: SqlFormat, out: &mut impl Write) -> Re
 
 /// The interactive shell: statements end with `;`, dot commands list tables and schemas.
 async fn shell(ctx: &SessionContext, format: SqlFormat) -> Result<()> {
-    eprintln!("lwc sql: statements end with ';'. .tables lists the tables, .schema TABLE its columns, .quit leaves.");
-    let stdin = std::io::stdin();
+    use rustyline::error::ReadlineError;
+
+    eprintln!(
+        "lwc sql: statements end with ';'. .tables lists the tables, .schema TABLE its columns, .quit leaves; \
+         Ctrl-C drops the statement being typed."
+    );
+    let mut editor = rustyline::DefaultEditor::new().context("starting the line editor")?;
+    // History across sessions, where there is a home directory to keep it in.
+    let history = std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".lwc_sql_history"));
+    if let Some(path) = &history {
+        let _ = editor.load_history(path);
+    }
     let mut pending = String::new();
     loop {
-        eprint!("{}", if pending.is_empty() { "lwc> " } else { "...> " });
-        std::io::stderr().flush()?;
-        let mut line = String::new();
-        if stdin.lock().read_line(&mut line)? == 0 {
-            return Ok(());
-        }
+        let line = match editor.readline(if pending.is_empty() { "lwc> " } else { "...> " }) {
+            Ok(line) => line,
+            Err(ReadlineError::Interrupted) => {
+                pending.clear();
+                continue;
+            }
+            Err(ReadlineError::Eof) => break,
+            Err(e) => return Err(e).context("reading a line"),
+        };
         let trimmed = line.trim();
         if pending.is_empty() && trimmed.starts_with('.') {
+            let _ = editor.add_history_entry(trimmed);
             match dot_command(ctx, trimmed).await {
-                Ok(true) => return Ok(()),
+                Ok(true) => break,
                 Ok(false) => {}
                 Err(e) => eprintln!("error: {e:#}"),
             }
             continue;
         }
+        if pending.is_empty() && trimmed.is_empty() {
+            continue;
+        }
         pending.push_str(&line);
+        pending.push('\n');
         if trimmed.ends_with(';') {
             let script = std::mem::take(&mut pending);
+            let _ = editor.add_history_entry(script.trim());
             if let Err(e) = run_script(ctx, &script, format, &mut std::io::stdout().lock()).await {
                 eprintln!("error: {e:#}");
             }
         }
     }
+    if let Some(path) = &history {
+        let _ = editor.save_history(path);
+    }
+    Ok(())
 }
 
 /// Runs a shell's dot command; `true` to leave.
