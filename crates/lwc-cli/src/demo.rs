@@ -252,17 +252,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         args.runs,
         if cfg!(debug_assertions) { " (debug build: build with --release for meaningful times)" } else { "" }
     ));
-    let mut t = Table::new(&["query", "answer", ">lwc", ">Arrow", ">lwc/Arrow"]);
-    for q in &timings {
-        t.row(vec![
-            q.query.clone(),
-            q.answer.clone(),
-            human_time(q.lwc),
-            human_time(q.arrow),
-            format!("{:.2}", q.lwc.as_secs_f64() / q.arrow.as_secs_f64().max(1e-12)),
-        ]);
-    }
-    text.push_str(&t.render());
+    text.push_str(&timed_table("Arrow", &timings));
     text.push_str(
         "\nlwc: get/filter/aggregate on the encoded segments (lwc::Column); Arrow: arrow's take, lt and sum kernels on \
          decoded arrays.\n",
@@ -275,17 +265,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         human_bytes(parquet_bytes),
         args.runs
     ));
-    let mut t = Table::new(&["query", "answer", ">lwc", ">Parquet zstd", ">lwc/Parquet"]);
-    for q in &sql_timings {
-        t.row(vec![
-            q.query.clone(),
-            q.answer.clone(),
-            human_time(q.lwc),
-            human_time(q.arrow),
-            format!("{:.2}", q.lwc.as_secs_f64() / q.arrow.as_secs_f64().max(1e-12)),
-        ]);
-    }
-    text.push_str(&t.render());
+    text.push_str(&timed_table("Parquet zstd", &sql_timings));
     text.push_str(&format!(
         "\nlwc: `LwcTable`, its WHERE clause run on the encoded segments; Parquet: DataFusion's own reader over the \
          same table's Parquet bytes. All 22 queries: `lwc-bench end-to-end`. Total demo time {}.\n",
@@ -299,7 +279,23 @@ struct Timed {
     query: String,
     answer: String,
     lwc: Duration,
-    arrow: Duration,
+    reference: Duration,
+}
+
+/// Timed queries as a table: each answer, lwc's time, the reference's and their ratio.
+fn timed_table(reference: &str, timings: &[Timed]) -> String {
+    let (time, ratio) = (format!(">{reference}"), format!(">lwc/{}", reference.split(' ').next().unwrap_or("")));
+    let mut t = Table::new(&["query", "answer", ">lwc", &time, &ratio]);
+    for q in timings {
+        t.row(vec![
+            q.query.clone(),
+            q.answer.clone(),
+            human_time(q.lwc),
+            human_time(q.reference),
+            format!("{:.2}", q.lwc.as_secs_f64() / q.reference.as_secs_f64().max(1e-12)),
+        ]);
+    }
+    t.render()
 }
 
 /// TPC-H Q1 and Q6, the lineitem-only queries, as kept in `queries/tpch/`.
@@ -333,7 +329,7 @@ fn time_sql(file: LwcFile, parquet: Vec<u8>, runs: u32) -> Result<Vec<Timed>> {
             if lwc_rows != pq_rows {
                 bail!("{query}: lwc answers\n{lwc_rows}\nParquet\n{pq_rows}");
             }
-            out.push(Timed { query: query.into(), answer, lwc: lwc_time, arrow: pq_time });
+            out.push(Timed { query: query.into(), answer, lwc: lwc_time, reference: pq_time });
         }
         Ok(out)
     })
@@ -429,7 +425,7 @@ fn time_queries(batches: &[RecordBatch], file: &LwcFile, runs: u32) -> Result<Ve
         query: format!("take 1 row of l_orderkey ({} random rows, time per row)", LOOKUPS),
         answer: format!("row {probe}: {want}"),
         lwc: lwc_get,
-        arrow: arrow_get,
+        reference: arrow_get,
     });
 
     // Selective scan: l_quantity < 3.
@@ -457,7 +453,7 @@ fn time_queries(batches: &[RecordBatch], file: &LwcFile, runs: u32) -> Result<Ve
         query: "count where l_quantity < 3".into(),
         answer: format!("{} rows ({:.1}%)", thousands(lwc_count as u64), lwc_count as f64 * 100.0 / rows as f64),
         lwc: lwc_scan,
-        arrow: arrow_scan,
+        reference: arrow_scan,
     });
 
     // Sum of a decimal column.
@@ -480,7 +476,7 @@ fn time_queries(batches: &[RecordBatch], file: &LwcFile, runs: u32) -> Result<Ve
         query: "sum(l_extendedprice)".into(),
         answer: crate::query::format_value(lwc_sum, arrow_price.data_type()),
         lwc: lwc_agg,
-        arrow: arrow_agg,
+        reference: arrow_agg,
     });
 
     // A range filter with a count, on dates.
@@ -511,7 +507,7 @@ fn time_queries(batches: &[RecordBatch], file: &LwcFile, runs: u32) -> Result<Ve
         query: "count where l_shipdate in 1994".into(),
         answer: format!("{} rows", thousands(lwc_n)),
         lwc: lwc_range,
-        arrow: arrow_range,
+        reference: arrow_range,
     });
     Ok(out)
 }
