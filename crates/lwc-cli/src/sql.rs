@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use arrow::record_batch::RecordBatch;
 use datafusion::prelude::SessionContext;
 use datafusion::sql::parser::DFParser;
-use lwc_datafusion::LwcTable;
+use lwc_datafusion::{lwc_files_in, LwcTable};
 
 use crate::{SqlArgs, SqlFormat};
 
@@ -42,11 +42,15 @@ fn tables(paths: &[PathBuf]) -> Result<BTreeMap<String, PathBuf>> {
     let mut tables = BTreeMap::new();
     for path in paths {
         let found: Vec<PathBuf> = if path.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(path)
-                .with_context(|| format!("reading {}", path.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| if p.is_dir() { holds_lwc_files(p) } else { is_lwc_file(p) })
-                .collect();
+            let read = |dir: &Path| lwc_files_in(dir).with_context(|| format!("reading {}", dir.display()));
+            let mut found = read(path)?;
+            // Subdirectories of .lwc files: one table each.
+            for entry in std::fs::read_dir(path).with_context(|| format!("reading {}", path.display()))? {
+                let sub = entry?.path();
+                if sub.is_dir() && !read(&sub)?.is_empty() {
+                    found.push(sub);
+                }
+            }
             found.sort();
             if found.is_empty() {
                 bail!("{}: no .lwc files in this directory", path.display());
@@ -63,14 +67,6 @@ fn tables(paths: &[PathBuf]) -> Result<BTreeMap<String, PathBuf>> {
         }
     }
     Ok(tables)
-}
-
-fn is_lwc_file(path: &Path) -> bool {
-    path.is_file() && path.extension().is_some_and(|x| x == "lwc")
-}
-
-fn holds_lwc_files(dir: &Path) -> bool {
-    std::fs::read_dir(dir).is_ok_and(|entries| entries.filter_map(|e| e.ok()).any(|e| is_lwc_file(&e.path())))
 }
 
 /// A file's stem, or a directory's name.

@@ -47,7 +47,7 @@ mod table;
 
 pub use exec::LwcScanExec;
 pub use expr::to_filter;
-pub use table::LwcTable;
+pub use table::{lwc_files_in, LwcTable};
 
 /// An lwc-file error as DataFusion's.
 pub(crate) fn external(e: lwc_file::Error) -> datafusion::error::DataFusionError {

@@ -33,11 +33,7 @@ impl LwcTable {
         if !path.is_dir() {
             return Ok(LwcTable::new(Arc::new(LwcFile::open(path).map_err(crate::external)?)));
         }
-        let mut paths: Vec<PathBuf> = std::fs::read_dir(path)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "lwc"))
-            .collect();
-        paths.sort();
+        let paths = lwc_files_in(path)?;
         let files = paths
             .iter()
             .map(|p| {
@@ -79,6 +75,16 @@ impl LwcTable {
     pub fn files(&self) -> &[Arc<LwcFile>] {
         &self.files
     }
+}
+
+/// The `.lwc` files directly in `dir`, in name order: the files [`LwcTable::open`] makes one table of.
+pub fn lwc_files_in(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "lwc"))
+        .collect();
+    paths.sort();
+    Ok(paths)
 }
 
 #[async_trait]
