@@ -610,8 +610,12 @@ impl<'a, V: Value> Segment<'a, V> {
     /// [`Segment::take_into`] of latents, for lists longer than [`SHORT_TAKE`].
     fn take_latents(&self, positions: &[u32], out: &mut [V::Latent]) -> Result<()> {
         // Check and serve the list a chunk at a time, so the check reads positions the take then finds in L1
-        // instead of sweeping a long list through memory twice.
-        for (pos, dst) in positions.chunks(TAKE_CHUNK).zip(out.chunks_mut(TAKE_CHUNK)) {
+        // instead of sweeping a long list through memory twice. Not where gets walk or search, nor for
+        // lists longer than the segment: the take then weighs the whole list against one decode of the
+        // stream, not each chunk against one.
+        let whole = self.stream.get_cost() > 1 || positions.len() >= self.rows;
+        let chunk = if whole { positions.len().max(1) } else { TAKE_CHUNK };
+        for (pos, dst) in positions.chunks(chunk).zip(out.chunks_mut(chunk)) {
             let (max, sorted) = crate::kernels::positions::max_and_sorted(pos);
             if let Some(row) = max.filter(|&m| m as usize >= self.rows) {
                 return Err(Error::RowOutOfRange { row: row as u64, rows: self.rows as u64 });

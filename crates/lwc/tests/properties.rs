@@ -3,7 +3,7 @@
 //!
 //! Segments and columns are checked through one generic routine ([`check_view`]) over the [`View`] trait:
 //! decode of random ranges, get of every row (a sample on long data), take with repeats sorted and not
-//! (and long enough to take the decode-everything path), filter with every predicate variant against
+//! (and long enough to take the decode-everything and decode-windows paths), filter with every predicate variant against
 //! constants drawn from the data and arbitrary ones, and aggregates over all rows, over each filter's
 //! selection and over caller-built selections; plus the errors for rows out of range and wrong types,
 //! and the bytes → `from_bytes` → `open` round trip.
@@ -598,9 +598,15 @@ fn check_view<T: LwcInt, V: View<T>>(
         random.sort_unstable();
         lists.push(random);
         if n <= 3000 {
-            lists.push((0..4 * n + 3).map(|_| rng.gen_range(0..n)).collect());
+            let mut many: Vec<u64> = (0..4 * n + 3).map(|_| rng.gen_range(0..n)).collect();
+            lists.push(many.clone());
+            many.sort_unstable();
+            lists.push(many);
         }
         lists.push((0..n).rev().step_by(1 + n as usize / 500).collect());
+        // Ascending and dense enough that encodings whose gets walk decode windows instead, across
+        // window boundaries on long data.
+        lists.push((0..n).step_by(1 + n as usize / 5000).chain([n - 1, n - 1]).collect());
         for positions in &lists {
             let got = view.take(positions).unwrap();
             assert_eq!(got.len(), positions.len(), "{what}: take length");

@@ -4,7 +4,7 @@
 //! gathers position lists of 1 … 10^6 uniform random positions, unsorted and sorted. Peers without
 //! random access decode everything and then gather, as the paper measured them.
 
-use super::Config;
+use super::{cliff, cliff_note, Config};
 use crate::codecs;
 use crate::data;
 use crate::measure::{geomean, race_codecs};
@@ -175,6 +175,7 @@ fn tables(report: &mut Report, rows: &[Row], ops: &[Op], distributions: &[&str],
         points: vec![],
     };
     let mut unused = Vec::new();
+    let mut cliffs = Vec::new();
     for row in rows {
         let applies: Vec<f64> = row.rate.iter().copied().filter(|r| r.is_finite()).collect();
         if applies.is_empty() {
@@ -189,7 +190,14 @@ fn tables(report: &mut Report, rows: &[Row], ops: &[Op], distributions: &[&str],
         for o in 0..ops.len() {
             let finite: Vec<f64> = row.ratio[o].iter().copied().filter(|x| x.is_finite()).collect();
             let g = if finite.is_empty() { f64::NAN } else { geomean(&finite) };
-            r.push(ratio(g));
+            let take = matches!(ops[o], Op::Take { .. });
+            match cliff(&row.median_ns[o], &row.median_ns[0], &rows[0].median_ns[o]).filter(|_| take) {
+                Some((d, factor)) => {
+                    r.push(format!("{} !", ratio(g)));
+                    cliffs.push(format!("{} {}, {factor:.1}x on {}", row.name, labels[o], distributions[d]));
+                }
+                None => r.push(ratio(g)),
+            }
             let m: Vec<f64> = row.median_ns[o].iter().copied().filter(|x| x.is_finite()).collect();
             a.push(if m.is_empty() {
                 "-".into()
@@ -212,6 +220,7 @@ fn tables(report: &mut Report, rows: &[Row], ops: &[Op], distributions: &[&str],
         rates.row(t);
     }
     ratios.note("Lower is faster; 1.00x is a plain array. Peers marked \"no\" have no random access: their take decodes the whole vector, then gathers (seed 000 measured them so).");
+    ratios.note(cliff_note(&cliffs));
     if !unused.is_empty() {
         ratios.note(format!("Not applicable to any distribution (left out): {}.", unused.join(", ")));
     }

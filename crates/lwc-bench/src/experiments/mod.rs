@@ -13,6 +13,31 @@ pub mod keys;
 pub mod limits;
 pub mod strings;
 
+/// A take may exceed decoding everything and gathering by this factor before it is called a cliff:
+/// medians of separate races differ by up to 1.3x from noise and from lwc's per-call checks alone.
+const CLIFF_TOLERANCE: f64 = 1.5;
+
+/// Issue 16's bound on takes: no take slower than decoding everything and gathering the same list. Given a
+/// codec's median take and decode times and the plain array's gather of that list, one per data set
+/// (`NaN` where it does not apply), the worst data set's take as a multiple of decode + gather, where it
+/// exceeds [`CLIFF_TOLERANCE`].
+pub(crate) fn cliff(take_ns: &[f64], decode_ns: &[f64], gather_ns: &[f64]) -> Option<(usize, f64)> {
+    let factors = take_ns.iter().zip(decode_ns).zip(gather_ns).map(|((t, d), g)| t / (d + g));
+    let worst = factors.enumerate().filter(|(_, f)| f.is_finite()).max_by(|a, b| a.1.total_cmp(&b.1))?;
+    (worst.1 > CLIFF_TOLERANCE).then_some(worst)
+}
+
+/// The note under a table whose cells [`cliff`] marked with `!`, naming each.
+pub(crate) fn cliff_note(cliffs: &[String]) -> String {
+    if cliffs.is_empty() {
+        return format!("No take exceeds {CLIFF_TOLERANCE}x the codec's decode all plus a plain gather of the same list (issue 16's bound).");
+    }
+    format!(
+        "`!`: slower than {CLIFF_TOLERANCE}x the codec's decode all plus a plain gather of the same list (issue 16's bound): {}.",
+        cliffs.join("; ")
+    )
+}
+
 /// What every experiment is given.
 #[derive(Clone, Copy, Debug)]
 pub struct Config {

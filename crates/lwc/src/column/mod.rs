@@ -15,9 +15,6 @@ use crate::selection::Selection;
 use crate::types::Value;
 pub use container::{ColumnBuilder, EncodedColumn};
 
-/// Rows handed to a segment's take at a time by [`Column::take_into`].
-const TAKE_BATCH: usize = 1024;
-
 /// Each distinct item with how often it occurs, in order of first occurrence (few distinct, so a list).
 fn count_distinct<K: PartialEq>(items: impl Iterator<Item = K>) -> Vec<(K, usize)> {
     let mut counts: Vec<(K, usize)> = Vec::new();
@@ -148,26 +145,70 @@ impl<'a, T: Value> Column<'a, T> {
         Ok(Array { values, validity })
     }
 
-    /// [`Column::take`] into `out` (`out.len() == rows.len()`) without allocating; null rows hold an
-    /// unspecified value. Row ids may be `u32` or `u64` (Arrow's take indices are either). Consecutive
-    /// rows of one segment go to it as one list, so sorted and clustered lists keep the segment's fast
-    /// paths. On an error `out` may be partly written.
+    /// [`Column::take`] into `out` (`out.len() == rows.len()`); null rows hold an unspecified value. Row
+    /// ids may be `u32` or `u64` (Arrow's take indices are either). Each segment gets all its rows in
+    /// one call, so its take weighs them together (a segment whose gets walk decodes once instead of
+    /// walking for each row): ascending rows go as they come, a run per segment; other lists are
+    /// grouped by segment first. Only the segment-local positions are allocated. On an error `out` may
+    /// be partly written.
     pub fn take_into<R: Copy + Into<u64>>(&self, rows: &[R], out: &mut [T]) -> Result<()> {
         if out.len() != rows.len() {
             return Err(Error::InvalidArgument(format!("{} outputs for {} rows", out.len(), rows.len())));
         }
-        let mut local = [0u32; TAKE_BATCH];
-        let mut k = 0;
-        while k < rows.len() {
-            let (seg, _) = self.locate(rows[k].into())?;
-            let segment_rows = self.starts[seg]..self.starts[seg + 1];
-            let mut n = 0;
-            while n < TAKE_BATCH && k + n < rows.len() && segment_rows.contains(&rows[k + n].into()) {
-                local[n] = (rows[k + n].into() - segment_rows.start) as u32;
-                n += 1;
+        let row = |k: usize| -> u64 { rows[k].into() };
+        let mut local = Vec::new();
+        if self.segments.len() <= 1 || rows.windows(2).all(|w| w[0].into() <= w[1].into()) {
+            let mut k = 0;
+            while k < rows.len() {
+                let (seg, _) = self.locate(row(k))?;
+                let segment_rows = self.starts[seg]..self.starts[seg + 1];
+                let n = if self.segments.len() == 1 {
+                    rows.len()
+                } else {
+                    rows[k..].partition_point(|&r| r.into() < segment_rows.end)
+                };
+                local.clear();
+                for r in (k..k + n).map(row) {
+                    if r >= segment_rows.end {
+                        // Only unsorted rows of a one-segment column get here unlocated.
+                        return Err(Error::RowOutOfRange { row: r, rows: self.rows });
+                    }
+                    local.push((r - segment_rows.start) as u32);
+                }
+                self.segments[seg].take_into(&local, &mut out[k..k + n])?;
+                k += n;
             }
-            self.segments[seg].take_into(&local[..n], &mut out[k..k + n])?;
-            k += n;
+            return Ok(());
+        }
+        // A counting sort of the rows by segment (stable, so rows ascending within a segment stay so).
+        let segment_of: Vec<u32> =
+            (0..rows.len()).map(|k| self.locate(row(k)).map(|(seg, _)| seg as u32)).collect::<Result<_>>()?;
+        let mut first = vec![0usize; self.segments.len() + 1];
+        for &seg in &segment_of {
+            first[seg as usize + 1] += 1;
+        }
+        for seg in 0..self.segments.len() {
+            first[seg + 1] += first[seg];
+        }
+        let mut order = vec![0u32; rows.len()];
+        let mut next = first.clone();
+        for (k, &seg) in segment_of.iter().enumerate() {
+            order[next[seg as usize]] = k as u32;
+            next[seg as usize] += 1;
+        }
+        let mut values = Vec::new();
+        for (seg, segment) in self.segments.iter().enumerate() {
+            let members = &order[first[seg]..first[seg + 1]];
+            if members.is_empty() {
+                continue;
+            }
+            local.clear();
+            local.extend(members.iter().map(|&k| (row(k as usize) - self.starts[seg]) as u32));
+            values.resize(members.len(), T::default());
+            segment.take_into(&local, &mut values)?;
+            for (&k, &v) in members.iter().zip(&values) {
+                out[k as usize] = v;
+            }
         }
         Ok(())
     }

@@ -362,14 +362,26 @@ macro_rules! registry {
                     $(StreamView::$variant(v) => v.get(i),)*
                 }
             }
+            fn get_cost(&self) -> usize {
+                match self {
+                    $(StreamView::$variant(v) => v.get_cost(),)*
+                }
+            }
+            fn rank(&self, value: T) -> usize {
+                match self {
+                    $(StreamView::$variant(v) => v.rank(value),)*
+                }
+            }
+            // Takes and aggregates go through their bounds (`StreamOps::take_bounded`): none costs much more than a
+            // decode and a gather, whatever the encoding.
             fn take_into(&self, positions: &[u32], out: &mut [T]) {
                 match self {
-                    $(StreamView::$variant(v) => v.take_into(positions, out),)*
+                    $(StreamView::$variant(v) => v.take_bounded(positions, out),)*
                 }
             }
             fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
                 match self {
-                    $(StreamView::$variant(v) => v.take_sorted_into(positions, out),)*
+                    $(StreamView::$variant(v) => v.take_sorted_bounded(positions, out),)*
                 }
             }
             fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {
@@ -389,7 +401,7 @@ macro_rules! registry {
             }
             fn aggregate(&self, selection: &Selection) -> SumMinMax<T> {
                 match self {
-                    $(StreamView::$variant(v) => v.aggregate(selection),)*
+                    $(StreamView::$variant(v) => v.aggregate_bounded(selection),)*
                 }
             }
             fn decode_floats_into(&self, start: usize, out: &mut [T]) -> bool {

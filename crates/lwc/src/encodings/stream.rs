@@ -93,6 +93,32 @@ pub(crate) trait StreamOps<T: LwcInt> {
     /// One value, O(1).
     fn get(&self, i: usize) -> T;
 
+    /// About how many values one [`StreamOps::get`] decodes or probes: 1 where a value is read in place;
+    /// a stride's walk for `delta`, a search for `rle`, a block's decompression for `lz4`. A take weighs
+    /// its positions by it against decoding what they span ([`StreamOps::take_bounded`]), so no take costs much
+    /// more than decoding and gathering.
+    fn get_cost(&self) -> usize {
+        1
+    }
+
+    /// How many values are at most `value`, in a stream whose values ascend (run ends): a search, by
+    /// bisection over [`StreamOps::get`] unless the encoding finds it faster (a sequence divides, delta
+    /// searches its data points and walks one stride).
+    fn rank(&self, value: T) -> usize {
+        // Without a branch on the comparison (a select instead), which unpredictable values would
+        // mispredict. The rank lies in `base ..= base + size`.
+        let (mut base, mut size) = (0, self.len());
+        if size == 0 {
+            return 0;
+        }
+        while size > 1 {
+            let half = size / 2;
+            base = if self.get(base + half) <= value { base + half } else { base };
+            size -= half;
+        }
+        base + usize::from(self.get(base) <= value)
+    }
+
     /// `out[k] = values[positions[k]]`, positions in any order.
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
         for (o, &p) in out.iter_mut().zip(positions) {
@@ -101,10 +127,12 @@ pub(crate) trait StreamOps<T: LwcInt> {
     }
 
     /// As [`StreamOps::take_into`] for ascending positions: a block holding at least [`DENSE_BLOCK`]
-    /// of them is decoded once into a buffer that stays in L1 and picked from; the positions between
-    /// dense blocks are read value by value, in one call.
+    /// of them (fewer where a get costs more, see [`StreamOps::get_cost`]) is decoded once into a buffer
+    /// that stays in L1 and picked from; the positions between dense blocks are read value by value, in
+    /// one call.
     fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
-        if !has_dense_block(positions, BLOCK as u32, DENSE_BLOCK) {
+        let dense_block = (DENSE_BLOCK / self.get_cost()).max(1);
+        if !has_dense_block(positions, BLOCK as u32, dense_block) {
             return self.take_into(positions, out);
         }
         let mut buf = [T::default(); BLOCK];
@@ -112,7 +140,7 @@ pub(crate) trait StreamOps<T: LwcInt> {
         while k < positions.len() {
             let end = (positions[k] as usize / BLOCK + 1) * BLOCK;
             // One probe says whether the block is dense; sparse runs are short, so step over them.
-            let dense = positions.get(k + DENSE_BLOCK - 1).is_some_and(|&p| (p as usize) < end);
+            let dense = positions.get(k + dense_block - 1).is_some_and(|&p| (p as usize) < end);
             if !dense {
                 while k < positions.len() && (positions[k] as usize) < end {
                     k += 1;
@@ -177,7 +205,7 @@ pub(crate) trait StreamOps<T: LwcInt> {
             Selection::Positions(p) => {
                 let mut buf = [T::default(); BLOCK];
                 for chunk in p.chunks(BLOCK) {
-                    self.take_into(chunk, &mut buf[..chunk.len()]);
+                    self.take_sorted_bounded(chunk, &mut buf[..chunk.len()]);
                     acc = acc.merge(SumMinMax::of(&buf[..chunk.len()]));
                 }
             }
@@ -200,6 +228,93 @@ pub(crate) trait StreamOps<T: LwcInt> {
         acc
     }
 
+    /// [`StreamOps::take_into`] that costs at most about a decode of the stream and a gather: where the
+    /// positions' gets would decode more values than the stream holds, the stream is decoded once (a
+    /// window at a time for short lists) and the positions gathered from it.
+    /// Every stream's take goes through here (the dispatch calls it, and encodings do not override it),
+    /// so an encoding whose gets walk or search has no cliff, however many positions come.
+    fn take_bounded(&self, positions: &[u32], out: &mut [T]) {
+        let (n, k) = (self.len(), positions.len());
+        if k.saturating_mul(self.get_cost()) < n {
+            return self.take_into(positions, out);
+        }
+        // Bucketing costs about 2 ns a position, a decode into a buffer of the whole stream about 0.07 ns
+        // a value more than one into a reused window (fresh pages): the crossover lies near n / 26.
+        if k >= n / 32 {
+            let mut values = vec![T::default(); n];
+            self.decode_into(0, &mut values);
+            for (o, &p) in out.iter_mut().zip(positions) {
+                *o = values[p as usize];
+            }
+            return;
+        }
+        // Few positions: a counting sort of them by window, then each window that holds any is decoded
+        // once and its positions gathered, in the caller's order within it.
+        let windows = n.div_ceil(DECODE_WINDOW);
+        let mut starts = vec![0u32; windows + 1];
+        for &p in positions {
+            starts[p as usize / DECODE_WINDOW + 1] += 1;
+        }
+        for w in 0..windows {
+            starts[w + 1] += starts[w];
+        }
+        let mut order = vec![0u32; k];
+        let mut next = starts.clone();
+        for (i, &p) in positions.iter().enumerate() {
+            let slot = &mut next[p as usize / DECODE_WINDOW];
+            order[*slot as usize] = i as u32;
+            *slot += 1;
+        }
+        let mut window = vec![T::default(); n.min(DECODE_WINDOW)];
+        for w in 0..windows {
+            let picks = &order[starts[w] as usize..starts[w + 1] as usize];
+            if picks.is_empty() {
+                continue;
+            }
+            let start = w * DECODE_WINDOW;
+            let window = &mut window[..(n - start).min(DECODE_WINDOW)];
+            self.decode_into(start, window);
+            for &i in picks {
+                out[i as usize] = window[positions[i as usize] as usize - start];
+            }
+        }
+    }
+
+    /// [`StreamOps::take_sorted_into`] that costs at most about a decode of the rows the positions span
+    /// and a gather: where their gets would decode more values than that, windows starting at a position
+    /// are decoded and picked from.
+    fn take_sorted_bounded(&self, positions: &[u32], out: &mut [T]) {
+        let (Some(&first), Some(&last)) = (positions.first(), positions.last()) else { return };
+        let span = (last - first) as usize + 1;
+        if positions.len().saturating_mul(self.get_cost()) < span {
+            return self.take_sorted_into(positions, out);
+        }
+        let mut window = vec![T::default(); span.min(DECODE_WINDOW)];
+        let mut k = 0;
+        while k < positions.len() {
+            let start = positions[k] as usize;
+            let window = &mut window[..(last as usize + 1 - start).min(DECODE_WINDOW)];
+            self.decode_into(start, window);
+            let end = start + window.len();
+            let run = positions[k..].partition_point(|&p| (p as usize) < end);
+            for (o, &p) in out[k..k + run].iter_mut().zip(&positions[k..k + run]) {
+                *o = window[p as usize - start];
+            }
+            k += run;
+        }
+    }
+
+    /// [`StreamOps::aggregate`] with the bound of [`StreamOps::take_bounded`]: a position list whose gets
+    /// would decode more values than the stream holds is aggregated as a bitmap, served in one pass.
+    fn aggregate_bounded(&self, selection: &Selection) -> SumMinMax<T> {
+        match selection {
+            Selection::Positions(p) if p.len().saturating_mul(self.get_cost()) >= self.len() => {
+                self.aggregate(&Selection::Bitmap(Bitmap::from_positions(p, self.len())))
+            }
+            _ => self.aggregate(selection),
+        }
+    }
+
     /// Calls `f(start, values)` for consecutive blocks of up to [`BLOCK`] values (starts are multiples of it).
     fn for_each_block(&self, mut f: impl FnMut(usize, &[T])) {
         let mut buf = [T::default(); BLOCK];
@@ -210,6 +325,11 @@ pub(crate) trait StreamOps<T: LwcInt> {
         }
     }
 }
+
+/// Values decoded at a time where a take decodes what its positions span: large enough that encodings
+/// whose decode starts with a search (run ends) search rarely, small enough to stay in L2 and, at 64 KiB
+/// of `u64`, to come from the allocator's free lists rather than fresh pages.
+const DECODE_WINDOW: usize = 8 * BLOCK;
 
 /// A child stream of unsigned words (`T::Unsigned`: deltas, exception bits, quotients), behind a trait object.
 ///
@@ -236,6 +356,7 @@ trait DynStream<U: LwcInt> {
     fn len(&self) -> usize;
     fn decode_into(&self, start: usize, out: &mut [U]);
     fn get(&self, i: usize) -> U;
+    fn get_cost(&self) -> usize;
     fn take_into(&self, positions: &[u32], out: &mut [U]);
     fn take_sorted_into(&self, positions: &[u32], out: &mut [U]);
     fn filter_range(&self, lo: U, hi: U, out: &mut Bitmap);
@@ -254,6 +375,9 @@ impl<U: LwcInt> DynStream<U> for StreamView<'_, U> {
     }
     fn get(&self, i: usize) -> U {
         StreamOps::get(self, i)
+    }
+    fn get_cost(&self) -> usize {
+        StreamOps::get_cost(self)
     }
     fn take_into(&self, positions: &[u32], out: &mut [U]) {
         StreamOps::take_into(self, positions, out)
@@ -289,6 +413,9 @@ impl<U: LwcInt> StreamOps<U> for WordStream<'_, U> {
     fn get(&self, i: usize) -> U {
         self.0.get(i)
     }
+    fn get_cost(&self) -> usize {
+        self.0.get_cost()
+    }
     fn take_into(&self, positions: &[u32], out: &mut [U]) {
         self.0.take_into(positions, out)
     }
@@ -306,5 +433,54 @@ impl<U: LwcInt> StreamOps<U> for WordStream<'_, U> {
     }
     fn aggregate(&self, selection: &Selection) -> SumMinMax<U> {
         self.0.aggregate(selection)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bytes::Writer;
+    use crate::encodings::test_shapes::l_orderkey;
+    use crate::encodings::{encode_stream, StreamView};
+
+    /// Takes through encodings whose gets walk or search, on a stream longer than a decode window: sparse
+    /// lists (the encoding's own take), dense ones (windows, across their boundaries), lists longer
+    /// than the stream (decode everything), sorted and not, and aggregates of them.
+    #[test]
+    fn bounded_takes_agree_with_the_values() {
+        let values = l_orderkey(70_000);
+        let n = values.len() as u32;
+        for cascade in
+            ["rle(delta(dict), delta)", "rle", "delta", "delta:16(dict, plain)", "delta2", "varint", "lz4", "bitpack"]
+        {
+            let mut w = Writer::new();
+            encode_stream(&values, &cascade.parse().unwrap(), Default::default(), &mut w).unwrap();
+            let bytes = w.into_aligned();
+            let view = StreamView::<u32>::open(&mut Reader::new(&bytes), values.len()).unwrap();
+            assert_eq!(
+                StreamOps::get_cost(&view) > 1,
+                cascade != "bitpack",
+                "{cascade}: get cost {}",
+                StreamOps::get_cost(&view)
+            );
+            let sparse: Vec<u32> = (0..n).step_by(4099).collect();
+            let dense: Vec<u32> = (3..n).step_by(3).chain([n - 1, n - 1]).collect();
+            let more_than_rows: Vec<u32> = (0..2 * n + 5).map(|i| i.wrapping_mul(2_654_435_761) % n).collect();
+            for positions in [sparse, dense, more_than_rows] {
+                let expected: Vec<u32> = positions.iter().map(|&p| values[p as usize]).collect();
+                let mut out = vec![0; positions.len()];
+                StreamOps::take_into(&view, &positions, &mut out);
+                assert!(out == expected, "{cascade}: take of {} positions", positions.len());
+                let mut sorted = positions.clone();
+                sorted.sort_unstable();
+                let expected: Vec<u32> = sorted.iter().map(|&p| values[p as usize]).collect();
+                StreamOps::take_sorted_into(&view, &sorted, &mut out);
+                assert!(out == expected, "{cascade}: sorted take of {} positions", positions.len());
+                sorted.dedup(); // a selection's positions are distinct
+                let expected: Vec<u32> = sorted.iter().map(|&p| values[p as usize]).collect();
+                let aggregate = StreamOps::aggregate(&view, &Selection::Positions(sorted));
+                assert_eq!(aggregate, SumMinMax::of(&expected), "{cascade}: aggregate of {} rows", expected.len());
+            }
+        }
     }
 }

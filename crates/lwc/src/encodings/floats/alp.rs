@@ -274,6 +274,10 @@ impl<T: LwcInt> StreamOps<T> for AlpView<'_, T> {
         self.exceptions.get(i).unwrap_or_else(|| self.value(self.digits.get(i)))
     }
 
+    fn get_cost(&self) -> usize {
+        self.digits.get_cost() + self.exceptions.search_cost()
+    }
+
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
         self.take_with(positions, out, |chunk, digits| self.digits.take_into(chunk, digits));
     }

@@ -216,6 +216,10 @@ impl<T: LwcInt> StreamOps<T> for AlpRdView<'_, T> {
         self.exceptions.get(i).unwrap_or_else(|| self.value(self.codes.get(i), self.tails.get(i)))
     }
 
+    fn get_cost(&self) -> usize {
+        self.codes.get_cost().max(self.tails.get_cost()) + self.exceptions.search_cost()
+    }
+
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
         let mut codes = [0u8; BLOCK];
         self.tails.take_into(positions, out);

@@ -198,6 +198,10 @@ impl<T: LwcInt> StreamOps<T> for NarrowView<'_, T> {
         self.exceptions.get(i).unwrap_or_else(|| widen(self.singles.get(i)))
     }
 
+    fn get_cost(&self) -> usize {
+        self.singles.get_cost() + self.exceptions.search_cost()
+    }
+
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
         self.widen_into(out, widen, |at, singles| self.singles.take_into(&positions[at..at + singles.len()], singles));
         self.exceptions.patch_taken(positions, out);

@@ -127,6 +127,11 @@ impl<T: LwcInt> Patches<T> {
         self.cascades.clone()
     }
 
+    /// Rows a lookup probes: a bisection of the exception rows.
+    pub fn search_cost(&self) -> usize {
+        self.rows.len().max(1).ilog2() as usize
+    }
+
     /// The latent row `i` holds, if it is an exception.
     #[inline]
     pub fn get(&self, i: usize) -> Option<T> {

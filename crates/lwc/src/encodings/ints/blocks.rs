@@ -182,6 +182,10 @@ impl<T: LwcInt, C: ByteCompressor> StreamOps<T> for BlocksView<'_, T, C> {
         buf[i % BLOCK]
     }
 
+    fn get_cost(&self) -> usize {
+        BLOCK // a block decompressed
+    }
+
     /// A list longer than the stream has blocks decompresses everything once and gathers: read block by
     /// block, an unsorted list would decompress about one block per position.
     fn take_into(&self, positions: &[u32], out: &mut [T]) {

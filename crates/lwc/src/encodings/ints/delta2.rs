@@ -225,6 +225,11 @@ impl<T: LwcInt> StreamOps<T> for Delta2View<'_, T> {
         T::from_bits(self.seek(None, i).value)
     }
 
+    fn get_cost(&self) -> usize {
+        // Half a stride of second differences walked on average, from a data point.
+        (1usize << self.shift) / 2
+    }
+
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
         // Positions later in the same block walk on from the previous one, so sorted lists never restart.
         let mut at = None;

@@ -158,6 +158,10 @@ impl<T: LwcInt> StreamOps<T> for DictView<'_, T> {
         self.value(self.codes.get(i))
     }
 
+    fn get_cost(&self) -> usize {
+        self.codes.get_cost()
+    }
+
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
         let mut codes = [0u32; BLOCK];
         for (chunk, out) in positions.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {

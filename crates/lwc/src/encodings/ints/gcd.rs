@@ -150,6 +150,10 @@ impl<T: LwcInt> StreamOps<T> for GcdView<'_, T> {
         self.value(self.quotients.get(i))
     }
 
+    fn get_cost(&self) -> usize {
+        self.quotients.get_cost()
+    }
+
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
         self.quotients.take_into(positions, bytemuck::cast_slice_mut(out));
         for v in out.iter_mut() {

@@ -184,28 +184,16 @@ impl<'a, T: LwcInt> RleView<'a, T> {
         }
     }
 
-    /// The run holding `row` (`< n`), known to be one of runs `lo..hi`: bisects their ends. Without a
-    /// branch on the comparison (a select instead), which the ends of unpredictable rows would mispredict.
-    /// Ends that form a sequence (runs of one length) give the run in O(1).
-    fn run_between(&self, row: usize, lo: usize, hi: usize) -> usize {
-        if let StreamView::Sequence(ends) = &self.ends {
-            return ends.rank(row as u32); // runs ending at or before `row`
-        }
-        let (mut base, mut size) = (lo, hi - lo);
-        while size > 1 {
-            let half = size / 2;
-            // Runs before `base` end at or before `row`; the run holding it lies in `base..base + size`.
-            base = if self.end_of(base + half - 1) <= row { base + half } else { base };
-            size -= half;
-        }
-        base
+    /// The run holding `row` (`< n`): the runs ending at or before it.
+    fn run_of(&self, row: usize) -> usize {
+        self.ends.rank(row as u32)
     }
 
-    /// The run holding `row` (`< n`), known to be run `from` or a later one: gallops forward, then
-    /// bisects, in O(log distance).
+    /// The run holding `row` (`< n`), known to be run `from` or a later one, for ends read in place:
+    /// gallops forward, then bisects, in O(log distance).
     fn run_from(&self, row: usize, from: usize) -> usize {
-        if let StreamView::Sequence(ends) = &self.ends {
-            return ends.rank(row as u32);
+        if let StreamView::Sequence(_) = &self.ends {
+            return self.run_of(row); // in O(1)
         }
         let runs = self.runs();
         let (mut lo, mut span) = (from, 1);
@@ -213,7 +201,15 @@ impl<'a, T: LwcInt> RleView<'a, T> {
             lo += span;
             span *= 2;
         }
-        self.run_between(row, lo, (lo + span).min(runs))
+        // Without a branch on the comparison (a select instead), which unpredictable rows would mispredict.
+        let (mut base, mut size) = (lo, (lo + span).min(runs) - lo);
+        while size > 1 {
+            let half = size / 2;
+            // Runs before `base` end at or before `row`; the run holding it lies in `base..base + size`.
+            base = if self.end_of(base + half - 1) <= row { base + half } else { base };
+            size -= half;
+        }
+        base
     }
 
     /// Calls `f(rows, value)` for runs `first..` in order until it returns `false`, decoding at most
@@ -244,6 +240,39 @@ impl<'a, T: LwcInt> RleView<'a, T> {
     }
 }
 
+/// Finds the runs of ascending rows, each search going on from the last: a row within the runs whose
+/// ends were read last is found among them in order. Past them, ends read in place are galloped over
+/// from the last run and one end is kept; ends that take a walk to read (`delta`) are found by one rank
+/// and the next block of them decoded, so no row pays a search of gets that each walk a stride.
+struct RunCursor {
+    /// Ends of runs `first .. first + ends.len()`; `next` indexes the first that may still hold a row.
+    ends: Vec<u32>,
+    first: usize,
+    next: usize,
+    by_blocks: bool,
+}
+
+impl RunCursor {
+    fn new<T: LwcInt>(view: &RleView<'_, T>) -> RunCursor {
+        RunCursor { ends: Vec::new(), first: 0, next: 0, by_blocks: view.ends.get_cost() > 1 }
+    }
+
+    /// The run holding `row` (`< n`), which is at or after the last row asked.
+    fn run_of<T: LwcInt>(&mut self, view: &RleView<'_, T>, row: usize) -> usize {
+        while self.next < self.ends.len() && self.ends[self.next] as usize <= row {
+            self.next += 1;
+        }
+        if self.next == self.ends.len() {
+            let run = if self.by_blocks { view.run_of(row) } else { view.run_from(row, self.first + self.next) };
+            let count = if self.by_blocks { (view.runs() - run).min(BLOCK) } else { 1 };
+            self.ends.resize(count, 0);
+            view.ends.decode_into(run, &mut self.ends);
+            (self.first, self.next) = (run, 0);
+        }
+        self.first + self.next
+    }
+}
+
 /// `count` rows of `value`.
 fn repeated<T: LwcInt>(value: T, count: usize) -> SumMinMax<T> {
     SumMinMax { sum: value.to_i128() * count as i128, min: Some(value), max: Some(value) }
@@ -261,7 +290,7 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
         const SHORT: usize = 8;
         let end = start + out.len();
         let mut row = start;
-        self.for_each_run(self.run_between(start, 0, self.runs()), out.len(), |rows, value| {
+        self.for_each_run(self.run_of(start), out.len(), |rows, value| {
             let (at, stop) = (row - start, rows.end.min(end));
             if stop - row <= SHORT && at + SHORT <= out.len() {
                 // A short run: one store of fixed size, whose excess the next runs overwrite, instead of a
@@ -276,7 +305,12 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
     }
 
     fn get(&self, i: usize) -> T {
-        self.values.get(self.run_between(i, 0, self.runs()))
+        self.values.get(self.run_of(i))
+    }
+
+    fn get_cost(&self) -> usize {
+        // A rank of the ends (a bisection, or their own search), then a read of the value.
+        self.ends.get_cost() + self.runs().max(1).ilog2() as usize + self.values.get_cost()
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
@@ -284,23 +318,18 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
         for (chunk, out) in positions.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
             let runs = &mut runs[..chunk.len()];
             for (r, &p) in runs.iter_mut().zip(chunk) {
-                *r = self.run_between(p as usize, 0, self.runs()) as u32;
+                *r = self.run_of(p as usize) as u32;
             }
             self.values.take_into(runs, out);
         }
     }
 
     fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
-        // Ascending rows lie in ascending runs: find each new run forward from the last one.
-        let (mut runs, mut run, mut end) = ([0u32; BLOCK], 0, 0);
+        let (mut runs, mut cursor) = ([0u32; BLOCK], RunCursor::new(self));
         for (chunk, out) in positions.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
             let runs = &mut runs[..chunk.len()];
             for (r, &p) in runs.iter_mut().zip(chunk) {
-                if p as usize >= end {
-                    run = self.run_from(p as usize, run);
-                    end = self.end_of(run);
-                }
-                *r = run as u32;
+                *r = cursor.run_of(self, p as usize) as u32;
             }
             self.values.take_sorted_into(runs, out);
         }
@@ -332,10 +361,10 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
         match selection {
             Selection::Positions(positions) => {
                 // Each run touched: its value once, weighed by the positions that fall in it.
-                let (mut k, mut run) = (0, 0);
+                let (mut k, mut cursor) = (0, RunCursor::new(self));
                 while k < positions.len() {
-                    run = self.run_from(positions[k] as usize, run);
-                    let end = self.end_of(run);
+                    let run = cursor.run_of(self, positions[k] as usize);
+                    let end = cursor.ends[cursor.next] as usize;
                     let count = positions[k..].partition_point(|&p| (p as usize) < end);
                     acc = acc.merge(repeated(self.values.get(run), count));
                     k += count;

@@ -132,20 +132,6 @@ impl<T: LwcInt> SequenceView<T> {
         self.step > 0 || self.n <= 1
     }
 
-    /// How many values are `<= v`, for an ascending sequence: the rank a search over it would find, in O(1).
-    pub fn rank(&self, v: T) -> usize {
-        debug_assert!(self.step >= 0);
-        if v < self.base {
-            0
-        } else if self.step == 0 {
-            self.n
-        } else {
-            // One `u64` division: `positions_between` divides `i128`s, a library call 3x slower here.
-            let steps = v.offset_from(self.base).to_u64() / self.step as u64;
-            (steps as usize).saturating_add(1).min(self.n)
-        }
-    }
-
     #[inline(always)]
     fn value(&self, i: usize) -> T {
         T::add_offset(self.base, wrapping_times(self.step_bits, i))
@@ -183,6 +169,20 @@ impl<T: LwcInt> StreamOps<T> for SequenceView<T> {
 
     fn get(&self, i: usize) -> T {
         self.value(i)
+    }
+
+    /// In O(1), for an ascending sequence.
+    fn rank(&self, v: T) -> usize {
+        debug_assert!(self.step >= 0);
+        if v < self.base {
+            0
+        } else if self.step == 0 {
+            self.n
+        } else {
+            // One `u64` division: `positions_between` divides `i128`s, a library call 3x slower here.
+            let steps = v.offset_from(self.base).to_u64() / self.step as u64;
+            (steps as usize).saturating_add(1).min(self.n)
+        }
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {

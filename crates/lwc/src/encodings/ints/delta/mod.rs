@@ -274,6 +274,18 @@ impl<T: LwcInt> StreamOps<T> for DeltaView<'_, T> {
         Self::with_scratch(i & (self.stride() as usize - 1), |scratch| self.seek(None, i, scratch)).value
     }
 
+    fn get_cost(&self) -> usize {
+        // Half a stride of deltas summed on average, from a data point.
+        self.stride() as usize / 2 + self.deltas.get_cost() + self.data_points.get_cost()
+    }
+
+    fn rank(&self, value: T) -> usize {
+        if self.zigzag {
+            return Blockwise(self).rank(value);
+        }
+        self.rows_before(|v| *v <= value)
+    }
+
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
         let k = positions.len();
         if k < SORT_FROM || (self.stride() < SORT_STRIDE as u32 && !self.dense(self.len(), k)) {
