@@ -220,17 +220,21 @@ impl ExecutionPlan for LwcScanExec {
         self.replace_children(children, ReplaceChildrenOptions::new(ChildrenPropertiesMode::Recompute))
     }
 
-    /// The footer's statistics, projected, for a scan of every row; unknown once a filter or a limit
-    /// applies, or for one partition.
+    /// The footer's statistics, projected: exact for a scan of every row, an upper bound (inexact, as
+    /// DataFusion's Parquet scan reports them) once a filter applies, capped by a limit; unknown for
+    /// one partition. The join planner picks build sides by them, so a filtered table must not look
+    /// unknown (Q7 built its hash tables on the wrong sides).
     #[allow(deprecated)] // DataFusion 55 asks for either this or `statistics_from_inputs`; a leaf has no inputs
     fn partition_statistics(&self, partition: Option<usize>) -> Result<Arc<Statistics>> {
-        let whole = partition.is_none() && self.filter().is_none() && self.limit.is_none();
-        Ok(Arc::new(match whole {
-            true => {
-                table_statistics(&self.reader.files, &self.reader.table_schema).project(Some(&self.reader.projection))
-            }
-            false => Statistics::new_unknown(&self.schema),
-        }))
+        if partition.is_some() {
+            return Ok(Arc::new(Statistics::new_unknown(&self.schema)));
+        }
+        let mut stats =
+            table_statistics(&self.reader.files, &self.reader.table_schema).project(Some(&self.reader.projection));
+        if self.filter().is_some() {
+            stats = stats.to_inexact();
+        }
+        Ok(Arc::new(stats.with_fetch(self.limit, 0, 1)?))
     }
 
     fn metrics(&self) -> Option<MetricsSet> {

@@ -181,6 +181,30 @@ async fn whole_table_count_min_and_max_come_from_the_footer() {
     same_answers(&ctx, &["SELECT max(o_price_f64) FROM t"]).await;
 }
 
+/// A filtered or limited scan still tells the planner how large it can be (the join planner picks build
+/// sides by it): the footer's figures as an upper bound, as DataFusion's Parquet scan gives them.
+#[tokio::test]
+async fn filtered_and_limited_scans_report_bounds() {
+    use datafusion::common::stats::Precision;
+    let batch = lwc_testdata::orders(3_000, 4);
+    let (ctx, _dir) = contexts(&batch, 700, 2);
+    let scan_stats = |sql: &'static str| {
+        let ctx = ctx.lwc.clone();
+        async move {
+            let plan = ctx.sql(sql).await.unwrap().create_physical_plan().await.unwrap();
+            let scan = lwc_scan(&plan).expect("an lwc scan");
+            (*scan.partition_statistics(None).unwrap()).clone()
+        }
+    };
+    let whole = scan_stats("SELECT o_id, o_custkey FROM t").await;
+    assert_eq!(whole.num_rows, Precision::Exact(3_000));
+    let filtered = scan_stats("SELECT o_id FROM t WHERE o_custkey < 100").await;
+    assert_eq!(filtered.num_rows, Precision::Inexact(3_000));
+    assert!(matches!(filtered.column_statistics[0].max_value, Precision::Inexact(_)), "{filtered:?}");
+    let limited = scan_stats("SELECT o_id FROM t LIMIT 7").await;
+    assert!(matches!(limited.num_rows, Precision::Exact(7) | Precision::Inexact(7)), "{limited:?}");
+}
+
 #[tokio::test]
 async fn a_point_query_opens_only_the_segment_its_zone_maps_keep() {
     let batch = lwc_testdata::orders(3_000, 5);
