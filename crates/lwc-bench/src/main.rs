@@ -65,6 +65,10 @@ fn experiments_help() -> String {
     s + "  all        every experiment above, in this order"
 }
 
+/// The allocator `lwc sql` runs under (see lwc-cli), for every candidate alike.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(&cli) {

@@ -96,6 +96,31 @@ pub(crate) fn decode_chunk(
     }
 }
 
+/// The rows of `range` whose bit is set in `selected` (bit `i` for row `range.start + i`) of one segment as
+/// an Arrow array of `data_type`: integer segments compact as they decode; the others are decoded and
+/// filtered.
+pub(crate) fn decode_selected_chunk(
+    chunk: &ChunkRef<'_>,
+    data_type: &DataType,
+    storage: Storage,
+    range: Range<usize>,
+    selected: &lwc::Bitmap,
+) -> Result<ArrayRef> {
+    if let Storage::Values(t) = storage {
+        return value_dispatch!(t, T => {
+            let segment = open_value_segment::<T>(chunk)?;
+            let array = segment.decode_selected(range, selected).map_err(|e| chunk.core_error(e))?;
+            values_to_arrow::<T>(data_type, array.values, array.validity)
+        });
+    }
+    let array = decode_chunk(chunk, data_type, storage, range)?;
+    let mask = arrow_array::BooleanArray::new(
+        arrow_buffer::BooleanBuffer::new(arrow_buffer::Buffer::from_slice_ref(selected.words()), 0, selected.len()),
+        None,
+    );
+    Ok(arrow_select::filter::filter(array.as_ref(), &mask)?)
+}
+
 /// The rows at `positions` (ascending, within the segment) of one segment as an Arrow array of
 /// `data_type`: gathered from the encoded form where there is one, else decoded and gathered.
 pub(crate) fn take_chunk(

@@ -40,15 +40,16 @@ use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::Arc;
 
-use arrow_array::{new_empty_array, Array, ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions};
-use arrow_buffer::{BooleanBuffer, Buffer};
+use arrow_array::{new_empty_array, Array, ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType, SchemaRef};
 use lwc::strings::BytesAggregates;
 use lwc::{Aggregates, Bitmap, Selection, Value};
 use rayon::prelude::*;
 
 use crate::chunk::bytes_array;
-use crate::decode::{decode_chunk, open_bytes_segment, open_value_segment, take_chunk, values_to_arrow};
+use crate::decode::{
+    decode_chunk, decode_selected_chunk, open_bytes_segment, open_value_segment, take_chunk, values_to_arrow,
+};
 use crate::error::{Error, Result};
 use crate::filter::plan::{bytes_of, key_of, Plan, Rows};
 use crate::filter::Filter;
@@ -256,10 +257,7 @@ impl LwcFile {
             Rows::All => decode_chunk(chunk, &info.data_type, info.storage, range),
             // Dense: decode the stretch and drop rows; sparse: gather only the rows wanted.
             Rows::Some(bits) if bits.count_ones() * 4 >= bits.len() => {
-                let array = decode_chunk(chunk, &info.data_type, info.storage, range)?;
-                let mask =
-                    BooleanArray::new(BooleanBuffer::new(Buffer::from_slice_ref(bits.words()), 0, bits.len()), None);
-                Ok(arrow_select::filter::filter(array.as_ref(), &mask)?)
+                decode_selected_chunk(chunk, &info.data_type, info.storage, range, bits)
             }
             Rows::Some(bits) => {
                 let positions: Vec<u32> = bits.ones().map(|p| (p + range.start) as u32).collect();

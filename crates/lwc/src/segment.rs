@@ -566,6 +566,42 @@ impl<'a, V: Value> Segment<'a, V> {
         Ok(())
     }
 
+    /// The rows of `range` whose bit is set in `selected` (bit `i` for row `range.start + i`), in row
+    /// order: what a scan keeps of a dense selection. Decoded a chunk at a time into a buffer that stays
+    /// in L2 and compacted from there, so the only allocation is the kept rows' (decoding the range and
+    /// then dropping rows writes every row twice, into buffers the kernel must first fault in).
+    pub fn decode_selected(&self, range: Range<usize>, selected: &Bitmap) -> Result<Array<V>> {
+        if range.start > range.end || range.end > self.rows {
+            return Err(Error::RowOutOfRange { row: range.end as u64, rows: self.rows as u64 });
+        }
+        if selected.len() != range.len() {
+            return Err(Error::InvalidArgument(format!("{} selection bits for {} rows", selected.len(), range.len())));
+        }
+        let mut values = Vec::with_capacity(selected.count_ones());
+        let mut buffer = vec![V::default(); range.len().min(FUSED_CHUNK)];
+        for from in (0..range.len()).step_by(FUSED_CHUNK) {
+            let chunk = &mut buffer[..(range.len() - from).min(FUSED_CHUNK)];
+            self.decode_into(range.start + from, chunk)?;
+            let words = &selected.words()[from / 64..(from + chunk.len()).div_ceil(64)];
+            for (&word, block) in words.iter().zip(chunk.chunks(64)) {
+                match word {
+                    0 => {}
+                    u64::MAX if block.len() == 64 => values.extend_from_slice(block),
+                    mut w => {
+                        while w != 0 {
+                            values.push(block[w.trailing_zeros() as usize]);
+                            w &= w - 1;
+                        }
+                    }
+                }
+            }
+        }
+        let validity = self
+            .validity
+            .map(|v| Bitmap::from_bools(&selected.ones().map(|i| get_bit(v, range.start + i)).collect::<Vec<_>>()));
+        Ok(Array { values, validity })
+    }
+
     /// The validity bitmap's words (bit set = not null), `None` when no row is null.
     pub fn validity(&self) -> Option<&'a [u64]> {
         self.validity

@@ -713,7 +713,7 @@ fn segment_case<T: TestInt>(case: &Case<T>) {
     }
 }
 
-/// The allocation-free forms, `decode_into` and `take_into`, and the raw validity words.
+/// The allocation-free forms, `decode_into` and `take_into`, `decode_selected`, and the raw validity words.
 fn check_segment_into<T: LwcInt>(segment: &Segment<'_, T>, rows: &[Option<T>], rng: &mut StdRng, what: &str) {
     let n = rows.len();
     // Null rows hold unspecified values: compare the valid ones.
@@ -732,6 +732,17 @@ fn check_segment_into<T: LwcInt>(segment: &Segment<'_, T>, rows: &[Option<T>], r
         segment.decode_into(a, &mut out).unwrap();
         assert!(agree(&out, &rows[a..b]), "{what}: decode_into {a}..{b}");
     }
+    // decode_selected: a random range, and selections empty, full, dense and sparse.
+    let (a, b) = (rng.gen_range(0..=n), rng.gen_range(0..=n));
+    let range = a.min(b)..a.max(b);
+    for density in [0.0, 1.0, 0.97, 0.5, 0.05] {
+        let bools: Vec<bool> = range.clone().map(|_| rng.gen_bool(density)).collect();
+        let got = segment.decode_selected(range.clone(), &Bitmap::from_bools(&bools)).unwrap();
+        let want: Vec<Option<T>> = range.clone().filter(|&i| bools[i - range.start]).map(|i| rows[i]).collect();
+        assert_eq!(got.to_options(), want, "{what}: decode_selected {range:?} at density {density}");
+    }
+    let bad = Bitmap::from_bools(&vec![true; range.len() + 1]);
+    assert!(matches!(segment.decode_selected(range, &bad), Err(Error::InvalidArgument(_))), "{what}");
     let mut one = [T::default(); 1];
     assert!(is_out_of_range(&segment.decode_into(n, &mut one), n as u64), "{what}: decode_into past the end");
     assert!(is_out_of_range(&segment.decode_into(usize::MAX, &mut one), n as u64), "{what}: decode_into far");
