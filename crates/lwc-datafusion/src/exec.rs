@@ -7,11 +7,16 @@ use std::sync::Arc;
 
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{Result, Statistics};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
+use datafusion::physical_expr_common::physical_expr::snapshot_physical_expr;
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::filter_pushdown::{
+    ChildPushdownResult, FilterPushdownPhase, FilterPushdownPropagation, PushedDown,
+};
 use datafusion::physical_plan::metrics::{Count, ExecutionPlanMetricsSet, MetricBuilder, MetricsSet, Time};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
@@ -21,6 +26,7 @@ use datafusion::physical_plan::{
 use futures::stream;
 use lwc_file::{Filter, LwcFile, ScanOptions, ScanStats};
 
+use crate::expr::implied_filter;
 use crate::table::table_statistics;
 
 /// Scans lwc files: the projected columns of the rows that pass the filter, at most `limit` of them per
@@ -35,6 +41,9 @@ pub struct LwcScanExec {
     schema: SchemaRef,
     properties: Arc<PlanProperties>,
     metrics: ExecutionPlanMetricsSet,
+    /// Predicates pushed in while the plan runs (a hash join's build-side keys, a top-k's threshold),
+    /// read afresh for each segment; see [`ExecutionPlan::handle_child_pushdown_result`].
+    dynamic_filters: Arc<[Arc<dyn PhysicalExpr>]>,
 }
 
 impl LwcScanExec {
@@ -64,7 +73,8 @@ impl LwcScanExec {
         );
         let reader = Arc::new(RangeReader { files, table_schema, projection, filter });
         let metrics = ExecutionPlanMetricsSet::new();
-        Ok(LwcScanExec { reader, limit, partitions, schema, properties: Arc::new(properties), metrics })
+        let properties = Arc::new(properties);
+        Ok(LwcScanExec { reader, limit, partitions, schema, properties, metrics, dynamic_filters: Arc::new([]) })
     }
 
     /// The filter evaluated on the encoded segments, if any.
@@ -84,19 +94,55 @@ struct RangeReader {
 
 impl RangeReader {
     /// The batches of the rows in `rows` of file `file` that pass, at most `limit` of them, and what the
-    /// scan did.
-    fn read(&self, file: usize, rows: Range<u64>, limit: Option<u64>) -> Result<(Vec<RecordBatch>, ScanStats)> {
-        let mut options = ScanOptions::default().with_projection(self.projection.clone()).with_rows(rows);
-        if let Some(f) = &self.filter {
-            options = options.with_filter(f.clone());
-        }
+    /// scan did. `dynamic` narrows the filter further where lwc can run it: rows it drops are rows
+    /// no one downstream wants.
+    fn read(
+        &self,
+        file: usize,
+        rows: Range<u64>,
+        limit: Option<u64>,
+        dynamic: Option<Filter>,
+    ) -> Result<(Vec<RecordBatch>, ScanStats)> {
+        let mut options = ScanOptions::default().with_projection(self.projection.clone()).with_rows(rows.clone());
         if let Some(l) = limit {
             options = options.with_limit(l);
         }
-        let mut scan = self.files[file].scan(options).map_err(crate::external)?;
+        let filter = match (&self.filter, &dynamic) {
+            (Some(f), Some(d)) => Some(f.clone().and(d.clone())),
+            (f, d) => f.clone().or(d.clone()),
+        };
+        let scan = match filter {
+            Some(filter) => self.files[file].scan(options.clone().with_filter(filter)),
+            None => self.files[file].scan(options.clone()),
+        };
+        let mut scan = match (scan, dynamic) {
+            // A dynamic filter lwc-file will not plan (a literal of another type than its column) is
+            // dropped: it only narrows what the plan above filters anyway.
+            (Err(_), Some(_)) => self.read_options(file, options)?,
+            (scan, _) => scan.map_err(crate::external)?,
+        };
         let batches = scan.by_ref().collect::<lwc_file::Result<Vec<_>>>().map_err(crate::external)?;
         Ok((batches, scan.stats()))
     }
+
+    /// The scan of file `file` with `options` and the static filter alone.
+    fn read_options(&self, file: usize, options: ScanOptions) -> Result<lwc_file::Scan<'_>> {
+        let options = match &self.filter {
+            Some(f) => options.with_filter(f.clone()),
+            None => options,
+        };
+        self.files[file].scan(options).map_err(crate::external)
+    }
+}
+
+/// What the dynamic filters say now (a join's is `true` until its build side is known), as one lwc
+/// filter implied by all of them, or `None`.
+fn dynamic_filter(filters: &[Arc<dyn PhysicalExpr>]) -> Option<Filter> {
+    filters
+        .iter()
+        .filter_map(|f| snapshot_physical_expr(f.clone()).ok())
+        .filter_map(|f| implied_filter(&f).map(|(filter, _)| filter))
+        .reduce(Filter::and)
 }
 
 /// What one partition's scan did, for `EXPLAIN ANALYZE`: the row groups (segments) its zone maps skipped
@@ -184,6 +230,9 @@ impl DisplayAs for LwcScanExec {
         if let Some(limit) = self.limit {
             write!(f, ", limit={limit}")?;
         }
+        for dynamic in self.dynamic_filters.iter() {
+            write!(f, ", dynamic_filter={dynamic}")?;
+        }
         Ok(())
     }
 }
@@ -203,8 +252,14 @@ impl ExecutionPlan for LwcScanExec {
 
     fn apply_expressions(
         &self,
-        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+        f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
     ) -> Result<TreeNodeRecursion> {
+        // The pushed filter is lwc's own; the dynamic filters are DataFusion's expressions.
+        for dynamic in self.dynamic_filters.iter() {
+            if f(dynamic)? == TreeNodeRecursion::Stop {
+                return Ok(TreeNodeRecursion::Stop);
+            }
+        }
         Ok(TreeNodeRecursion::Continue)
     }
 
@@ -237,6 +292,36 @@ impl ExecutionPlan for LwcScanExec {
         Ok(Arc::new(stats.with_fetch(self.limit, 0, 1)?))
     }
 
+    /// Takes the dynamic filters DataFusion pushes after planning (hash joins' build-side keys, top-k
+    /// thresholds): each segment is then read with what they say by then, so a join whose build side
+    /// holds a few keys prunes the probe side's segments by their zone maps and filters the rest on
+    /// the encoded form. The plan above still applies them (reported unsupported), so a filter lwc
+    /// cannot run costs nothing but the check.
+    fn handle_child_pushdown_result(
+        &self,
+        phase: FilterPushdownPhase,
+        child_pushdown_result: ChildPushdownResult,
+        _config: &ConfigOptions,
+    ) -> Result<FilterPushdownPropagation<Arc<dyn ExecutionPlan>>> {
+        let filters: Vec<Arc<dyn PhysicalExpr>> =
+            child_pushdown_result.parent_filters.into_iter().map(|f| f.filter).collect();
+        let unsupported = vec![PushedDown::No; filters.len()];
+        // Static filters came through the table provider (`supports_filters_pushdown`) already.
+        if phase != FilterPushdownPhase::Post || filters.is_empty() {
+            return Ok(FilterPushdownPropagation::with_parent_pushdown_result(unsupported));
+        }
+        let node = LwcScanExec {
+            reader: self.reader.clone(),
+            limit: self.limit,
+            partitions: self.partitions.clone(),
+            schema: self.schema.clone(),
+            properties: self.properties.clone(),
+            metrics: ExecutionPlanMetricsSet::new(),
+            dynamic_filters: self.dynamic_filters.iter().cloned().chain(filters).collect(),
+        };
+        Ok(FilterPushdownPropagation { filters: unsupported, updated_node: Some(Arc::new(node)) })
+    }
+
     fn metrics(&self) -> Option<MetricsSet> {
         Some(self.metrics.clone_inner())
     }
@@ -251,14 +336,16 @@ impl ExecutionPlan for LwcScanExec {
         // One segment's rows at a time, read when the stream is polled: lwc-file's scan borrows the file,
         // so each step collects its batches (at most a segment's rows) before handing them on.
         let metrics = Arc::new(ScanMetrics::new(&self.metrics, partition));
-        let state = (ranges.into_iter(), self.limit.map(|l| l as u64), self.reader.clone(), metrics);
+        let reader = (self.reader.clone(), self.dynamic_filters.clone());
+        let state = (ranges.into_iter(), self.limit.map(|l| l as u64), reader, metrics);
         let batches = stream::unfold(state, |(mut ranges, remaining, reader, metrics)| async move {
             if remaining == Some(0) {
                 return None;
             }
             let (file, range) = ranges.next()?;
             let timer = metrics.elapsed_compute.timer();
-            let read = reader.read(file, range, remaining).map(|(batches, stats)| {
+            let (range_reader, dynamic) = &reader;
+            let read = range_reader.read(file, range, remaining, dynamic_filter(dynamic)).map(|(batches, stats)| {
                 metrics.add(&stats, &batches);
                 batches
             });

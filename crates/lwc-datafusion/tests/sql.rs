@@ -184,6 +184,7 @@ async fn whole_table_count_min_and_max_come_from_the_footer() {
 /// A filtered or limited scan still tells the planner how large it can be (the join planner picks build
 /// sides by it): the footer's figures as an upper bound, as DataFusion's Parquet scan gives them.
 #[tokio::test]
+#[allow(deprecated)] // the scan's own method under test; `StatisticsContext` walks a whole plan
 async fn filtered_and_limited_scans_report_bounds() {
     use datafusion::common::stats::Precision;
     let batch = lwc_testdata::orders(3_000, 4);
@@ -226,6 +227,38 @@ async fn a_point_query_opens_only_the_segment_its_zone_maps_keep() {
     // EXPLAIN ANALYZE shows them.
     let shown = answer(&ctx, &format!("EXPLAIN ANALYZE {sql}")).await;
     assert!(shown.contains("row_groups_pruned=5"), "{shown}");
+}
+
+/// A join whose build side holds two keys pushes them into the lwc scan while the query runs (DataFusion's
+/// dynamic filters): the segments whose zone maps hold neither are not read, the others are filtered on
+/// the encoded form, and the answers stay those of memory, for inner, semi and anti joins.
+#[tokio::test]
+async fn a_join_prunes_the_probe_side_by_its_build_side_keys() {
+    let batch = lwc_testdata::orders(3_000, 5);
+    let (contexts, _dir) = contexts(&batch, 500, 2);
+    let ids = batch.column_by_name("o_id").unwrap();
+    let ids = ids.as_any().downcast_ref::<datafusion::arrow::array::Int64Array>().unwrap();
+    // Rows 1,234 and 1,300 lie in the third segment (rows 1,000 .. 1,500), and nowhere else.
+    let (a, b) = (ids.value(1234), ids.value(1300));
+    let join = format!("SELECT t.o_id, t.o_custkey FROM t JOIN (VALUES ({a}), ({b})) AS k(id) ON t.o_id = k.id");
+    let queries = [
+        join.clone(),
+        format!("SELECT count(*) FROM t WHERE o_id IN (SELECT id FROM (VALUES ({a}), ({b})) AS k(id))"),
+        format!("SELECT count(*) FROM t WHERE o_id NOT IN (SELECT id FROM (VALUES ({a}), ({b})) AS k(id))"),
+    ];
+    same_answers(&contexts, &queries.iter().map(String::as_str).collect::<Vec<_>>()).await;
+    let ctx = contexts.lwc;
+    let plan = ctx.sql(&join).await.unwrap().create_physical_plan().await.unwrap();
+    let rows: usize = collect(plan.clone(), ctx.task_ctx()).await.unwrap().iter().map(|b| b.num_rows()).sum();
+    assert_eq!(rows, 2);
+    let scan = lwc_scan(&plan).expect("an lwc scan");
+    let shown = datafusion::physical_plan::displayable(plan.as_ref()).indent(true).to_string();
+    assert!(shown.contains("dynamic_filter="), "{shown}");
+    let metrics = scan.metrics().expect("scan metrics");
+    let count = |name: &str| metrics.sum_by_name(name).map(|m| m.as_usize());
+    assert_eq!(count("row_groups"), Some(6));
+    assert_eq!(count("row_groups_pruned"), Some(5), "{shown}");
+    assert_eq!(metrics.output_rows(), Some(2));
 }
 
 #[tokio::test]
