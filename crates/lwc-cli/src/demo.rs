@@ -313,7 +313,7 @@ fn time_sql(file: LwcFile, parquet: Vec<u8>, runs: u32) -> Result<Vec<Timed>> {
 
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting threads")?;
     runtime.block_on(async {
-        let lwc = SessionContext::new();
+        let lwc = lwc_datafusion::session_context(Default::default());
         lwc.register_table("lineitem", std::sync::Arc::new(lwc_datafusion::LwcTable::new(std::sync::Arc::new(file))))?;
         let pq = SessionContext::new();
         let store = InMemory::new();

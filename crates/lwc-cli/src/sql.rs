@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use arrow::record_batch::RecordBatch;
-use datafusion::prelude::SessionContext;
+use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion::sql::parser::DFParser;
 use lwc_datafusion::{lwc_files_in, LwcTable};
 
@@ -18,7 +18,7 @@ use crate::{SqlArgs, SqlFormat};
 pub fn run(args: &SqlArgs) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting threads")?;
     runtime.block_on(async {
-        let ctx = SessionContext::new();
+        let ctx = lwc_datafusion::session_context(SessionConfig::new());
         for (name, path) in tables(&args.paths)? {
             let table = LwcTable::open(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
             ctx.register_table(name.as_str(), Arc::new(table))?;

@@ -81,6 +81,26 @@ impl LwcScanExec {
     pub fn filter(&self) -> Option<&Filter> {
         self.reader.filter.as_ref()
     }
+
+    /// The files scanned, in row order.
+    pub(crate) fn files(&self) -> &[Arc<LwcFile>] {
+        &self.reader.files
+    }
+
+    /// The table columns it outputs, in order.
+    pub(crate) fn projection(&self) -> &[usize] {
+        &self.reader.projection
+    }
+
+    /// The most rows a partition outputs.
+    pub(crate) fn limit(&self) -> Option<usize> {
+        self.limit
+    }
+
+    /// Whether filters pushed while the plan runs narrow it.
+    pub(crate) fn has_dynamic_filters(&self) -> bool {
+        !self.dynamic_filters.is_empty()
+    }
 }
 
 /// What every partition of a scan reads: the files, the columns and the filter.

@@ -12,7 +12,14 @@
 //!   the rows that passed (lwc-file's scan);
 //! - **limit pushdown**, and **partitions** by segment ranges, so DataFusion's threads scan in parallel;
 //! - **statistics** from the footer: rows and null counts, and min and max of columns of values, so
-//!   DataFusion answers `count(*)`, `min` and `max` over a whole table without a scan;
+//!   DataFusion answers `count(*)`, `min` and `max` over a whole table without a scan; a filtered scan
+//!   reports them as upper bounds, so the join planner still sees how large a table can be;
+//! - **dynamic filters**: the keys a hash join's build side holds (up to 64 become an `IN` list) and a
+//!   top-k's threshold reach the scan while the query runs, and prune or filter its segments;
+//! - **aggregates on the encoded form**: with [`AggregateOnEncoded`] in the session ([`session_context`]
+//!   adds it), `count`, `sum`, `avg`, `min` and `max` of columns over one table whose filter lwc runs
+//!   whole are computed on the encoded segments (zone maps, dictionary histograms, packed sums) instead
+//!   of decoded rows;
 //! - **metrics** for `EXPLAIN ANALYZE`: per scan, the row groups (segments) looked at, those the zone maps
 //!   skipped unread (`row_groups_pruned`) or kept whole (`row_groups_kept_whole`), and those the filter
 //!   ran on (`row_groups_filtered`), so a point query shows it opened one segment.
@@ -20,7 +27,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use datafusion::arrow::array::{Int64Array, RecordBatch, StringArray};
-//! use datafusion::prelude::SessionContext;
+//! use datafusion::prelude::SessionConfig;
 //! use lwc_datafusion::LwcTable;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
@@ -33,21 +40,41 @@
 //! let path = dir.path().join("t.lwc");
 //! lwc_file::write_file(&path, batch.schema(), &[batch], lwc_file::WriteOptions::default()).unwrap();
 //!
-//! let ctx = SessionContext::new();
+//! let ctx = lwc_datafusion::session_context(SessionConfig::new());
 //! ctx.register_table("t", Arc::new(LwcTable::open(&path)?))?;
-//! let rows = ctx.sql("SELECT count(*) FROM t WHERE kind = 'a' AND id < 100").await?.collect().await?;
+//! let sql = "SELECT count(*), sum(id) FROM t WHERE kind = 'a' AND id < 100";
+//! let rows = ctx.sql(sql).await?.collect().await?;
 //! assert_eq!(rows[0].num_rows(), 1);
+//! // Answered on the encoded segments, not by DataFusion's own aggregation over decoded rows.
+//! let plan = ctx.sql(&format!("EXPLAIN {sql}")).await?.collect().await?;
+//! let plan = datafusion::arrow::util::pretty::pretty_format_batches(&plan)?.to_string();
+//! assert!(plan.contains("LwcAggregateExec"));
 //! # Ok(())
 //! # }
 //! ```
 
+use std::sync::Arc;
+
+mod aggregate;
 mod exec;
 mod expr;
 mod table;
 
+pub use aggregate::{AggregateOnEncoded, LwcAggregateExec};
 pub use exec::LwcScanExec;
 pub use expr::to_filter;
 pub use table::{lwc_files_in, LwcTable};
+
+/// A DataFusion session with `config` and lwc's physical optimizer rule ([`AggregateOnEncoded`]) after
+/// DataFusion's own.
+pub fn session_context(config: datafusion::prelude::SessionConfig) -> datafusion::prelude::SessionContext {
+    let state = datafusion::execution::SessionStateBuilder::new()
+        .with_config(config)
+        .with_default_features()
+        .with_physical_optimizer_rule(Arc::new(AggregateOnEncoded))
+        .build();
+    datafusion::prelude::SessionContext::new_with_state(state)
+}
 
 /// An lwc-file error as DataFusion's.
 pub(crate) fn external(e: lwc_file::Error) -> datafusion::error::DataFusionError {

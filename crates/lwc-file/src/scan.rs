@@ -178,6 +178,7 @@ pub struct ColumnAggregates {
 }
 
 /// The rows of one row group a filter selects, and whether zone maps settled it.
+#[derive(Clone)]
 struct GroupResult {
     len: usize,
     rows: Rows,
@@ -305,22 +306,52 @@ impl LwcFile {
     /// Count, sum, min and max of `column` over the rows that pass `filter` (all rows without one),
     /// computed on the encoded segments where there are some.
     pub fn aggregate(&self, column: usize, filter: Option<&Filter>) -> Result<ColumnAggregates> {
-        self.column_in_range(column)?;
+        Ok(self.aggregate_columns(&[column], filter)?.remove(0))
+    }
+
+    /// [`LwcFile::aggregate`] of each of `columns`, in order, with the filter evaluated once for all of
+    /// them.
+    pub fn aggregate_columns(&self, columns: &[usize], filter: Option<&Filter>) -> Result<Vec<ColumnAggregates>> {
+        for &c in columns {
+            self.column_in_range(c)?;
+        }
         let plan = filter.map(|f| Plan::new(f, self.columns())).transpose()?;
-        let mut involved = vec![column];
+        let mut involved = columns.to_vec();
         if let Some(p) = &plan {
             p.columns(&mut involved);
         }
         let groups = row_groups(self, &involved, 0..self.num_rows());
+        if let [column] = columns {
+            let select = |group: &Range<u64>| self.select(plan.as_ref(), group);
+            return Ok(vec![self.aggregate_groups(*column, plan.as_ref(), &groups, &select, true)?]);
+        }
+        let selections =
+            groups.par_iter().map(|group| self.select(plan.as_ref(), group)).collect::<Result<Vec<GroupResult>>>()?;
+        let select = |group: &Range<u64>| Ok(selections[groups.partition_point(|g| g.start < group.start)].clone());
+        columns.iter().map(|&c| self.aggregate_groups(c, plan.as_ref(), &groups, &select, false)).collect()
+    }
+
+    /// The aggregates of `column` over `groups`, each group's rows selected by `selected`. With
+    /// `own_test`, a float column filtered by a test of its own values filters and aggregates in one pass.
+    fn aggregate_groups(
+        &self,
+        column: usize,
+        plan: Option<&Plan>,
+        groups: &[Range<u64>],
+        selected: &(dyn Fn(&Range<u64>) -> Result<GroupResult> + Sync),
+        own_test: bool,
+    ) -> Result<ColumnAggregates> {
         let info = &self.columns()[column];
-        let selected = |group: &Range<u64>| self.select(plan.as_ref(), group);
         let (stats, mut out) = match info.storage {
             Storage::Values(t) => value_dispatch!(t, T => {
                 // A float column filtered by a test of its own values: the zone maps settle what they can,
                 // and each other segment filters and aggregates in one pass (`Segment::filter_aggregate`).
-                let own = plan.as_ref().and_then(|p| p.own_values_test::<T>(column)).filter(|_| T::TYPE.is_float());
-                let select = |group: &Range<u64>| self.select_or_defer(plan.as_ref(), group, own.is_some());
-                let (mut stats, a) = self.fold_groups(&groups, select, Aggregates::<T>::empty(), Aggregates::merge, |group, rows| {
+                let own = plan.and_then(|p| p.own_values_test::<T>(column)).filter(|_| own_test && T::TYPE.is_float());
+                let select = |group: &Range<u64>| match own {
+                    Some(_) => self.select_or_defer(plan, group, true),
+                    None => selected(group),
+                };
+                let (mut stats, a) = self.fold_groups(groups, select, Aggregates::<T>::empty(), Aggregates::merge, |group, rows| {
                     let (s, range) = self.local(column, group);
                     self.with_chunk(column, s, |chunk| {
                         let segment = open_value_segment::<T>(chunk)?;
@@ -343,7 +374,7 @@ impl LwcFile {
             }),
             Storage::Bytes(_) => {
                 let (stats, a) = self.fold_groups(
-                    &groups,
+                    groups,
                     selected,
                     BytesAggregates::empty(),
                     BytesAggregates::merge,
@@ -374,7 +405,7 @@ impl LwcFile {
             }
             Storage::Plain(_) | Storage::LegacyBytes => {
                 let (stats, parts) = self.fold_groups(
-                    &groups,
+                    groups,
                     selected,
                     Vec::new(),
                     |mut a, b| {

@@ -286,6 +286,22 @@ fn check(batch: &RecordBatch, file: &LwcFile, filter: &Filter, rng: &mut StdRng)
     if let [name] = filter.columns()[..] {
         check_aggregate(batch, file, filter, batch.schema().index_of(name).unwrap(), &want_all);
     }
+    // Several columns under one evaluation of the filter: each as on its own.
+    let columns = [rng.gen_range(0..n), rng.gen_range(0..n), rng.gen_range(0..n)];
+    let together = file.aggregate_columns(&columns, Some(filter)).unwrap();
+    assert_eq!(together.len(), columns.len());
+    for (&c, agg) in columns.iter().zip(&together) {
+        let alone = file.aggregate(c, Some(filter)).unwrap();
+        let values = |a: &lwc_file::ColumnAggregates| {
+            // Float sums by their bits, so NaN equals NaN.
+            let sum = a.sum.map(|s| match s {
+                Sum::Float(f) => Sum::Int(f.to_bits() as i128),
+                int => int,
+            });
+            (a.rows, a.count, sum, a.min.as_ref().map(|m| m.to_data()), a.max.as_ref().map(|m| m.to_data()))
+        };
+        assert!(values(agg) == values(&alone), "{filter}: column {c} aggregated with others");
+    }
 }
 
 /// `file.aggregate(c, filter)` against Arrow's kernels over `want_all`, the rows the filter selects.

@@ -201,31 +201,27 @@ pub(crate) trait StreamOps<T: LwcInt> {
     /// Sum, min and max of the selected values.
     fn aggregate(&self, selection: &Selection) -> SumMinMax<T> {
         let mut acc = SumMinMax::EMPTY;
+        self.for_each_selected(selection, |values| acc = acc.merge(SumMinMax::of(values)));
+        acc
+    }
+
+    /// Calls `f` with the selected values, in order, up to [`BLOCK`] at a time: a bitmap's blocks are
+    /// decoded and compacted, a position list taken with [`StreamOps::take_sorted_bounded`].
+    fn for_each_selected(&self, selection: &Selection, mut f: impl FnMut(&[T])) {
+        let mut picked = [T::default(); BLOCK];
         match selection {
             Selection::Positions(p) => {
-                let mut buf = [T::default(); BLOCK];
                 for chunk in p.chunks(BLOCK) {
-                    self.take_sorted_bounded(chunk, &mut buf[..chunk.len()]);
-                    acc = acc.merge(SumMinMax::of(&buf[..chunk.len()]));
+                    self.take_sorted_bounded(chunk, &mut picked[..chunk.len()]);
+                    f(&picked[..chunk.len()]);
                 }
             }
-            Selection::Bitmap(bits) => {
-                let mut picked = Vec::with_capacity(BLOCK);
-                self.for_each_block(|start, block| {
-                    picked.clear();
-                    let words = &bits.words()[start / 64..(start + block.len()).div_ceil(64)];
-                    for (wi, &w) in words.iter().enumerate() {
-                        let mut w = w;
-                        while w != 0 {
-                            picked.push(block[wi * 64 + w.trailing_zeros() as usize]);
-                            w &= w - 1;
-                        }
-                    }
-                    acc = acc.merge(SumMinMax::of(&picked));
-                });
-            }
+            Selection::Bitmap(bits) => self.for_each_block(|start, block| {
+                let words = &bits.words()[start / 64..(start + block.len()).div_ceil(64)];
+                let n = compact_selected(block, words, &mut picked);
+                f(&picked[..n]);
+            }),
         }
-        acc
     }
 
     /// [`StreamOps::take_into`] that costs at most about a decode of the stream and a gather: where the
@@ -324,6 +320,32 @@ pub(crate) trait StreamOps<T: LwcInt> {
             f(start, &buf[..n]);
         }
     }
+}
+
+/// Moves the values of `block` whose bits are set in `words` (value `i` at bit `i % 64` of word `i / 64`)
+/// to the front of `out`, in order, and says how many. Dense words copy branch-free (a filter that keeps
+/// most rows leaves few words all ones), sparse ones visit their set bits.
+fn compact_selected<T: Copy>(block: &[T], words: &[u64], out: &mut [T]) -> usize {
+    let mut k = 0;
+    for (chunk, &w) in block.chunks(64).zip(words) {
+        if w == u64::MAX && chunk.len() == 64 {
+            out[k..k + 64].copy_from_slice(chunk);
+            k += 64;
+        } else if w.count_ones() >= 16 {
+            for (i, &v) in chunk.iter().enumerate() {
+                out[k] = v;
+                k += ((w >> i) & 1) as usize;
+            }
+        } else {
+            let mut w = w;
+            while w != 0 {
+                out[k] = chunk[w.trailing_zeros() as usize];
+                k += 1;
+                w &= w - 1;
+            }
+        }
+    }
+    k
 }
 
 /// Values decoded at a time where a take decodes what its positions span: large enough that encodings
@@ -442,6 +464,19 @@ mod tests {
     use crate::bytes::Writer;
     use crate::encodings::test_shapes::l_orderkey;
     use crate::encodings::{encode_stream, StreamView};
+
+    /// Every density of word (empty, sparse, dense, full) and a short last chunk keep exactly the set bits.
+    #[test]
+    fn compaction_keeps_the_selected_values_in_order() {
+        let block: Vec<u32> = (0..200).collect();
+        let words = [0u64, 0x8000_0000_0000_0101, 0xFFFF_FFFF_FFFF_7FFF, u64::MAX, 0b1011];
+        for cut in [200, 192, 130, 64, 1] {
+            let kept: Vec<u32> = (0..cut as u32).filter(|&i| words[i as usize / 64] >> (i % 64) & 1 == 1).collect();
+            let mut out = [0u32; BLOCK];
+            let n = compact_selected(&block[..cut], &words[..cut.div_ceil(64)], &mut out);
+            assert_eq!(&out[..n], &kept[..], "{cut} values");
+        }
+    }
 
     /// Takes through encodings whose gets walk or search, on a stream longer than a decode window: sparse
     /// lists (the encoding's own take), dense ones (windows, across their boundaries), lists longer

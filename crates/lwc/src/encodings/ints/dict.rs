@@ -214,22 +214,21 @@ impl<T: LwcInt> StreamOps<T> for DictView<'_, T> {
         counts.iter().zip(self.dictionary).map(|(c, v)| c.iter().sum::<u64>() as i128 * v.to_i128()).sum()
     }
 
+    /// A histogram of the selected codes: the dictionary holds each value once, so the sum is one
+    /// product a code, and the extremes are the first and last codes counted.
     fn aggregate(&self, selection: &Selection) -> SumMinMax<T> {
-        let mut acc = SumMinMax::EMPTY;
-        let (mut min_code, mut max_code) = (u32::MAX, 0);
-        let mut codes = [0u32; BLOCK];
-        for chunk in selection.to_positions().chunks(BLOCK) {
-            let codes = &mut codes[..chunk.len()];
-            self.codes.take_into(chunk, codes);
-            for &c in codes.iter() {
-                acc.sum += self.value(c).to_i128();
-                min_code = min_code.min(c);
-                max_code = max_code.max(c);
+        let mut counts = vec![0u64; self.dictionary.len()];
+        let last = self.dictionary.len().saturating_sub(1);
+        self.codes.for_each_selected(selection, |codes| {
+            for &c in codes {
+                counts[(c as usize).min(last)] += 1; // a corrupt code counts as the last entry, as `value` reads it
             }
-        }
-        if min_code <= max_code {
-            acc.min = Some(self.value(min_code));
-            acc.max = Some(self.value(max_code));
+        });
+        let mut acc = SumMinMax::EMPTY;
+        for (&value, &count) in self.dictionary.iter().zip(&counts).filter(|(_, &count)| count > 0) {
+            acc.sum += value.to_i128() * count as i128;
+            acc.min = acc.min.or(Some(value));
+            acc.max = Some(value);
         }
         acc
     }
