@@ -91,7 +91,7 @@ unsafe fn scale_fma(d: i64, e: u8, f: u8) -> f64 {
 
 #[cfg(target_arch = "x86_64")]
 fn has_fma() -> bool {
-    std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2")
+    crate::kernels::cpu::avx2_fma()
 }
 
 /// One value read back: `d · 10^f / 10^e`.

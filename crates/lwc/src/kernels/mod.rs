@@ -3,6 +3,8 @@
 //! FSST decoding's writes into space reserved up front).
 
 pub mod bitpack;
+#[cfg(target_arch = "x86_64")]
+pub mod cpu;
 pub mod decimal;
 pub mod fsst;
 pub mod positions;

@@ -21,7 +21,7 @@ macro_rules! with_avx2 {
             }
 
             #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx2") {
+            if crate::kernels::cpu::avx2() {
                 // SAFETY: the CPU supports AVX2, checked just above; the body is safe code.
                 return unsafe { avx2($($arg),*) };
             }

@@ -126,7 +126,7 @@ mod simd {
     /// The scan of [`super::prefix_sum`] for 32- and 64-bit words when the CPU has AVX2; `None`,
     /// touching nothing, otherwise.
     pub fn prefix_sum<U: Word>(carry: U, words: &mut [U], zigzag: bool) -> Option<U> {
-        if !(U::BITS == 32 || U::BITS == 64) || !std::arch::is_x86_feature_detected!("avx2") {
+        if !(U::BITS == 32 || U::BITS == 64) || !crate::kernels::cpu::avx2() {
             return None;
         }
         let lanes = 256 / U::BITS as usize;

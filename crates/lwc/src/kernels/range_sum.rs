@@ -61,7 +61,7 @@ impl<U: FloatLatent> Lanes<U> {
     #[inline(always)]
     fn add_all(&mut self, latents: &[U], keep_byte: impl Fn(usize) -> u8) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::kernels::cpu::avx2() {
             // SAFETY: the CPU supports AVX2, checked just above; the function is otherwise safe.
             return unsafe { self.add_all_avx2(latents, keep_byte) };
         }

@@ -33,13 +33,15 @@ mod plain_dispatch {
 /// Range compare over plain values into bitmap words (`out.len() >= values.len().div_ceil(64)`).
 pub fn filter_range_plain<U: Word>(values: &[U], lo: U, span: U, out: &mut [u64]) {
     assert!(out.len() >= values.len().div_ceil(64), "bitmap too short for {} values", values.len());
-    let full = values.len() / 64;
     #[cfg(target_arch = "x86_64")]
-    if simd::compare(&values[..full * 64], lo, span, &mut out[..full]) {
-        if full * 64 < values.len() {
-            out[full] = compare_chunk(&values[full * 64..], lo, span);
+    {
+        let full = values.len() / 64;
+        if simd::compare(&values[..full * 64], lo, span, &mut out[..full]) {
+            if full * 64 < values.len() {
+                out[full] = compare_chunk(&values[full * 64..], lo, span);
+            }
+            return;
         }
-        return;
     }
     plain_dispatch::filter_plain(values, lo, span, out)
 }
@@ -132,7 +134,7 @@ mod simd {
     /// returns `false`, touching nothing, otherwise.
     pub fn compare<U: Word>(values: &[U], lo: U, span: U, out: &mut [u64]) -> bool {
         assert_eq!(values.len(), out.len() * 64);
-        if !std::arch::is_x86_feature_detected!("avx2") {
+        if !crate::kernels::cpu::avx2() {
             return false;
         }
         let (lo, span) = (lo.to_u64(), span.to_u64());

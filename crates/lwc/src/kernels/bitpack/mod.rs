@@ -219,7 +219,7 @@ fn gather_dispatch<U: Word>(packed: &[u8], n: usize, w: u32, base: U, positions:
     assert!((1..=U::BITS).contains(&w) && out.len() == positions.len());
     assert!(packed.len() >= packed_len(n, w), "packed stream too short");
     #[cfg(target_arch = "x86_64")]
-    let bmi2 = x86::has_avx2() && std::arch::is_x86_feature_detected!("bmi2");
+    let bmi2 = crate::kernels::cpu::avx2_bmi2();
     for (pos, dst) in positions.chunks(GATHER_CHUNK).zip(out.chunks_mut(GATHER_CHUNK)) {
         let max = super::positions::max_position(pos) as usize;
         assert!(max < n, "position {max} out of range for {n} values");
@@ -304,7 +304,7 @@ macro_rules! dispatch_simd {
         #[inline]
         pub(super) fn dispatch<$U: Word>($($arg: $ty),*) $(-> $ret)? {
             #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx2") {
+            if crate::kernels::cpu::avx2() {
                 // SAFETY: the CPU supports AVX2, checked just above; the function is otherwise safe.
                 return unsafe { $avx2::<$U>($($arg),*) };
             }

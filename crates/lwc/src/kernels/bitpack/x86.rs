@@ -22,13 +22,13 @@ use crate::types::Word;
 
 #[inline]
 pub fn has_avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
+    crate::kernels::cpu::avx2()
 }
 
-/// AVX-512 VBMI with VL: `vpermb` on 256-bit vectors (`std` caches the detection).
+/// AVX-512 VBMI with VL: `vpermb` on 256-bit vectors.
 #[inline]
 pub fn has_vbmi() -> bool {
-    std::arch::is_x86_feature_detected!("avx512vbmi") && std::arch::is_x86_feature_detected!("avx512vl")
+    crate::kernels::cpu::avx512_vbmi()
 }
 
 /// Whether `u32` decoding takes the [`PERMUTE`] modes: the CPU has AVX2 and VBMI (and, in tests, the

@@ -1,0 +1,39 @@
+//! Which x86 instruction sets the kernels may use: what the CPU reports (`std` caches the detection),
+//! unless the crate is built with the `portable` feature, which turns every SIMD path off so that one
+//! machine runs and tests the portable kernels other targets (aarch64, older x86) depend on.
+
+/// AVX2.
+#[inline]
+pub fn avx2() -> bool {
+    !cfg!(feature = "portable") && std::arch::is_x86_feature_detected!("avx2")
+}
+
+/// AVX2 and BMI2 (`pdep`/`pext`).
+#[inline]
+pub fn avx2_bmi2() -> bool {
+    avx2() && std::arch::is_x86_feature_detected!("bmi2")
+}
+
+/// AVX2 and FMA.
+#[inline]
+pub fn avx2_fma() -> bool {
+    avx2() && std::arch::is_x86_feature_detected!("fma")
+}
+
+/// AVX-512 VBMI with VL: `vpermb` on 256-bit vectors.
+#[inline]
+pub fn avx512_vbmi() -> bool {
+    !cfg!(feature = "portable")
+        && std::arch::is_x86_feature_detected!("avx512vbmi")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+}
+
+#[cfg(test)]
+mod tests {
+    /// A `portable` build reports no SIMD at all, so its test run covers the portable kernels alone.
+    #[test]
+    fn portable_builds_take_no_simd_path() {
+        let any_simd = super::avx2() || super::avx2_bmi2() || super::avx2_fma() || super::avx512_vbmi();
+        assert_eq!(any_simd, !cfg!(feature = "portable") && std::arch::is_x86_feature_detected!("avx2"));
+    }
+}
