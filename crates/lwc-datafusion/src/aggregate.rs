@@ -83,7 +83,7 @@ impl PhysicalOptimizerRule for AggregateOnEncoded {
 
 /// What one aggregate asks of the table.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Wanted {
+pub(crate) enum Wanted {
     /// `count(*)`: rows that pass.
     Rows,
     /// `count(column)`.
@@ -141,13 +141,28 @@ impl LwcAggregateExec {
             fields.extend(a.state_fields()?);
         }
         let schema = Arc::new(Schema::new(fields));
+        Ok(Some(LwcAggregateExec::from_parts(files, scan.filter().cloned(), wanted, schema)))
+    }
+
+    /// The node of these parts: `schema` holds the partial states of `wanted`, in order.
+    pub(crate) fn from_parts(
+        files: Vec<Arc<LwcFile>>,
+        filter: Option<Filter>,
+        wanted: Vec<Wanted>,
+        schema: SchemaRef,
+    ) -> LwcAggregateExec {
         let properties = Arc::new(PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
             Partitioning::UnknownPartitioning(1),
             EmissionType::Final,
             Boundedness::Bounded,
         ));
-        Ok(Some(LwcAggregateExec { files, filter: scan.filter().cloned(), wanted, schema, properties }))
+        LwcAggregateExec { files, filter, wanted, schema, properties }
+    }
+
+    /// The files, filter, aggregates and state schema it was made of.
+    pub(crate) fn parts(&self) -> (&[Arc<LwcFile>], Option<&Filter>, &[Wanted], &SchemaRef) {
+        (&self.files, self.filter.as_ref(), &self.wanted, &self.schema)
     }
 
     /// One file's partial states, one value a state field.
@@ -355,13 +370,12 @@ impl ExecutionPlan for LwcAggregateExec {
             return Err(DataFusionError::Internal(format!("LwcAggregateExec: partition {partition} of 1")));
         }
         // Computed when first polled, as a scan reads.
-        let this = LwcAggregateExec {
-            files: self.files.clone(),
-            filter: self.filter.clone(),
-            wanted: self.wanted.clone(),
-            schema: self.schema.clone(),
-            properties: self.properties.clone(),
-        };
+        let this = LwcAggregateExec::from_parts(
+            self.files.clone(),
+            self.filter.clone(),
+            self.wanted.clone(),
+            self.schema.clone(),
+        );
         let batch = stream::once(async move { this.states() });
         Ok(Box::pin(RecordBatchStreamAdapter::new(self.schema.clone(), batch)))
     }

@@ -56,15 +56,25 @@ impl LwcScanExec {
         limit: Option<usize>,
         partitions: usize,
     ) -> Result<LwcScanExec> {
+        let ranges: Vec<(usize, Range<u64>)> =
+            files.iter().enumerate().flat_map(|(k, f)| segment_ranges(f).into_iter().map(move |r| (k, r))).collect();
+        LwcScanExec::with_partitions(files, projection, filter, limit, split(&ranges, partitions))
+    }
+
+    /// A scan whose partitions read these row ranges (each with the index of its file in `files`).
+    pub(crate) fn with_partitions(
+        files: Vec<Arc<LwcFile>>,
+        projection: Option<Vec<usize>>,
+        filter: Option<Filter>,
+        limit: Option<usize>,
+        partitions: Vec<Vec<(usize, Range<u64>)>>,
+    ) -> Result<LwcScanExec> {
         let Some(first) = files.first() else {
             return Err(datafusion::error::DataFusionError::Plan("a scan of no file".into()));
         };
         let table_schema = first.schema();
         let projection = projection.unwrap_or_else(|| (0..table_schema.fields().len()).collect());
         let schema = Arc::new(table_schema.project(&projection)?);
-        let ranges: Vec<(usize, Range<u64>)> =
-            files.iter().enumerate().flat_map(|(k, f)| segment_ranges(f).into_iter().map(move |r| (k, r))).collect();
-        let partitions = split(&ranges, partitions);
         let properties = PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
             Partitioning::UnknownPartitioning(partitions.len()),
@@ -80,6 +90,11 @@ impl LwcScanExec {
     /// The filter evaluated on the encoded segments, if any.
     pub fn filter(&self) -> Option<&Filter> {
         self.reader.filter.as_ref()
+    }
+
+    /// Per partition, the row ranges it reads, each with the index of its file.
+    pub(crate) fn partitions(&self) -> &[Vec<(usize, Range<u64>)>] {
+        &self.partitions
     }
 
     /// The files scanned, in row order.

@@ -20,6 +20,8 @@
 //!   adds it), `count`, `sum`, `avg`, `min` and `max` of columns over one table whose filter lwc runs
 //!   whole are computed on the encoded segments (zone maps, dictionary histograms, packed sums) instead
 //!   of decoded rows;
+//! - **serializable plans**: [`LwcCodec`] writes lwc's plan nodes for datafusion-proto, so an engine that
+//!   ships physical plans to other machines (Ballista) can run them there;
 //! - **metrics** for `EXPLAIN ANALYZE`: per scan, the row groups (segments) looked at, those the zone maps
 //!   skipped unread (`row_groups_pruned`) or kept whole (`row_groups_kept_whole`), and those the filter
 //!   ran on (`row_groups_filtered`), so a point query shows it opened one segment.
@@ -56,11 +58,13 @@
 use std::sync::Arc;
 
 mod aggregate;
+mod codec;
 mod exec;
 mod expr;
 mod table;
 
 pub use aggregate::{AggregateOnEncoded, LwcAggregateExec};
+pub use codec::LwcCodec;
 pub use exec::LwcScanExec;
 pub use expr::to_filter;
 pub use table::{lwc_files_in, LwcTable};

@@ -348,3 +348,63 @@ async fn a_directory_of_files_is_one_table() {
     let err = LwcTable::open(empty.path()).unwrap_err().to_string();
     assert!(err.contains("no .lwc files"), "{err}");
 }
+
+/// Physical plans with lwc scans and aggregates go to bytes and back (datafusion-proto with
+/// `LwcCodec`), in a session that knows no table, and answer the same; damaged bytes are errors.
+#[tokio::test]
+async fn plans_travel_as_bytes_and_answer_the_same() {
+    use datafusion_proto::bytes::{
+        physical_plan_from_bytes_with_extension_codec, physical_plan_to_bytes_with_extension_codec,
+    };
+    use lwc_datafusion::LwcCodec;
+    let batch = lwc_testdata::orders(4_000, 9);
+    let (ctx, _dir) = contexts(&batch, 700, 3);
+    let elsewhere = SessionContext::new();
+    let queries = [
+        "SELECT o_id, o_status FROM t WHERE o_id BETWEEN 100 AND 900 AND o_status IN ('F', 'P')",
+        "SELECT count(*), sum(o_price), min(o_comment), avg(o_custkey) FROM t WHERE o_date >= DATE '1995-01-01'",
+        "SELECT count(*) FROM t WHERE NOT (o_urgent IS NULL) OR o_comment LIKE 'car%'",
+        "SELECT o_id, o_price FROM t ORDER BY o_price DESC, o_id LIMIT 7",
+        "SELECT a.o_status, count(*) FROM t a JOIN t b ON a.o_id = b.o_id WHERE b.o_custkey < 5000 GROUP BY a.o_status",
+    ];
+    for sql in queries {
+        let plan = ctx.lwc.sql(sql).await.unwrap().create_physical_plan().await.unwrap();
+        let want =
+            pretty_format_batches(&collect(plan.clone(), ctx.lwc.task_ctx()).await.unwrap()).unwrap().to_string();
+        let bytes = physical_plan_to_bytes_with_extension_codec(plan.clone(), &LwcCodec).unwrap();
+        let back = physical_plan_from_bytes_with_extension_codec(&bytes, &elsewhere.task_ctx(), &LwcCodec).unwrap();
+        // The same plan, less the dynamic filters a scan was given (what a running join or top-k learns).
+        let static_part = |plan: &Arc<dyn ExecutionPlan>| {
+            shown(plan).lines().map(|l| l.split(", dynamic_filter=").next().unwrap().to_string()).collect::<Vec<_>>()
+        };
+        assert_eq!(static_part(&back), static_part(&plan), "{sql}");
+        let got = pretty_format_batches(&collect(back, elsewhere.task_ctx()).await.unwrap()).unwrap().to_string();
+        let sorted = |text: &str| {
+            let mut lines: Vec<String> = text.lines().map(String::from).collect();
+            lines.sort_unstable();
+            lines
+        };
+        assert_eq!(sorted(&got), sorted(&want), "{sql}");
+        // Damaged bytes: an error or a plan, never a panic.
+        for cut in [bytes.len() / 2, bytes.len() - 1] {
+            assert!(
+                physical_plan_from_bytes_with_extension_codec(&bytes[..cut], &elsewhere.task_ctx(), &LwcCodec).is_err()
+            );
+        }
+        let mut flipped = bytes.to_vec();
+        for k in (0..flipped.len()).step_by(7) {
+            flipped[k] ^= 0x5a;
+            let _ = physical_plan_from_bytes_with_extension_codec(&flipped, &elsewhere.task_ctx(), &LwcCodec);
+            flipped[k] ^= 0x5a;
+        }
+    }
+    // A file held in memory has no path another machine could open.
+    let bytes =
+        lwc_file::write_to_bytes(batch.schema(), std::slice::from_ref(&batch), WriteOptions::default()).unwrap();
+    let file = lwc_file::LwcFile::from_bytes(bytes).unwrap();
+    let memory = SessionContext::new();
+    memory.register_table("m", Arc::new(LwcTable::new(Arc::new(file)))).unwrap();
+    let plan = memory.sql("SELECT o_id FROM m").await.unwrap().create_physical_plan().await.unwrap();
+    let err = physical_plan_to_bytes_with_extension_codec(plan, &LwcCodec).unwrap_err().to_string();
+    assert!(err.contains("in memory"), "{err}");
+}

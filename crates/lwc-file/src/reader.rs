@@ -65,6 +65,8 @@ impl std::fmt::Debug for LwcFile {
 /// An open `.lwc` file.
 pub struct LwcFile {
     backing: Backing,
+    /// The path it was opened from (`None` for a file in memory).
+    path: Option<std::path::PathBuf>,
     schema: SchemaRef,
     rows: u64,
     options: String,
@@ -98,7 +100,14 @@ impl LwcFile {
             return Err(Error::Corrupt(format!("{}: truncated: {len} bytes, a file has at least 24", path.display())));
         }
         let map = crate::mmap::map(&file).map_err(|e| Error::io(path, e))?;
-        LwcFile::with_backing(Backing::Mmap(map), options)
+        let mut file = LwcFile::with_backing(Backing::Mmap(map), options)?;
+        file.path = Some(path.to_path_buf());
+        Ok(file)
+    }
+
+    /// The path the file was opened from, `None` for one opened from bytes.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
     }
 
     /// Opens a file held in memory.
@@ -159,6 +168,7 @@ impl LwcFile {
         let infos = footer.columns.iter().zip(footer.schema.fields()).map(|(c, f)| c.info(f)).collect();
         let checked = footer.columns.iter().map(|c| c.segments.iter().map(|_| OnceLock::new()).collect()).collect();
         Ok(LwcFile {
+            path: None,
             schema: Arc::new(footer.schema),
             rows: footer.rows,
             options: footer.options,
