@@ -27,7 +27,7 @@ use futures::stream;
 use lwc_file::{Filter, LwcFile, ScanOptions, ScanStats};
 
 use crate::expr::implied_filter;
-use crate::table::table_statistics;
+use crate::stats::table_statistics;
 
 /// Scans lwc files: the projected columns of the rows that pass the filter, at most `limit` of them per
 /// partition, each partition a run of whole segments.

@@ -61,6 +61,7 @@ mod aggregate;
 mod codec;
 mod exec;
 mod expr;
+mod stats;
 mod table;
 
 pub use aggregate::{AggregateOnEncoded, LwcAggregateExec};
