@@ -331,13 +331,7 @@ impl DisplayAs for LwcAggregateExec {
             })
             .collect();
         write!(f, "LwcAggregateExec: aggregates=[{}]", names.join(", "))?;
-        if self.files.len() > 1 {
-            write!(f, ", files={}", self.files.len())?;
-        }
-        if let Some(filter) = &self.filter {
-            write!(f, ", filter={filter}")?;
-        }
-        Ok(())
+        crate::exec::write_files_and_filter(f, self.files.len(), self.filter.as_ref())
     }
 }
 

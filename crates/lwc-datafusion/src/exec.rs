@@ -256,12 +256,7 @@ impl DisplayAs for LwcScanExec {
         let fields = self.reader.table_schema.fields();
         let names: Vec<&str> = self.reader.projection.iter().map(|&c| fields[c].name().as_str()).collect();
         write!(f, "LwcScanExec: partitions={}, projection=[{}]", self.partitions.len(), names.join(", "))?;
-        if self.reader.files.len() > 1 {
-            write!(f, ", files={}", self.reader.files.len())?;
-        }
-        if let Some(filter) = self.filter() {
-            write!(f, ", filter={filter}")?;
-        }
+        write_files_and_filter(f, self.reader.files.len(), self.filter())?;
         if let Some(limit) = self.limit {
             write!(f, ", limit={limit}")?;
         }
@@ -270,6 +265,18 @@ impl DisplayAs for LwcScanExec {
         }
         Ok(())
     }
+}
+
+/// What an lwc node's one-line display says of its input: the number of files where more than one, and
+/// the filter lwc runs.
+pub(crate) fn write_files_and_filter(f: &mut fmt::Formatter, files: usize, filter: Option<&Filter>) -> fmt::Result {
+    if files > 1 {
+        write!(f, ", files={files}")?;
+    }
+    if let Some(filter) = filter {
+        write!(f, ", filter={filter}")?;
+    }
+    Ok(())
 }
 
 impl ExecutionPlan for LwcScanExec {
