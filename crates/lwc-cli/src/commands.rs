@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use arrow::array::{ArrayRef, RecordBatch, UInt64Array};
 use arrow::datatypes::{DataType, Field, Schema};
 use indicatif::{ProgressBar, ProgressStyle};
-use lwc::{AccessMix, CostModel, EncodeOptions, Objective};
+use lwc::{AccessMix, CostModel, EncodeOptions};
 use lwc_file::{ColumnInfo, FileWriter, LwcFile, ScanOptions, WriteOptions};
 use serde_json::json;
 
@@ -219,15 +219,11 @@ fn budget_mix(args: &CompressArgs) -> Result<AccessMix> {
     if args.encoding.is_some() {
         bail!("--memory-budget chooses encodings per column; it cannot be combined with --encoding");
     }
-    Ok(match args.objective {
-        Objective::Mix(mix) => mix,
-        Objective::Scan => AccessMix { scan: 1.0, get: 0.0 },
-        Objective::Random => AccessMix { scan: 0.0, get: 1.0 },
-        Objective::Balanced => AccessMix { scan: 1.0, get: 1.0 },
-        Objective::Size => bail!(
+    args.objective.access_mix().ok_or_else(|| {
+        anyhow::anyhow!(
             "--objective size already takes the smallest encoding; a memory budget needs an access mix \
              (scan, random, balanced or weights such as scan=1,get=0.1)"
-        ),
+        )
     })
 }
 

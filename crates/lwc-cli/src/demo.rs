@@ -17,11 +17,11 @@ use tpchgen_arrow::{
 };
 
 use crate::commands::progress_bar;
-use crate::input::{cast_batch, storable_schema};
 use crate::output::parquet_bytes;
 use crate::table::Table;
 use crate::units::{human_bytes, human_time, ratio, thousands};
 use crate::{emit, show_progress, DemoArgs};
+use lwc_file::{cast_to_schema, storable_schema};
 
 /// The eight tables, largest first.
 const TABLES: [&str; 8] = ["lineitem", "orders", "partsupp", "part", "customer", "supplier", "nation", "region"];
@@ -55,7 +55,7 @@ fn generate(table: &str, scale: f64) -> Result<(SchemaRef, Vec<RecordBatch>)> {
         batches: impl Iterator<Item = Result<RecordBatch, arrow::error::ArrowError>>,
     ) -> Result<(SchemaRef, Vec<RecordBatch>)> {
         let storable = storable_schema(&schema);
-        let batches = batches.map(|b| cast_batch(&b?, &storable)).collect::<Result<Vec<_>>>()?;
+        let batches = batches.map(|b| Ok(cast_to_schema(&b?, &storable)?)).collect::<Result<Vec<_>>>()?;
         Ok((storable, batches))
     }
     let n = BATCH_ROWS;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use arrow::array::RecordBatch;
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::datatypes::SchemaRef;
 use arrow::error::ArrowError;
 
 /// Rows per batch read from CSV and Parquet.
@@ -103,7 +103,7 @@ enum Position {
 pub struct Input {
     /// The detected format.
     pub format: Format,
-    /// The schema, with types `.lwc` files do not store cast to ones they do (see [`storable_type`]).
+    /// The schema, with types `.lwc` files do not store cast to ones they do (see [`lwc_file::storable_type`]).
     pub schema: SchemaRef,
     /// The file's size in bytes.
     pub file_bytes: u64,
@@ -175,7 +175,7 @@ impl Input {
                 (schema, Box::new(std::iter::once(batches)), Position::Batches { done: 0, total: 1 })
             }
         };
-        let storable = storable_schema(&schema);
+        let storable = lwc_file::storable_schema(&schema);
         let cast = storable != schema;
         Ok(Input { format, schema: storable, file_bytes, batches, position, cast })
     }
@@ -189,7 +189,7 @@ impl Input {
             Position::Batches { done, .. } => *done += 1,
             Position::Counted(_) => {}
         }
-        Ok(Some(if self.cast { cast_batch(&batch, &self.schema)? } else { batch }))
+        Ok(Some(if self.cast { lwc_file::cast_to_schema(&batch, &self.schema)? } else { batch }))
     }
 
     /// Bytes of the file read so far (estimated from rows or batches where the reader does not count).
@@ -221,46 +221,4 @@ impl<R: Read> Read for CountingReader<R> {
         self.count.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
     }
-}
-
-/// The type a column is stored as: string and binary views become plain strings and binaries, dictionaries
-/// their value type; everything else stays (the `.lwc` writer rejects what it cannot store).
-pub fn storable_type(data_type: &DataType) -> DataType {
-    match data_type {
-        DataType::Utf8View => DataType::Utf8,
-        DataType::BinaryView => DataType::Binary,
-        DataType::Dictionary(_, value) => storable_type(value),
-        other => other.clone(),
-    }
-}
-
-/// [`storable_type`] for every field.
-pub fn storable_schema(schema: &SchemaRef) -> SchemaRef {
-    let fields: Vec<Field> =
-        schema.fields().iter().map(|f| f.as_ref().clone().with_data_type(storable_type(f.data_type()))).collect();
-    let storable = Schema::new_with_metadata(fields, schema.metadata().clone());
-    if storable == **schema {
-        schema.clone()
-    } else {
-        Arc::new(storable)
-    }
-}
-
-/// Casts a batch's columns to `schema`'s types.
-pub fn cast_batch(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
-    let columns = batch
-        .columns()
-        .iter()
-        .zip(schema.fields())
-        .map(
-            |(c, f)| {
-                if c.data_type() == f.data_type() {
-                    Ok(c.clone())
-                } else {
-                    arrow::compute::cast(c, f.data_type())
-                }
-            },
-        )
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    Ok(RecordBatch::try_new(schema.clone(), columns)?)
 }

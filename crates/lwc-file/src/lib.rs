@@ -132,5 +132,5 @@ pub use info::{ColumnInfo, FileSummary, SegmentInfo};
 pub use int_column::IntColumn;
 pub use reader::{LwcFile, ReadOptions};
 pub use scan::{ColumnAggregates, Scan, ScanOptions, ScanStats, Sum, DEFAULT_BATCH_ROWS};
-pub use schema::Storage;
+pub use schema::{cast_to_schema, storable_schema, storable_type, Storage};
 pub use writer::{write_file, write_to_bytes, FileWriter, WriteOptions};

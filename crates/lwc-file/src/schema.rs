@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use lwc::strings::BytesType;
 use lwc::ValueType;
 
@@ -69,6 +70,41 @@ impl std::fmt::Display for Storage {
             Storage::Plain(w) => write!(f, "plain f{}", w as u32 * 8),
         }
     }
+}
+
+/// The type a column of `data_type` is written as: string and binary views become plain strings and
+/// binaries, dictionaries their value type; every other type stays (the writer rejects what it cannot
+/// store). Readers get this type back.
+pub fn storable_type(data_type: &DataType) -> DataType {
+    match data_type {
+        DataType::Utf8View => DataType::Utf8,
+        DataType::BinaryView => DataType::Binary,
+        DataType::Dictionary(_, value) => storable_type(value),
+        other => other.clone(),
+    }
+}
+
+/// [`storable_type`] for every field (the same `Arc` when nothing changes).
+pub fn storable_schema(schema: &SchemaRef) -> SchemaRef {
+    let fields: Vec<Field> =
+        schema.fields().iter().map(|f| f.as_ref().clone().with_data_type(storable_type(f.data_type()))).collect();
+    let storable = Schema::new_with_metadata(fields, schema.metadata().clone());
+    if storable == **schema {
+        schema.clone()
+    } else {
+        Arc::new(storable)
+    }
+}
+
+/// Casts a batch's columns to the types of `schema` (one from [`storable_schema`]).
+pub fn cast_to_schema(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(schema.fields())
+        .map(|(c, f)| if c.data_type() == f.data_type() { Ok(c.clone()) } else { arrow_cast::cast(c, f.data_type()) })
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok(RecordBatch::try_new(schema.clone(), columns)?)
 }
 
 /// The storage this version writes for an Arrow type, `None` if `.lwc` files cannot store it.

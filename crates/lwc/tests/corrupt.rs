@@ -183,6 +183,8 @@ fn open_segment<T: LwcInt>(bytes: &[u8]) -> bool {
 }
 
 fn open_column<T: LwcInt>(bytes: &[u8]) -> bool {
+    // Reading the type of unknown bytes never panics either.
+    let _ = lwc::EncodedColumn::from_bytes(bytes).value_type();
     match Column::<T>::open(bytes) {
         Ok(c) => {
             exercise_column(&c, FULL_UP_TO);

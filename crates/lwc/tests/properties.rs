@@ -793,6 +793,7 @@ fn column_case<T: TestInt>(case: &Case<T>, segment_rows: usize) {
         let stored: Vec<u8> = encoded.as_bytes().to_vec();
         let reread = EncodedColumn::from_bytes(&stored);
         assert_eq!(reread, encoded, "{what}: from_bytes");
+        assert_eq!(reread.value_type().unwrap(), T::TYPE, "{what}: value_type");
         let again = reread.open::<T>().unwrap_or_else(|e| panic!("{what}: reopen: {e}"));
         check_view(&again, &rows, &preds, &mut rng, &what);
 

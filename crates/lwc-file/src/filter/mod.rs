@@ -219,6 +219,22 @@ impl Filter {
         text::parse(column, condition)
     }
 
+    /// A whole condition over any columns, as a SQL `WHERE` clause writes it:
+    /// `l_quantity < 3 and (l_shipmode in ('MAIL', 'SHIP') or not l_comment like 'fur%')`. Each test is a
+    /// column name (double-quoted if it is not a plain word) and a condition as [`Filter::parse`] takes it;
+    /// tests combine with `and`, `or`, `not` and parentheses (`and` binds tighter than `or`).
+    ///
+    /// ```
+    /// use lwc_file::{CompareOp, Filter};
+    /// let filter = Filter::parse_expression("qty < 3 and (mode = 'MAIL' or \"ship date\" between 1 and 9)")?;
+    /// assert_eq!(filter.columns(), ["qty", "mode", "ship date"]);
+    /// assert!(Filter::parse_expression("qty < 3 and").is_err());
+    /// # Ok::<(), lwc_file::Error>(())
+    /// ```
+    pub fn parse_expression(text: &str) -> Result<Filter> {
+        text::parse_expression(text)
+    }
+
     /// Both hold.
     pub fn and(self, other: Filter) -> Filter {
         match self {

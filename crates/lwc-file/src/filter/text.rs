@@ -64,6 +64,139 @@ pub(super) fn parse(column: &str, text: &str) -> Result<Filter> {
     Ok(Filter::column(column, test))
 }
 
+/// A whole expression: tests of columns joined by `and`, `or`, `not` and parentheses.
+pub(super) fn parse_expression(text: &str) -> Result<Filter> {
+    let mut parser = ExpressionParser { text, at: 0 };
+    let filter = parser.or()?;
+    parser.skip_space();
+    if parser.at < text.len() {
+        return Err(parser.error(&format!("unexpected '{}'", &text[parser.at..])));
+    }
+    Ok(filter)
+}
+
+/// Recursive descent over the expression's text; tests are cut out and read by [`parse`].
+struct ExpressionParser<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl ExpressionParser<'_> {
+    fn error(&self, why: &str) -> Error {
+        Error::InvalidArgument(format!("cannot read the filter '{}': {why}", self.text))
+    }
+
+    fn skip_space(&mut self) {
+        let rest = &self.text[self.at..];
+        self.at += rest.len() - rest.trim_start().len();
+    }
+
+    /// Consumes `word` (any case) when it comes next as a whole word.
+    fn word(&mut self, word: &str) -> bool {
+        self.skip_space();
+        let rest = &self.text.as_bytes()[self.at..];
+        let matches = rest.len() >= word.len()
+            && rest[..word.len()].eq_ignore_ascii_case(word.as_bytes())
+            && rest.get(word.len()).is_none_or(|&b| b.is_ascii_whitespace() || b == b'(' || b == b')');
+        if matches {
+            self.at += word.len();
+        }
+        matches
+    }
+
+    fn or(&mut self) -> Result<Filter> {
+        let mut filter = self.and()?;
+        while self.word("or") {
+            filter = filter.or(self.and()?);
+        }
+        Ok(filter)
+    }
+
+    fn and(&mut self) -> Result<Filter> {
+        let mut filter = self.unary()?;
+        while self.word("and") {
+            filter = filter.and(self.unary()?);
+        }
+        Ok(filter)
+    }
+
+    fn unary(&mut self) -> Result<Filter> {
+        if self.word("not") {
+            return Ok(self.unary()?.not());
+        }
+        self.skip_space();
+        if self.text[self.at..].starts_with('(') {
+            self.at += 1;
+            let inner = self.or()?;
+            self.skip_space();
+            if !self.text[self.at..].starts_with(')') {
+                return Err(self.error("a parenthesis is not closed"));
+            }
+            self.at += 1;
+            return Ok(inner);
+        }
+        self.test()
+    }
+
+    /// `column condition`: the condition runs to the next `and`, `or` or unmatched `)` outside quotes and
+    /// parentheses (the `and` of `between A and B` belongs to it).
+    fn test(&mut self) -> Result<Filter> {
+        let rest = &self.text[self.at..];
+        let (column, name_len) = if let Some(quoted) = rest.strip_prefix('"') {
+            let end = quoted.find('"').ok_or_else(|| self.error("a quoted column name is not closed"))?;
+            (quoted[..end].to_string(), end + 2)
+        } else {
+            let len = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')).unwrap_or(rest.len());
+            (rest[..len].to_string(), len)
+        };
+        if column.is_empty() {
+            let what = if rest.is_empty() {
+                "a test is missing at the end".to_string()
+            } else {
+                format!("expected a column name at '{rest}'")
+            };
+            return Err(self.error(&what));
+        }
+        let condition = &rest[name_len..];
+        let mut between = condition.trim_start().to_ascii_lowercase().starts_with("between");
+        let bytes = condition.as_bytes();
+        let (mut depth, mut quote, mut end) = (0usize, None::<u8>, condition.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            match quote {
+                Some(q) if b == q => quote = None,
+                Some(_) => {}
+                None if b == b'\'' || b == b'"' => quote = Some(b),
+                None if b == b'(' => depth += 1,
+                None if b == b')' && depth == 0 => {
+                    end = i;
+                    break;
+                }
+                None if b == b')' => depth -= 1,
+                None if depth == 0 && (i == 0 || bytes[i - 1].is_ascii_whitespace() || bytes[i - 1] == b')') => {
+                    let word_at = |w: &str| {
+                        bytes[i..].len() >= w.len()
+                            && bytes[i..i + w.len()].eq_ignore_ascii_case(w.as_bytes())
+                            && bytes.get(i + w.len()).is_none_or(|&c| c.is_ascii_whitespace() || c == b'(')
+                    };
+                    if word_at("and") && between {
+                        between = false;
+                    } else if word_at("and") || word_at("or") {
+                        end = i;
+                        break;
+                    }
+                }
+                None => {}
+            }
+            i += 1;
+        }
+        let filter = parse(&column, &condition[..end])?;
+        self.at += name_len + end;
+        Ok(filter)
+    }
+}
+
 /// The text after `word` when `rest` starts with it (any case) and a space or parenthesis follows.
 fn keyword<'a>(rest: &'a str, lower: &str, word: &str) -> Option<&'a str> {
     let after = &lower.strip_prefix(word)?;
@@ -154,6 +287,23 @@ mod tests {
         assert_eq!(test_of("like 'PROMO%'"), Test::StartsWith(b"PROMO".to_vec()));
         assert_eq!(test_of("LIKE '%'"), Test::StartsWith(Vec::new()));
         assert_eq!(test_of("= between"), Test::Compare(CompareOp::Eq, t("between")));
+    }
+
+    #[test]
+    fn expressions_combine_tests() {
+        let t = Literal::text;
+        let filter =
+            parse_expression("a < 3 and (b in ('x)', 'or') or not c between 1 and 2) OR \"d e\" is null").unwrap();
+        let want = Filter::compare("a", CompareOp::Lt, t("3"))
+            .and(Filter::in_list("b", [t("x)"), t("or")]).or(Filter::between("c", t("1"), t("2")).not()))
+            .or(Filter::is_null("d e"));
+        assert_eq!(filter, want);
+        assert_eq!(parse_expression("(x >= 'and')").unwrap(), Filter::compare("x", CompareOp::GtEq, t("and")));
+        assert_eq!(parse_expression("brand = 'b' AND origin<>7").unwrap().columns(), ["brand", "origin"]);
+        for bad in ["", "a < 3 and", "(a < 3", "a < 3)", "and a < 3", "a", "\"a < 3", "a < 3 or or b > 1"] {
+            let e = parse_expression(bad).unwrap_err().to_string();
+            assert!(e.contains("cannot read the"), "{bad}: {e}");
+        }
     }
 
     #[test]

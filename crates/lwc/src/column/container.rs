@@ -11,7 +11,7 @@ use crate::bytes::{AlignedBytes, Reader, Writer};
 use crate::error::{Error, Result};
 use crate::segment::{encode_segment, read_magic_and_type, EncodeOptions, Segment};
 use crate::select::SegmentExplain;
-use crate::types::Value;
+use crate::types::{Value, ValueType};
 
 use super::Column;
 
@@ -184,6 +184,17 @@ impl EncodedColumn {
     /// The encoded bytes.
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes
+    }
+
+    /// The value type the column holds, read from its header, so a caller can pick the `T` of
+    /// [`EncodedColumn::open`] for bytes of unknown origin (the rest is validated by `open`).
+    pub fn value_type(&self) -> Result<ValueType> {
+        let mut r = Reader::new(&self.bytes);
+        if r.take("column", 4)? != MAGIC {
+            return Err(Error::Corrupt("not an lwc column (bad magic)".into()));
+        }
+        let id = r.u8("column")?;
+        ValueType::from_id(id).ok_or_else(|| Error::Corrupt(format!("column: unknown type id {id}")))
     }
 
     /// Validates and opens a view.

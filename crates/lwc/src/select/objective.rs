@@ -42,6 +42,18 @@ impl Objective {
             Objective::Mix(mix) => mix.get > 0.0,
         }
     }
+
+    /// The mix of reads the objective stands for, which a memory budget weighs; `None` for `size`, which
+    /// has none (it takes the smallest encoding whatever the reads).
+    pub fn access_mix(self) -> Option<AccessMix> {
+        match self {
+            Objective::Size => None,
+            Objective::Scan => Some(AccessMix { scan: 1.0, get: 0.0 }),
+            Objective::Random => Some(AccessMix { scan: 0.0, get: 1.0 }),
+            Objective::Balanced => Some(AccessMix { scan: 1.0, get: 1.0 }),
+            Objective::Mix(mix) => Some(mix),
+        }
+    }
 }
 
 /// How much larger than the smallest candidate a `balanced` pick may be (fraction of its size).
