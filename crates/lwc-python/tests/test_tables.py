@@ -208,3 +208,27 @@ def test_file_describes_itself(path):
     assert text.startswith("column mode (Utf8") and "segment 1 (rows 65536..100000)" in text
     assert "column id" in f.explain()
     f.verify()
+
+
+def test_the_gil_is_released_while_encoding(path):
+    import threading
+
+    table = pa.table({"x": pa.array(np.random.default_rng(0).integers(0, 2**40, 2_000_000))})
+    ticks = [0]
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            ticks[0] += 1
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    try:
+        before = ticks[0]
+        lwc.write(table, path, threads=1)
+        during = ticks[0] - before
+    finally:
+        stop.set()
+        counter.join()
+    # Holding the GIL, the counting thread could not run at all while the table was encoded.
+    assert during > 1000, during
