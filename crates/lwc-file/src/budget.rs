@@ -255,7 +255,7 @@ fn measure_column(
     for start in (0..rows).step_by(options.segment_rows.max(1)) {
         let slice = array.slice(start, options.segment_rows.min(rows - start));
         let chunk = encode_chunk(slice.as_ref(), storage, &options)?;
-        bytes += chunk.bytes.len() as u64;
+        bytes += chunk.stored().len() as u64;
         if let Some(costs) = chunk.read_costs {
             read_ns += slice.len() as f64 * (mix.scan * costs.scan_ns + mix.get * costs.get_ns);
         }

@@ -35,6 +35,20 @@ pub(crate) struct EncodedChunk {
     pub(crate) read_costs: Option<lwc::Costs>,
     /// How the selector chose, when the options asked for it.
     pub(crate) explain: Option<lwc::SegmentExplain>,
+    /// Whether the footer entry rebuilds the segment byte for byte, so the file stores none of it
+    /// (format version 3, [`crate::format::implied_segment`]).
+    pub(crate) implied: bool,
+}
+
+impl EncodedChunk {
+    /// The bytes the file stores: none for an implied segment.
+    pub(crate) fn stored(&self) -> &[u8] {
+        if self.implied {
+            &[]
+        } else {
+            &self.bytes
+        }
+    }
 }
 
 /// Every integer segment of a file is encoded here, and only here.
@@ -74,6 +88,7 @@ fn encode_values<T: Value>(values: &[T], validity: Option<&Bitmap>, options: &En
         read_costs: Some(encoded.read_costs()),
         explain: encoded.explain().cloned(),
         bytes: encoded.into_bytes().to_vec(),
+        implied: false,
     })
 }
 
@@ -126,6 +141,9 @@ pub(crate) fn encode_chunk(array: &dyn Array, storage: Storage, options: &Encode
         }
     };
     chunk.rows = rows_u32(rows)?;
+    chunk.implied = chunk.cascade == "sequence"
+        && crate::format::implied_segment(storage, chunk.rows, chunk.nulls, chunk.min, chunk.max)
+            .is_some_and(|rebuilt| *rebuilt == *chunk.bytes);
     Ok(chunk)
 }
 
@@ -149,6 +167,7 @@ fn encode_fixed(array: &dyn Array, width: usize, validity: Option<&Bitmap>) -> R
         plain_bytes: values.len() as u64,
         read_costs: None,
         explain: None,
+        implied: false,
     })
 }
 
@@ -214,6 +233,7 @@ fn encode_bytes(
         read_costs: Some(encoded.read_costs()),
         explain: encoded.explain().cloned(),
         bytes: encoded.into_bytes().to_vec(),
+        implied: false,
     })
 }
 

@@ -13,8 +13,11 @@ use crate::schema::{read_schema, readable_as, write_schema, Storage};
 /// First and last four bytes of every `.lwc` file.
 pub(crate) const MAGIC: &[u8; 4] = b"LWCF";
 /// The format version this crate writes. Version 2 checksums every byte: a segment's CRC-32C covers the
-/// zero padding after it, and segments tile the file between the header and the footer.
-pub(crate) const VERSION: u16 = 2;
+/// zero padding after it, and segments tile the file between the header and the footer. Version 3 leaves
+/// out the bytes of segments that their row count and zone map describe in full ([`implied_segment`]).
+pub(crate) const VERSION: u16 = 3;
+/// The first version with implied segments.
+pub(crate) const IMPLIED_SINCE: u16 = 3;
 /// Versions this crate reads (1: a segment's CRC-32C covers its `length` bytes only).
 pub(crate) const READABLE: std::ops::RangeInclusive<u16> = 1..=VERSION;
 /// Header: magic, version (u16), reserved (u16, zero).
@@ -30,6 +33,38 @@ pub(crate) const KIND_DICT: u8 = 1;
 pub(crate) const KIND_PLAIN: u8 = 2;
 /// Most parts a multi-part segment has.
 const MAX_PARTS: usize = 8;
+
+/// The bytes of an implied segment: one of integer values without nulls that rise in equal steps from
+/// its zone map's min to its max, which the file stores as an index entry of length 0 (a `sequence`
+/// segment, 48 bytes, is rebuilt exactly as it was written). `None` where the entry describes no such
+/// segment.
+pub(crate) fn implied_segment(
+    storage: Storage,
+    rows: u32,
+    nulls: u32,
+    min: Option<i128>,
+    max: Option<i128>,
+) -> Option<lwc::AlignedBytes> {
+    let (Storage::Values(value_type), 0, Some(min), Some(max)) = (storage, nulls, min, max) else { return None };
+    macro_rules! rebuild {
+        ($T:ty) => {
+            lwc::sequence_segment::<$T>(rows, <$T>::try_from(min).ok()?, <$T>::try_from(max).ok()?)
+        };
+    }
+    use lwc::ValueType as V;
+    match value_type {
+        V::U8 => rebuild!(u8),
+        V::U16 => rebuild!(u16),
+        V::U32 => rebuild!(u32),
+        V::U64 => rebuild!(u64),
+        V::I8 => rebuild!(i8),
+        V::I16 => rebuild!(i16),
+        V::I32 => rebuild!(i32),
+        V::I64 => rebuild!(i64),
+        // Floats are stored through their latents; their sequences are not worth a special case.
+        V::F32 | V::F64 => None,
+    }
+}
 
 /// The file header.
 pub(crate) fn header() -> [u8; HEADER_LEN] {
@@ -327,7 +362,7 @@ impl Footer {
         Ok(w.bytes)
     }
 
-    /// Parses a footer; `file_len` bounds the segment counts (every segment takes at least 8 bytes).
+    /// Parses a footer; `file_len` bounds the segment counts.
     /// Checks that the structure is well formed; [`crate::LwcFile`] checks offsets and row counts.
     pub(crate) fn decode(bytes: &[u8], file_len: u64) -> Result<Footer> {
         let mut r = ByteReader::new(bytes);
@@ -353,7 +388,12 @@ impl Footer {
             }
             let plain_bytes = r.u64("plain bytes")?;
             let count = r.u64("segment count")?;
-            if count > file_len / 8 {
+            // A stored segment takes at least 8 bytes. Implied ones (version 3) take none, but then the count
+            // is the row groups' and still bounded by the file's size, so a corrupt count cannot ask for
+            // memory out of all proportion to the file.
+            let row_groups = (segment_rows > 0).then(|| rows.div_ceil(segment_rows));
+            let implied = row_groups == Some(count) && count <= file_len.saturating_mul(1024);
+            if count > file_len / 8 && !implied {
                 return Err(Error::Corrupt(format!("column '{name}': {count} segments cannot fit in the file")));
             }
             let count = count as usize;

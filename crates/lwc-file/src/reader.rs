@@ -16,7 +16,7 @@ use crate::decode::{decode_chunk, open_value_segment, values_to_arrow};
 use crate::encode::index_value;
 use crate::error::{Error, Result};
 use crate::filter::plan::key_to;
-use crate::format::{checksummed_len, locate_footer, ColumnFooter, Footer, HEADER_LEN};
+use crate::format::{checksummed_len, implied_segment, locate_footer, ColumnFooter, Footer, HEADER_LEN, IMPLIED_SINCE};
 use crate::info::ColumnInfo;
 use crate::int_column::IntColumn;
 use crate::schema::Storage;
@@ -76,6 +76,8 @@ pub struct LwcFile {
     pub(crate) starts: Vec<Vec<u64>>,
     /// Per column and segment: the checksum verdict, computed on first use.
     checked: Vec<Vec<OnceLock<std::result::Result<(), String>>>>,
+    /// Per column and segment: the bytes of an implied segment (length 0 in the index), rebuilt on first use.
+    implied: Vec<Vec<OnceLock<Option<lwc::AlignedBytes>>>>,
     footer_start: usize,
     /// The format version the file was written in.
     version: u16,
@@ -163,10 +165,11 @@ impl LwcFile {
             starts.push(column_starts);
         }
         if version >= 2 {
-            check_tiling(&footer, footer_start)?;
+            check_tiling(&footer, footer_start, version >= IMPLIED_SINCE)?;
         }
         let infos = footer.columns.iter().zip(footer.schema.fields()).map(|(c, f)| c.info(f)).collect();
         let checked = footer.columns.iter().map(|c| c.segments.iter().map(|_| OnceLock::new()).collect()).collect();
+        let implied = footer.columns.iter().map(|c| c.segments.iter().map(|_| OnceLock::new()).collect()).collect();
         Ok(LwcFile {
             path: None,
             schema: Arc::new(footer.schema),
@@ -176,6 +179,7 @@ impl LwcFile {
             infos,
             starts,
             checked,
+            implied,
             footer_start: footer_range.start,
             version,
             read_options: options,
@@ -251,6 +255,19 @@ impl LwcFile {
     /// first use.
     fn segment_bytes(&self, column: usize, segment: usize) -> Result<&[u8]> {
         let s = &self.columns[column].segments[segment];
+        if s.len == 0 && self.version >= IMPLIED_SINCE {
+            let storage = self.columns[column].storage;
+            let rebuilt = self.implied[column][segment]
+                .get_or_init(|| implied_segment(storage, s.rows, s.nulls, s.min, s.max))
+                .as_deref();
+            return rebuilt.ok_or_else(|| {
+                Error::Corrupt(format!(
+                    "column '{}', segment {segment}: no bytes are stored, and its index entry ({} rows, {} nulls, \
+                     min {:?}, max {:?}) describes no segment",
+                    self.infos[column].name, s.rows, s.nulls, s.min, s.max
+                ))
+            });
+        }
         let all = self.backing.bytes();
         let bytes = &all[s.offset as usize..(s.offset + s.len) as usize];
         let verdict = self.checked[column][segment].get_or_init(|| {
@@ -486,13 +503,14 @@ impl LwcFile {
 /// where the one before ends, rounded up to 8: then every byte of a version 2 file lies in the header
 /// (checked by value), in a segment or its padding (covered by the segment's checksum), in the footer or
 /// in the tail (covered by the footer's checksum and the magic).
-fn check_tiling(footer: &Footer, footer_start: u64) -> Result<()> {
+fn check_tiling(footer: &Footer, footer_start: u64, implied_allowed: bool) -> Result<()> {
     let mut spans: Vec<(u64, u64)> =
         footer.columns.iter().flat_map(|c| c.segments.iter().map(|s| (s.offset, s.len))).collect();
     spans.sort_unstable();
     let mut cursor = HEADER_LEN as u64;
     for (offset, len) in spans {
-        if offset != cursor || len == 0 {
+        // An implied segment (no bytes) sits where the next stored one starts.
+        if offset != cursor || (len == 0 && !implied_allowed) {
             return Err(Error::Corrupt(format!(
                 "segment at byte {offset} ({len} bytes) does not start where the one before ends (byte {cursor})"
             )));

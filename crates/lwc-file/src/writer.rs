@@ -316,17 +316,19 @@ impl FileWriter {
     fn append(&mut self, column: usize, chunk: EncodedChunk) -> Result<()> {
         self.pad_to_8()?;
         let offset = self.position;
-        self.write_bytes(&chunk.bytes)?;
+        let stored = chunk.stored();
+        self.write_bytes(stored)?;
+        let (len, checksum) = (stored.len() as u64, segment_checksum(stored));
         let c = &mut self.columns[column];
         c.segments.push(SegmentInfo {
             offset,
-            len: chunk.bytes.len() as u64,
+            len,
             rows: chunk.rows,
             nulls: chunk.nulls,
             min: chunk.min,
             max: chunk.max,
             bytes_zone: chunk.bytes_zone,
-            checksum: segment_checksum(&chunk.bytes),
+            checksum,
         });
         c.plain_bytes += chunk.plain_bytes;
         match c.cascades.iter_mut().find(|(text, _)| *text == chunk.cascade) {

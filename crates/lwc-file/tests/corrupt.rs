@@ -164,8 +164,8 @@ fn messages_name_what_is_wrong() {
     b[n - 1] = b'X';
     assert!(message(&b).contains("bad magic at the end"), "{}", message(&b));
     let mut b = bytes.clone();
-    b[4] = 3;
-    assert!(message(&b).contains("unsupported format version 3"), "{}", message(&b));
+    b[4] = 4;
+    assert!(message(&b).contains("unsupported format version 4"), "{}", message(&b));
     let mut b = bytes.clone();
     b[n - 20] ^= 1; // last byte of the footer
     assert!(message(&b).contains("footer checksum mismatch"), "{}", message(&b));

@@ -17,7 +17,7 @@ use lwc::{EncodeOptions, Encoding};
 use lwc_file::{write_file, LwcFile, WriteOptions};
 
 /// The version new golden files are written as: the format this build writes.
-const CURRENT: &str = "v2";
+const CURRENT: &str = "v3";
 
 fn dir(version: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(version)
@@ -53,6 +53,9 @@ fn cases() -> Vec<(&'static str, RecordBatch, EncodeOptions)> {
         ("text_in_lz4_blocks", text_only(floats_and_text(9_000)), blocks(Encoding::BytesLz4)),
         // A dictionary of text with FSST-compressed entries (issue 14), added within version 2.
         ("text_in_dict_fsst", repeated_urls(6_000), blocks(Encoding::BytesDictFsst)),
+        // Version 3: ascending sequences without nulls are implied by their index entries (no bytes);
+        // a descending one, one with nulls and a constant are stored.
+        ("implied_sequences", sequences(3_000), rows(1_000)),
     ]
 }
 
@@ -86,6 +89,19 @@ fn floats_and_text(rows: usize) -> RecordBatch {
         })
         .collect();
     columns.push(("comment", Arc::new(StringArray::from(text))));
+    let fields: Vec<Field> = columns.iter().map(|(n, a)| Field::new(*n, a.data_type().clone(), true)).collect();
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns.into_iter().map(|(_, a)| a).collect()).unwrap()
+}
+
+/// Row ids, a countdown, ids with gaps for nulls, and a constant.
+fn sequences(rows: usize) -> RecordBatch {
+    use arrow_array::{Int16Array, Int32Array, UInt64Array};
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        ("id", Arc::new(UInt64Array::from_iter_values((0..rows as u64).map(|i| 1_000_000 + 5 * i)))),
+        ("down", Arc::new(Int32Array::from_iter_values((0..rows as i32).map(|i| 7 - 3 * i)))),
+        ("gapped", Arc::new(Int64Array::from_iter((0..rows as i64).map(|i| (i % 10 != 3).then_some(-40 + 2 * i))))),
+        ("one", Arc::new(Int16Array::from_iter_values((0..rows).map(|_| -12)))),
+    ];
     let fields: Vec<Field> = columns.iter().map(|(n, a)| Field::new(*n, a.data_type().clone(), true)).collect();
     RecordBatch::try_new(Arc::new(Schema::new(fields)), columns.into_iter().map(|(_, a)| a).collect()).unwrap()
 }
@@ -185,7 +201,7 @@ fn check_version(version: &str) -> usize {
 #[test]
 fn golden_files_of_every_version_read_back_exactly() {
     write_missing(CURRENT);
-    for (version, cases) in [("v1", 4), ("v2", 9)] {
+    for (version, cases) in [("v1", 4), ("v2", 9), ("v3", 10)] {
         assert_eq!(check_version(version), cases, "{version}: every case has its golden files");
     }
 }

@@ -293,8 +293,10 @@ fn check(batch: &RecordBatch, file: &LwcFile, filter: &Filter, rng: &mut StdRng)
     for (&c, agg) in columns.iter().zip(&together) {
         let alone = file.aggregate(c, Some(filter)).unwrap();
         let values = |a: &lwc_file::ColumnAggregates| {
-            // Float sums by their bits, so NaN equals NaN.
+            // Float sums by their bits, so NaN equals NaN (of either sign: +inf + -inf may give either,
+            // depending on the order of the additions).
             let sum = a.sum.map(|s| match s {
+                Sum::Float(f) if f.is_nan() => Sum::Int(f64::NAN.to_bits() as i128),
                 Sum::Float(f) => Sum::Int(f.to_bits() as i128),
                 int => int,
             });

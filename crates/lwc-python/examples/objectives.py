@@ -102,7 +102,6 @@ def main() -> None:
             ax.annotate(label, (size / 1e6, times[index - 2] * 1e3), textcoords="offset points", xytext=(5, 4), fontsize=8)
         ax.set_xlabel("file size (MB)")
         ax.set_ylabel("time (ms, median)")
-        ax.set_xscale("log")
         ax.set_title(title)
         ax.grid(True, alpha=0.3)
     fig.suptitle(f"lwc objectives on a {args.rows:,}-row orders DataFrame (Arrow: {arrow_bytes / 1e6:.0f} MB)")

@@ -359,6 +359,37 @@ pub fn encode_segment<V: Value>(
     })
 }
 
+/// The bytes [`encode_segment`] writes for `rows` values without nulls that rise in equal steps from
+/// `min` to `max` as one `sequence`: a segment that its row count and zone map describe in full, so a
+/// file need not store it (lwc-file's implied segments). `None` when no such sequence exists (the range
+/// does not divide into `rows - 1` equal steps, or `rows` is 0).
+///
+/// ```
+/// use lwc::{encode_segment, sequence_segment, Encoding};
+/// let values: Vec<u32> = (0..1_000).map(|i| 7 + 3 * i).collect();
+/// let written = encode_segment(&values, None, Encoding::Sequence)?;
+/// assert_eq!(sequence_segment::<u32>(1_000, 7, 7 + 3 * 999).as_deref(), Some(written.as_bytes()));
+/// assert!(sequence_segment::<u32>(1_000, 7, 8).is_none());
+/// # Ok::<(), lwc::Error>(())
+/// ```
+pub fn sequence_segment<V: LwcInt>(rows: u32, min: V, max: V) -> Option<AlignedBytes> {
+    let span = max.to_i128().checked_sub(min.to_i128()).filter(|&s| s >= 0)?;
+    let step = match rows {
+        0 => return None,
+        1 => (span == 0).then_some(0)?,
+        _ => (span % (rows as i128 - 1) == 0).then(|| span / (rows as i128 - 1))?,
+    };
+    // The stream holds only the base and the step: encode the first two values, then write the header's
+    // row count and max for all of them.
+    let second = V::from_i128(min.to_i128() + step)?;
+    let first_two = if rows == 1 { vec![min] } else { vec![min, second] };
+    let segment = encode_segment(&first_two, None, crate::encodings::Encoding::Sequence).ok()?;
+    let mut bytes = segment.bytes.to_vec();
+    bytes[8..12].copy_from_slice(&rows.to_le_bytes());
+    bytes[24..32].copy_from_slice(&value_bits(max).to_le_bytes());
+    Some(AlignedBytes::copy_from(&bytes))
+}
+
 /// The values a segment's stream stores for `values` whose null rows are the clear bits of `validity`:
 /// every null slot takes a value that keeps the column's shape, so the encodings see the data as it is.
 ///
