@@ -11,8 +11,9 @@
 //! - **late materialization**: the filter's columns are read first, the other projected columns only at
 //!   the rows that passed (lwc-file's scan);
 //! - **limit pushdown**, and **partitions** by segment ranges, so DataFusion's threads scan in parallel;
-//! - **statistics** from the footer: rows and null counts, and min and max of columns of values, so
-//!   DataFusion answers `count(*)`, `min` and `max` over a whole table without a scan; a filtered scan
+//! - **statistics** from the footer: rows and null counts, and min and max of columns of values and of
+//!   strings (inexact where a zone map keeps a prefix), so DataFusion answers `count(*)`, `min` and `max`
+//!   over a whole table without a scan; a filtered scan
 //!   reports them as upper bounds, so the join planner still sees how large a table can be;
 //! - **dynamic filters**: the keys a hash join's build side holds (up to 64 become an `IN` list) and a
 //!   top-k's threshold reach the scan while the query runs, and prune or filter its segments;

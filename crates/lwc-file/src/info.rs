@@ -41,6 +41,14 @@ pub struct BytesZone {
     pub max_is_prefix: bool,
 }
 
+impl BytesZone {
+    /// Whether `min` and `max` are the segment's smallest and largest values themselves, not prefixes (a
+    /// min of [`lwc::strings::ZONE_BYTES`] bytes may have been cut, so it does not count as whole).
+    pub fn is_exact(&self) -> bool {
+        self.min.len() < lwc::strings::ZONE_BYTES && !self.max_is_prefix
+    }
+}
+
 /// One column of a file: its type, storage and segment index.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ColumnInfo {

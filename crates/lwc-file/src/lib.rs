@@ -128,7 +128,7 @@ pub use budget::{plan_budget, BudgetPlan, ColumnPlan, PlannedOption, PLANNED_OBJ
 pub use encode::explain_array;
 pub use error::{Error, Result};
 pub use filter::{CompareOp, Filter, Literal, Test};
-pub use info::{ColumnInfo, FileSummary, SegmentInfo};
+pub use info::{BytesZone, ColumnInfo, FileSummary, SegmentInfo};
 pub use int_column::IntColumn;
 pub use reader::{LwcFile, ReadOptions};
 pub use scan::{ColumnAggregates, Scan, ScanOptions, ScanStats, Sum, DEFAULT_BATCH_ROWS};
