@@ -339,11 +339,7 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
             human_bytes(bytes as u64),
             args.objective
         ));
-        let mut first = 0u64;
-        for (k, e) in explains.iter().enumerate() {
-            text.push_str(&format!("segment {k} (rows {first}..{}): {e}", first + e.rows as u64));
-            first += e.rows as u64;
-        }
+        text.push_str(&lwc_file::explains_text(&explains));
         text.push('\n');
     }
     if args.json {

@@ -237,6 +237,18 @@ fn encode_bytes(
     })
 }
 
+/// Explain records of consecutive segments as text, one block per segment headed by its rows
+/// (`segment 1 (rows 65536..100000): ...`), as the `lwc` command and the Python package print them.
+pub fn explains_text(explains: &[lwc::SegmentExplain]) -> String {
+    let mut text = String::new();
+    let mut first = 0u64;
+    for (k, e) in explains.iter().enumerate() {
+        text.push_str(&format!("segment {k} (rows {first}..{}): {e}", first + e.rows as u64));
+        first += e.rows as u64;
+    }
+    text
+}
+
 /// How the selector would encode `array` as a column of `.lwc` segments of `options.segment_rows` rows:
 /// one explain record per segment (candidates, estimates, costs, why the winner won), for every type whose
 /// segments lwc chooses (integers, floats, dates, decimals, strings, binaries).

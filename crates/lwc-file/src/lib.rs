@@ -125,7 +125,7 @@ mod schema;
 mod writer;
 
 pub use budget::{plan_budget, BudgetPlan, ColumnPlan, PlannedOption, PLANNED_OBJECTIVES};
-pub use encode::explain_array;
+pub use encode::{explain_array, explains_text};
 pub use error::{Error, Result};
 pub use filter::{CompareOp, Filter, Literal, Test};
 pub use info::{BytesZone, ColumnInfo, FileSummary, SegmentInfo};

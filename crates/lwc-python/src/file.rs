@@ -281,11 +281,7 @@ impl File {
                     info.rows,
                     options.objective
                 ));
-                let mut first = 0u64;
-                for (k, e) in explains.iter().enumerate() {
-                    text.push_str(&format!("segment {k} (rows {first}..{}): {e}", first + e.rows as u64));
-                    first += e.rows as u64;
-                }
+                text.push_str(&lwc_file::explains_text(&explains));
                 text.push('\n');
             }
             Ok(text)
