@@ -48,7 +48,7 @@ pub(crate) fn byte_array_to_arrow(chunk: &ChunkRef<'_>, data_type: &DataType, ar
 }
 
 /// Values (and validity) as an Arrow array of `data_type`.
-pub(crate) fn values_to_arrow<T: Value + ArrowNativeType>(
+pub fn values_to_arrow<T: Value + ArrowNativeType>(
     data_type: &DataType,
     values: Vec<T>,
     validity: Option<Bitmap>,

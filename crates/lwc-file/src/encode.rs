@@ -61,7 +61,8 @@ fn encode_value_segment<T: Value>(
 }
 
 /// The validity of an array as an lwc bitmap, `None` when no row is null.
-fn validity_of(array: &dyn Array) -> Option<Bitmap> {
+/// An Arrow array's validity as an lwc bitmap (bit set = not null); `None` when no row is null.
+pub fn validity_of(array: &dyn Array) -> Option<Bitmap> {
     let nulls = array.nulls().filter(|n| n.null_count() > 0)?;
     Some(Bitmap::from_bools(&nulls.iter().collect::<Vec<bool>>()))
 }

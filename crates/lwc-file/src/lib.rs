@@ -125,7 +125,8 @@ mod schema;
 mod writer;
 
 pub use budget::{plan_budget, BudgetPlan, ColumnPlan, PlannedOption, PLANNED_OBJECTIVES};
-pub use encode::{explain_array, explains_text};
+pub use decode::values_to_arrow;
+pub use encode::{explain_array, explains_text, validity_of};
 pub use error::{Error, Result};
 pub use filter::{CompareOp, Filter, Literal, Test};
 pub use info::{BytesZone, ColumnInfo, FileSummary, SegmentInfo};

@@ -2,15 +2,14 @@
 //! what it holds. The bytes are an lwc column (`lwc::EncodedColumn`): segments behind one header.
 
 use arrow_array::{make_array, Array, ArrayRef, PrimitiveArray};
-use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
 use arrow_data::ArrayData;
 use arrow_pyarrow::PyArrowType;
-use lwc::{Bitmap, EncodedColumn, ValueType};
+use lwc::{EncodedColumn, ValueType};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use crate::{core_error, encode_options};
+use crate::{core_error, encode_options, file_error};
 
 /// Runs `$body` with `$T` the Rust type and `$A` the Arrow type of a value type.
 macro_rules! with_types {
@@ -111,8 +110,7 @@ pub fn encode<'py>(
         .detach(|| {
             with_types!(t, T, A => {
                 let typed = array.as_any().downcast_ref::<PrimitiveArray<A>>().expect("checked type");
-                let validity = typed.nulls().map(|n| Bitmap::from_bools(&n.iter().collect::<Vec<_>>()));
-                EncodedColumn::encode::<T>(typed.values(), validity.as_ref(), options)
+                EncodedColumn::encode::<T>(typed.values(), lwc_file::validity_of(typed).as_ref(), options)
             })
         })
         .map_err(core_error)?;
@@ -129,16 +127,10 @@ pub fn decode(py: Python<'_>, data: &[u8]) -> PyResult<PyArrowType<ArrayData>> {
             with_types!(t, T, A => {
                 let view = column.open::<T>()?;
                 let decoded = view.decode(0..view.rows())?;
-                let nulls = decoded.validity.map(|v| {
-                    NullBuffer::new(BooleanBuffer::from_iter((0..v.len()).map(|i| v.get(i))))
-                });
-                Ok::<ArrayRef, lwc::Error>(std::sync::Arc::new(PrimitiveArray::<A>::new(
-                    ScalarBuffer::from(decoded.values),
-                    nulls,
-                )))
+                lwc_file::values_to_arrow::<T>(&<A as ArrowPrimitiveType>::DATA_TYPE, decoded.values, decoded.validity)
             })
         })
-        .map_err(core_error)?;
+        .map_err(file_error)?;
     Ok(PyArrowType(array.to_data()))
 }
 
