@@ -1,6 +1,7 @@
 //! Segment-level operations on 65,536 `u32` of bit widths 3, 11 and 20, next to a plain `Vec<u32>` and
 //! the `bitpacking` crate's BitPacker8x, all in the same run: full decode, get and take of 1,000 and
-//! 1,000,000 random positions (sorted and unsorted), and the filter `x > c`.
+//! 1,000,000 random positions (sorted and unsorted), and the filter `x > c`; and encoding with `bitpack`,
+//! `for`, `for_n` and the default objective, next to a plain copy and BitPacker8x's packing.
 //!
 //! Then one group for each encoding made for a kind of data (`pfor`, `varint`, `gcd`, `delta`, `sequence`,
 //! `rle`, `delta2`), on that data next to `plain`, `for`, `for_n` or `bitpack`: decode, get and take of
@@ -71,6 +72,38 @@ fn decode(c: &mut Criterion) {
                 for chunk in out.chunks_mut(BitPacker8x::BLOCK_LEN) {
                     at += packer.decompress(black_box(&packed[at..]), chunk, w as u8);
                 }
+            })
+        });
+    }
+    g.finish();
+}
+
+/// Encoding speed: `bitpack`, `for` and `for_n` forced, and the default objective's choice, next to a
+/// plain copy into a fresh `Vec` and BitPacker8x packing into a reused buffer (issue 16, item 4).
+fn encode(c: &mut Criterion) {
+    let mut g = configure(c, "segment_encode");
+    g.throughput(Throughput::Elements(N as u64));
+    for w in WIDTHS {
+        let values = data(w);
+        g.bench_function(BenchmarkId::new("plain_copy", w), |b| b.iter(|| black_box(black_box(&values).to_vec())));
+        let forced = [("bitpack", Encoding::Bitpack), ("for", Encoding::For), ("for_n", Encoding::FOR64)];
+        for (name, enc) in forced {
+            g.bench_function(BenchmarkId::new(name, w), |b| {
+                b.iter(|| encode_segment(black_box(&values), None, enc).unwrap())
+            });
+        }
+        g.bench_function(BenchmarkId::new("auto", w), |b| {
+            b.iter(|| encode_segment(black_box(&values), None, Encoding::Auto).unwrap())
+        });
+        let packer = BitPacker8x::new();
+        let mut packed = vec![0u8; N * 4];
+        g.bench_function(BenchmarkId::new("bitpacker8x", w), |b| {
+            b.iter(|| {
+                let mut len = 0;
+                for chunk in black_box(&values).chunks(BitPacker8x::BLOCK_LEN) {
+                    len += packer.compress(chunk, &mut packed[len..], w as u8);
+                }
+                len
             })
         });
     }
@@ -221,5 +254,5 @@ fn floats(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, decode, take, filter, made_for_their_data, floats);
+criterion_group!(benches, decode, encode, take, filter, made_for_their_data, floats);
 criterion_main!(benches);

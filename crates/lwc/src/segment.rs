@@ -31,6 +31,7 @@ use crate::kernels::range_sum::{FloatLatent, RangeAggregate};
 use crate::predicate::{Normalized, Predicate};
 use crate::select::{ChoosingClock, CostModel, Costs, Driver, Objective, SegmentExplain};
 use crate::selection::Selection;
+use crate::stats::Stats;
 use crate::types::{LwcInt, Value, ValueType, Word};
 
 const MAGIC: &[u8; 4] = b"LWS1";
@@ -312,18 +313,20 @@ pub fn encode_segment<V: Value>(
     let nulls = validity.map_or(0, |v| v.len() - v.count_ones());
     let valid = |i: usize| validity.is_none_or(|v| v.get(i));
 
-    let min_max = values
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| valid(i))
-        .fold(None, |acc: Option<(V::Latent, V::Latent)>, (_, &v)| {
-            Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
-        });
-    let (min, max) = min_max.unwrap_or_default();
     let filled: std::borrow::Cow<[V::Latent]> = match validity {
         None => values.into(),
         Some(v) => fill_nulls(values, v).into(),
     };
+    // The one pass over the values that every encoder reads; without nulls it is also the zone map.
+    let stats = Stats::compute(&filled);
+    let min_max = match validity {
+        None => (!values.is_empty()).then_some((stats.min, stats.max)),
+        // Filled rows may lie outside the valid values' range (a line through them extends past it).
+        Some(_) => values.iter().enumerate().filter(|&(i, _)| valid(i)).fold(None, |acc, (_, &v)| {
+            Some(acc.map_or((v, v), |(lo, hi): (V::Latent, V::Latent)| (lo.min(v), hi.max(v))))
+        }),
+    };
+    let (min, max) = min_max.unwrap_or_default();
 
     let mut w = Writer::new();
     w.array(MAGIC);
@@ -340,7 +343,7 @@ pub fn encode_segment<V: Value>(
     let clock = ChoosingClock::default();
     let driver = Driver::new(&options.cost_model, options.objective, options.cascade.clone(), &clock)
         .for_floats(V::TYPE.is_float());
-    let written = driver.encode(&filled, &mut w)?;
+    let written = driver.encode_with(&filled, &stats, &mut w)?;
     let bytes = w.into_aligned();
     let has_values = min_max.is_some();
     let read_costs = written.read_costs(&options.cost_model, values.len(), bytes.len());

@@ -18,12 +18,7 @@ pub(crate) struct Stats<T: LwcInt> {
 
 impl<T: LwcInt> Stats<T> {
     pub fn compute(values: &[T]) -> Stats<T> {
-        let (mut min, mut max, mut or_bits) = (T::MAX, T::MIN, T::Unsigned::ZERO);
-        for &v in values {
-            min = min.min(v);
-            max = max.max(v);
-            or_bits = or_bits | v.to_bits();
-        }
+        let (mut min, mut max, or_bits) = crate::kernels::extremes::min_max_or(values);
         if values.is_empty() {
             (min, max) = (T::default(), T::default());
         }

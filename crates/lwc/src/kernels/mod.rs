@@ -6,6 +6,7 @@ pub mod bitpack;
 #[cfg(target_arch = "x86_64")]
 pub mod cpu;
 pub mod decimal;
+pub mod extremes;
 pub mod fsst;
 pub mod positions;
 pub mod prefix;

@@ -132,10 +132,15 @@ impl<'c> Driver<'c> {
     /// Writes `values` as a stream (id byte and body) as the cascade says, choosing where it says `Auto`;
     /// returns the cascade written and how its top encoding was chosen, if it was.
     pub fn encode<T: LwcInt>(&self, values: &[T], out: &mut Writer) -> Result<Written> {
+        self.encode_with(values, &Stats::compute(values), out)
+    }
+
+    /// [`Driver::encode`] with the stream's [`Stats`] already computed by the caller (the segment
+    /// encoder's own pass over the values), so no second pass computes them again.
+    pub fn encode_with<T: LwcInt>(&self, values: &[T], stats: &Stats<T>, out: &mut Writer) -> Result<Written> {
         self.cascade.check()?;
-        let stats = Stats::compute(values);
         if let Some(id) = self.cascade.encoding().id() {
-            let cascade = self.write(id, values, &stats, out)?;
+            let cascade = self.write(id, values, stats, out)?;
             return Ok(Written { cascade, evaluation: None });
         }
         // An encoding chosen on a sample may not fit the whole stream (a sample can look like a sequence
@@ -144,10 +149,10 @@ impl<'c> Driver<'c> {
         let mut fallbacks = Vec::new();
         let mut driver = Driver { excluded: 0, ..self.clone() };
         loop {
-            let mut evaluation = driver.evaluate(values, &stats);
+            let mut evaluation = driver.evaluate(values, stats);
             let id = evaluation.encoding();
             let start = out.len();
-            match driver.candidate(id, false).write(id, values, &stats, out) {
+            match driver.candidate(id, false).write(id, values, stats, out) {
                 Err(Error::NotApplicable { reason, .. }) if id != EncodingId::Plain => {
                     out.truncate(start);
                     driver.excluded |= 1 << id as u32;

@@ -27,8 +27,9 @@ impl Encoder for For {
         out.u64(value_bits(stats.min));
         let w = stats.range_bits();
         out.u8(w as u8);
-        let residuals: Vec<T::Unsigned> = values.iter().map(|v| v.offset_from(stats.min)).collect();
-        out.packed(|buf| kernel::pack(&residuals, w, buf));
+        // Residuals `value - min` are the wrapping difference of the values' bits.
+        let bits: &[T::Unsigned] = bytemuck::cast_slice(values);
+        out.packed(|buf| kernel::pack_offsets(bits, stats.min.to_bits(), w, buf));
         Ok(())
     }
 }

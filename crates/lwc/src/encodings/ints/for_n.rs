@@ -8,6 +8,7 @@ use crate::stats::{Stats, Shape, SplitMix};
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack as kernel;
+use crate::kernels::extremes as kernel_extremes;
 use crate::types::{LwcInt, Word};
 
 pub(crate) struct ForN;
@@ -21,16 +22,7 @@ fn check_block(block: u32) -> Result<u32> {
 
 /// Per-block minima and the residual width they leave.
 fn references<T: LwcInt>(values: &[T], block: usize) -> (Vec<T>, u32) {
-    let mut width = 0;
-    let refs = values
-        .chunks(block)
-        .map(|c| {
-            let (min, max) = c.iter().fold((T::MAX, T::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
-            width = width.max(max.offset_from(min).bits_used());
-            min
-        })
-        .collect();
-    (refs, width)
+    kernel_extremes::block_minima(values, block)
 }
 
 impl Encoder for ForN {
@@ -78,9 +70,9 @@ impl Encoder for ForN {
         out.u32(block as u32);
         out.array(&refs);
         out.u8(w as u8);
-        let residuals: Vec<T::Unsigned> =
-            values.iter().enumerate().map(|(i, v)| v.offset_from(refs[i / block])).collect();
-        out.packed(|buf| kernel::pack(&residuals, w, buf));
+        let (bits, ref_bits): (&[T::Unsigned], &[T::Unsigned]) =
+            (bytemuck::cast_slice(values), bytemuck::cast_slice(&refs));
+        out.packed(|buf| kernel::pack_block_offsets(bits, ref_bits, block, w, buf));
         Ok(())
     }
 }

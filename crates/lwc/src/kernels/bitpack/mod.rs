@@ -33,21 +33,68 @@ pub fn packed_len(n: usize, w: u32) -> usize {
 
 /// Appends `values` packed at width `w`; bits of a value above `w` are dropped.
 pub fn pack<U: Word>(values: &[U], w: u32, out: &mut Vec<u8>) {
+    pack_offsets(values, U::ZERO, w, out)
+}
+
+/// Appends each `value - base` (wrapping) packed at width `w`, bits above `w` dropped: frame of
+/// reference's residuals without a vector of them in between.
+pub fn pack_offsets<U: Word>(values: &[U], base: U, w: u32, out: &mut Vec<u8>) {
+    pack_from_references(values, &[base], u32::MAX, w, out)
+}
+
+/// Appends each value minus the reference of its block of `block` values (`references[i / block]`,
+/// wrapping) packed at width `w`: for_n's residuals. `block` is a power of two.
+///
+/// # Panics
+/// If `block` is not a power of two or `references` has fewer than `values.len().div_ceil(block)`.
+pub fn pack_block_offsets<U: Word>(values: &[U], references: &[U], block: usize, w: u32, out: &mut Vec<u8>) {
+    assert!(block.is_power_of_two() && references.len() >= values.len().div_ceil(block));
+    if block < 8 {
+        // References change inside a group of 8: residuals first.
+        let residuals: Vec<U> = values
+            .chunks(block)
+            .zip(references)
+            .flat_map(|(chunk, &r)| chunk.iter().map(move |v| v.wrapping_sub(r)))
+            .collect();
+        return pack(&residuals, w, out);
+    }
+    pack_from_references(values, references, block.trailing_zeros(), w, out)
+}
+
+/// Packs `values[i] - references[i >> shift]` (a shift of at least 3, so one reference covers each
+/// group of 8; shifts of 64 or more mean `references[0]` for all).
+///
+/// Eight fields of `w` bits are `w` whole bytes, so each group of 8 packs with every shift a
+/// compile-time constant once the width is (as decoding does); the last partial group goes through a
+/// copy padded with its reference, whose fields are zero as the stream's padding must be.
+fn pack_from_references<U: Word>(values: &[U], references: &[U], shift: u32, w: u32, out: &mut Vec<u8>) {
     assert!(w <= U::BITS, "width {w} exceeds {} bits", U::BITS);
+    debug_assert!(shift >= 3);
     let start = out.len();
     out.resize(start + packed_len(values.len(), w), 0);
     if w == 0 {
         return;
     }
-    let mask = U::low_mask(w).to_u64() as u128;
     let dst = &mut out[start..];
-    for (i, &v) in values.iter().enumerate() {
-        let bit = i * w as usize;
-        let at = bit / 8;
-        let word = u128::from_le_bytes(dst[at..at + 16].try_into().expect("16 bytes"));
-        let word = word | (v.to_u64() as u128 & mask) << (bit % 8);
-        dst[at..at + 16].copy_from_slice(&word.to_le_bytes());
+    let whole = values.len() / 8 * 8;
+    let (body, tail) = values.split_at(whole);
+    // The whole stream, padding included: a group's last store may run up to 7 bytes past its end.
+    pack_dispatch::pack_groups(body, references, shift, w, dst);
+    if !tail.is_empty() {
+        let reference = references[reference_index(whole, shift)];
+        let mut last = [reference; 8];
+        last[..tail.len()].copy_from_slice(tail);
+        let mut packed = [0u8; 8 * 8 + 8];
+        pack_dispatch::pack_groups(&last, &[reference], u32::MAX, w, &mut packed);
+        let used = (tail.len() * w as usize).div_ceil(8);
+        dst[whole / 8 * w as usize..][..used].copy_from_slice(&packed[..used]);
     }
+}
+
+/// The index of value `i`'s reference.
+#[inline(always)]
+fn reference_index(i: usize, shift: u32) -> usize {
+    i.checked_shr(shift).unwrap_or(0)
 }
 
 #[inline(always)]
@@ -323,6 +370,45 @@ mod unpack_dispatch {
     use super::*;
     dispatch_simd!(unpack_groups_generic, unpack_groups_avx2, <U>(src: &[u8], w: u32, base: U, out: &mut [U]));
     pub(super) use dispatch as unpack_groups;
+}
+
+/// Packs whole groups of 8 values into `dst` (`W` bytes a group, and room for 8 more after the last).
+#[inline(always)]
+fn pack_groups_const<U: Word, const W: u32>(values: &[U], references: &[U], shift: u32, dst: &mut [u8]) {
+    let mask = U::low_mask(W).to_u64();
+    let wb = W as usize;
+    for (g, group) in values.chunks_exact(8).enumerate() {
+        let base = references[reference_index(g * 8, shift)];
+        // One bounds check per group; the offsets below are constants once `W` is.
+        let out = &mut dst[g * wb..g * wb + wb + 8];
+        let mut acc = 0u64;
+        for (k, &v) in group.iter().enumerate() {
+            let field = v.wrapping_sub(base).to_u64() & mask;
+            let (word, bit) = ((k * wb) / 64, (k as u32 * W) % 64);
+            acc |= field << bit;
+            if bit + W >= 64 {
+                out[word * 8..word * 8 + 8].copy_from_slice(&acc.to_le_bytes());
+                // The bits that did not fit start the next word (none when the field ended the word).
+                acc = if bit == 0 { 0 } else { field >> (64 - bit) };
+            }
+        }
+        if !W.is_multiple_of(8) {
+            // The group's last, partial word; its zero upper bytes are overwritten by the next group.
+            let word = 8 * wb / 64;
+            out[word * 8..word * 8 + 8].copy_from_slice(&acc.to_le_bytes());
+        }
+    }
+}
+
+#[inline(always)]
+fn pack_groups_generic<U: Word>(values: &[U], references: &[U], shift: u32, w: u32, dst: &mut [u8]) {
+    with_const_width!(U, w, |W| pack_groups_const::<U, W>(values, references, shift, dst))
+}
+
+mod pack_dispatch {
+    use super::*;
+    dispatch_simd!(pack_groups_generic, pack_groups_avx2, <U>(values: &[U], references: &[U], shift: u32, w: u32, dst: &mut [u8]));
+    pub(super) use dispatch as pack_groups;
 }
 
 /// Decodes values `start .. start + out.len()` of a stream of `n` values at width `w`, adding `base`

@@ -291,3 +291,72 @@ fn base_is_added_wrapping() {
     unpack_range(&packed, 9, 2, u32::MAX, 0, &mut out);
     assert_eq!(out, vec![u32::MAX, 0, 1, 2, u32::MAX, 0, 1, 2, 2]);
 }
+
+/// The layout written one bit at a time: field `i` at bits `i * w ..` of a little-endian stream.
+fn pack_bit_by_bit<U: Word>(values: &[U], base: U, w: u32) -> Vec<u8> {
+    let mut out = vec![0u8; packed_len(values.len(), w)];
+    for (i, &v) in values.iter().enumerate() {
+        let field = v.wrapping_sub(base).to_u64();
+        for b in 0..w as usize {
+            if field >> b & 1 == 1 {
+                let bit = i * w as usize + b;
+                out[bit / 8] |= 1 << (bit % 8);
+            }
+        }
+    }
+    out
+}
+
+/// `pack_offsets` (whole blocks, the padded last block, both dispatch paths) writes the layout bit for
+/// bit, drops the bits above the width, and leaves the padding zero.
+fn pack_matches_layout<U: Word>() {
+    let mut rng = crate::stats::SplitMix(U::BITS as u64);
+    for w in 0..=U::BITS {
+        for n in [0, 1, 7, 63, 64, 65, 128, 200] {
+            // Values with bits above `w` too: packing must drop them.
+            let values: Vec<U> = (0..n).map(|_| U::from_u64(rng.next())).collect();
+            for base in [U::ZERO, U::from_u64(rng.next())] {
+                let mut packed = vec![0xEEu8; 1];
+                pack_offsets(&values, base, w, &mut packed);
+                assert_eq!(packed[1..], pack_bit_by_bit(&values, base, w), "w={w} n={n}");
+                if w > 0 && n >= 8 {
+                    let whole = n / 8 * 8;
+                    let mut scalar = vec![0u8; whole / 8 * w as usize + 8];
+                    pack_groups_generic(&values[..whole], &[base], u32::MAX, w, &mut scalar);
+                    scalar.truncate(whole / 8 * w as usize);
+                    assert_eq!(scalar, packed[1..1 + scalar.len()], "scalar path w={w} n={n}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn pack_writes_the_layout_for_every_word_and_width() {
+    pack_matches_layout::<u8>();
+    pack_matches_layout::<u16>();
+    pack_matches_layout::<u32>();
+    pack_matches_layout::<u64>();
+}
+
+/// for_n's residuals, packed straight from the values with each block's reference, equal the residuals
+/// computed first and packed, for blocks smaller than, equal to and larger than a packing block.
+#[test]
+fn pack_block_offsets_equals_residuals_packed() {
+    let mut rng = crate::stats::SplitMix(3);
+    for block in [1, 8, 64, 128, 1024] {
+        for n in [0usize, 1, 63, 64, 65, 1000, 2049] {
+            let values: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
+            let references: Vec<u32> = (0..n.div_ceil(block)).map(|_| rng.next() as u32).collect();
+            let residuals: Vec<u32> =
+                values.iter().enumerate().map(|(i, v)| v.wrapping_sub(references[i / block])).collect();
+            for w in [0, 1, 13, 32] {
+                let mut direct = Vec::new();
+                pack_block_offsets(&values, &references, block, w, &mut direct);
+                let mut expect = Vec::new();
+                pack(&residuals, w, &mut expect);
+                assert_eq!(direct, expect, "block={block} n={n} w={w}");
+            }
+        }
+    }
+}
