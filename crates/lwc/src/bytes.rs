@@ -12,10 +12,25 @@ use crate::error::{Error, Result};
 compile_error!("lwc reads its little-endian format in place and supports little-endian targets only");
 
 /// Bytes stored at an 8-byte aligned address, so encoded data can be viewed in place.
-#[derive(Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default)]
 pub struct AlignedBytes {
-    words: Vec<u64>,
+    storage: Storage,
     len: usize,
+}
+
+#[derive(Clone)]
+enum Storage {
+    /// A copy into words, aligned by their type.
+    Words(Vec<u64>),
+    /// A byte buffer the allocator happened to place 8-aligned, kept without a copy. It is never
+    /// changed again, so its address stays aligned.
+    Bytes(Vec<u8>),
+}
+
+impl Default for Storage {
+    fn default() -> Self {
+        Storage::Words(Vec::new())
+    }
 }
 
 impl AlignedBytes {
@@ -23,12 +38,28 @@ impl AlignedBytes {
     pub fn copy_from(bytes: &[u8]) -> Self {
         let mut words = vec![0u64; bytes.len().div_ceil(8)];
         bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
-        AlignedBytes { words, len: bytes.len() }
+        AlignedBytes { storage: Storage::Words(words), len: bytes.len() }
+    }
+
+    /// Takes `bytes` as they are when the allocator placed them 8-aligned (as common allocators do),
+    /// and copies them otherwise.
+    fn from_vec(mut bytes: Vec<u8>) -> Self {
+        if bytes.capacity() > bytes.len() + bytes.len() / 8 {
+            // Growth by doubling may have left up to half the buffer unused.
+            bytes.shrink_to_fit();
+        }
+        match bytes.as_ptr().align_offset(8) {
+            0 => AlignedBytes { len: bytes.len(), storage: Storage::Bytes(bytes) },
+            _ => AlignedBytes::copy_from(&bytes),
+        }
     }
 
     /// The bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.len]
+        match &self.storage {
+            Storage::Words(words) => &bytemuck::cast_slice::<u64, u8>(words)[..self.len],
+            Storage::Bytes(bytes) => bytes,
+        }
     }
 
     /// Number of bytes.
@@ -41,6 +72,15 @@ impl AlignedBytes {
         self.len == 0
     }
 }
+
+/// Equal when the bytes are, however they are stored.
+impl PartialEq for AlignedBytes {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for AlignedBytes {}
 
 impl std::ops::Deref for AlignedBytes {
     type Target = [u8];
@@ -109,7 +149,7 @@ impl Writer {
     }
 
     pub fn into_aligned(self) -> AlignedBytes {
-        AlignedBytes::copy_from(&self.buf)
+        AlignedBytes::from_vec(self.buf)
     }
 }
 
@@ -191,6 +231,20 @@ mod tests {
         assert_eq!(r.array::<u32>("b", 3).unwrap(), &[1, 2, 3]);
         assert_eq!(r.u64("c").unwrap(), 9);
         r.finish("end").unwrap();
+    }
+
+    #[test]
+    fn kept_or_copied_bytes_are_aligned_and_compare_by_content() {
+        for n in [0usize, 1, 7, 8, 100, 4_097] {
+            let bytes: Vec<u8> = (0..n).map(|i| i as u8).collect();
+            let kept = AlignedBytes::from_vec(bytes.clone());
+            let copied = AlignedBytes::copy_from(&bytes);
+            assert_eq!(kept.as_bytes(), &bytes[..]);
+            assert_eq!(kept, copied);
+            assert_eq!(kept.as_ptr().align_offset(8), 0);
+            assert_eq!(copied.as_ptr().align_offset(8), 0);
+        }
+        assert_ne!(AlignedBytes::copy_from(&[1]), AlignedBytes::from_vec(vec![2]));
     }
 
     #[test]

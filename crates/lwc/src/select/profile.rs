@@ -240,11 +240,35 @@ fn step_breaks<T: LwcInt>(values: &[T], limit: usize) -> usize {
 /// Distinct values and values seen exactly once. Sorting a copy beats hashing at the few thousand
 /// values a profile holds at most.
 fn count_distinct<T: LwcInt>(values: &[T]) -> (usize, usize) {
-    let mut sorted = values.to_vec();
-    sorted.sort_unstable();
-    sorted
-        .chunk_by(|a, b| a == b)
-        .fold((0, 0), |(distinct, once), group| (distinct + 1, once + usize::from(group.len() == 1)))
+    // Open addressing with Fibonacci hashing over a table at most 2/3 full: a few times faster than
+    // sorting a copy, and this runs for every segment the selector samples. Keys and how often each was
+    // seen sit apart, so the table to clear stays small; the bounded sample keeps even colliding keys
+    // cheap.
+    const FIBONACCI: u64 = 0x9e37_79b9_7f4a_7c15;
+    let bits = (values.len() + values.len() / 2).max(16).next_power_of_two().trailing_zeros();
+    let mask = (1usize << bits) - 1;
+    let mut keys = vec![0u64; 1 << bits];
+    let mut seen = vec![0u8; 1 << bits];
+    let (mut distinct, mut once) = (0, 0);
+    for v in values {
+        let key = v.to_bits().to_u64();
+        let mut i = (key.wrapping_mul(FIBONACCI) >> (64 - bits)) as usize;
+        while seen[i] != 0 && keys[i] != key {
+            i = (i + 1) & mask;
+        }
+        match seen[i] {
+            0 => {
+                (keys[i], seen[i]) = (key, 1);
+                (distinct, once) = (distinct + 1, once + 1);
+            }
+            1 => {
+                seen[i] = 2;
+                once -= 1;
+            }
+            _ => {}
+        }
+    }
+    (distinct, once)
 }
 
 /// Greatest common divisor of `values` (0 when all are 0); stops as soon as it reaches 1.
@@ -269,6 +293,30 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Distinct values and values seen once, by sorting a copy.
+    fn counted_by_sorting<T: LwcInt>(values: &[T]) -> (usize, usize) {
+        let mut sorted = values.to_vec();
+        sorted.sort_unstable();
+        let groups = sorted.chunk_by(|a, b| a == b);
+        groups.fold((0, 0), |(d, once), g| (d + 1, once + usize::from(g.len() == 1)))
+    }
+
+    #[test]
+    fn distinct_counts_match_sorting() {
+        let mut rng = SplitMix(11);
+        for n in [0usize, 1, 2, 15, 640, 2_560] {
+            for range in [1u64, 2, 10, 600, u64::MAX] {
+                let values: Vec<u64> = (0..n).map(|_| rng.next() % range.max(1)).collect();
+                assert_eq!(count_distinct(&values), counted_by_sorting(&values), "n={n} range={range}");
+                let signed: Vec<i16> = values.iter().map(|&v| v as i16).collect();
+                assert_eq!(count_distinct(&signed), counted_by_sorting(&signed));
+            }
+            // Keys that share their low or high bits, and a key of zero next to empty slots.
+            let strided: Vec<u32> = (0..n as u32).map(|i| (i % 97) << 20).collect();
+            assert_eq!(count_distinct(&strided), counted_by_sorting(&strided));
+        }
+    }
 
     #[test]
     fn sorted_streams_keep_sorted_samples_and_steps() {
