@@ -106,6 +106,12 @@ impl Writer {
         Writer::default()
     }
 
+    /// A writer with room for `bytes` before it grows: a buffer that doubles as it fills copies itself
+    /// each time, and each fresh large allocation faults its pages in again.
+    pub fn with_capacity(bytes: usize) -> Self {
+        Writer { buf: Vec::with_capacity(bytes) }
+    }
+
     pub fn len(&self) -> usize {
         self.buf.len()
     }

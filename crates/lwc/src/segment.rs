@@ -328,7 +328,8 @@ pub fn encode_segment<V: Value>(
     };
     let (min, max) = min_max.unwrap_or_default();
 
-    let mut w = Writer::new();
+    // Room for the values stored plain: most encodings write less, and what is left over is returned.
+    let mut w = Writer::with_capacity(64 + std::mem::size_of_val(values) + values.len().div_ceil(8));
     w.array(MAGIC);
     w.u8(V::TYPE as u8);
     w.u8(if validity.is_some() { HAS_VALIDITY } else { 0 });

@@ -323,7 +323,9 @@ pub fn encode_bytes_segment(
     let stored_max = max.map_or(&[][..], |m| &m[..m.len().min(ZONE_BYTES)]);
     let max_is_prefix = max.is_some_and(|m| m.len() > ZONE_BYTES);
 
-    let mut w = Writer::new();
+    // Room for the rows stored plain (bytes and 8-byte ends); what is left over is returned.
+    let plain_bytes = rows.iter().map(|r| r.len()).sum::<usize>() + 8 * rows.len();
+    let mut w = Writer::with_capacity(2 * ZONE_BYTES + 64 + plain_bytes + rows.len().div_ceil(8));
     w.array(MAGIC);
     w.u8(kind as u8);
     w.u8(if validity.is_some() { HAS_VALIDITY } else { 0 } | if max_is_prefix { MAX_IS_PREFIX } else { 0 });

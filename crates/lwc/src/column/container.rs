@@ -100,7 +100,8 @@ impl<T: Value> ColumnBuilder<T> {
     /// Encodes what is pending and lays the column out as bytes.
     pub fn finish(mut self) -> Result<EncodedColumn> {
         self.flush()?;
-        let mut w = Writer::new();
+        let segment_bytes: usize = self.segments.iter().map(|s| s.len().next_multiple_of(8)).sum();
+        let mut w = Writer::with_capacity(64 + 16 * self.segments.len() + segment_bytes);
         w.array(MAGIC);
         w.u8(T::TYPE as u8);
         w.zeros(3);
