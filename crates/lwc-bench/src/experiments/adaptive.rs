@@ -142,7 +142,7 @@ enum StringCodec {
 enum Form {
     Lines(Box<dyn PeerEncoded<u8>>),
     Codes { dictionary: Vec<String>, codes: Box<dyn PeerEncoded<u32>> },
-    File { file: LwcFile, pool: Arc<rayon::ThreadPool> },
+    File { file: Box<LwcFile>, pool: Arc<rayon::ThreadPool> },
 }
 
 /// The strings as each codec takes them: the plain layout, and for lwc-file an Arrow batch of one column.
@@ -184,9 +184,10 @@ impl StringCodec {
                 let (dictionary, codes) = dictionary(input.strings);
                 Form::Codes { dictionary, codes: p.encode(&codes)? }
             }
-            StringCodec::File(pool) => {
-                Form::File { file: pool.install(|| codecs::write_file(&input.batch)).ok()?, pool: pool.clone() }
-            }
+            StringCodec::File(pool) => Form::File {
+                file: Box::new(pool.install(|| codecs::write_file(&input.batch)).ok()?),
+                pool: pool.clone(),
+            },
         })
     }
 }
@@ -310,7 +311,7 @@ fn strings(cfg: &Config, strings: &Strings, progress: &Progress) -> (Vec<Measure
         rows.push(Measured { name: c.name(), bytes: f.bytes(), encode: encode[k + 1], decode: decode[k + 1] });
     }
     let Some(Form::File { file, .. }) = forms.into_iter().next() else { unreachable!("the first codec is lwc-file") };
-    (rows, file)
+    (rows, *file)
 }
 
 /// Bytes in MiB, to two decimals or three significant digits below one MiB (pco stores a sequence in bytes).
