@@ -1,6 +1,6 @@
-//! Writing `.lwc` files: a streaming [`FileWriter`] that buffers rows up to a row group, encodes the
-//! row group's columns in parallel and appends them; the footer goes last, then the file is synced and
-//! renamed into place.
+//! Writing `.lwc` files: a streaming [`FileWriter`] that buffers rows up to one row group per thread,
+//! encodes those row groups' columns in parallel and appends them; the footer goes last, then the file
+//! is synced and renamed into place.
 
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
@@ -26,7 +26,8 @@ const GROUPS_AT_ONCE: usize = 16;
 pub struct WriteOptions {
     /// How integer segments are encoded; `segment_rows` is also the row group size of the file.
     pub encode: EncodeOptions,
-    /// Threads encoding columns in parallel; `None` uses rayon's global pool.
+    /// Threads encoding columns in parallel; `None` uses rayon's global pool. The writer buffers one
+    /// row group (`encode.segment_rows` rows) per thread before it encodes them together.
     pub threads: Option<usize>,
     /// Objectives for single columns, by name, in place of `encode.objective` (see
     /// [`crate::plan_budget`], which picks them so a table fits a memory budget).
@@ -82,6 +83,8 @@ pub struct FileWriter {
     /// How each column is encoded: `options.encode` with its column objective, if any.
     column_encode: Vec<EncodeOptions>,
     pool: Option<rayon::ThreadPool>,
+    /// Full row groups buffered before they are encoded together: the pool's thread count.
+    groups_per_flush: usize,
     pending: Vec<RecordBatch>,
     pending_rows: usize,
     position: u64,
@@ -151,6 +154,9 @@ impl FileWriter {
         options.encode.cascade.check()?;
         let column_encode = options.per_column(&schema)?;
         let pool = thread_pool(options.threads)?;
+        // One row group's columns rarely cost alike (a comment column outweighs a flag), so a writer fed a
+        // row group at a time would leave threads idle: it buffers as many row groups as it has threads.
+        let groups_per_flush = run_on(pool.as_ref(), rayon::current_num_threads).clamp(1, GROUPS_AT_ONCE);
         let columns = storage
             .iter()
             .map(|&storage| ColumnFooter {
@@ -168,6 +174,7 @@ impl FileWriter {
             options,
             column_encode,
             pool,
+            groups_per_flush,
             pending: Vec::new(),
             pending_rows: 0,
             position: 0,
@@ -216,7 +223,7 @@ impl FileWriter {
         }
         self.pending_rows += batch.num_rows();
         self.pending.push(batch);
-        if self.pending_rows >= self.options.encode.segment_rows {
+        if self.pending_rows >= self.options.encode.segment_rows * self.groups_per_flush {
             self.flush(false)?;
         }
         Ok(())
@@ -243,37 +250,50 @@ impl FileWriter {
 
     /// Encodes and appends every full row group buffered (and the last partial one when `last`).
     fn flush(&mut self, last: bool) -> Result<()> {
-        if self.pending.is_empty() {
-            return Ok(());
-        }
-        let all = if self.pending.len() == 1 {
-            self.pending.pop().expect("one batch")
-        } else {
-            arrow_select::concat::concat_batches(&self.schema, &self.pending)?
-        };
-        self.pending.clear();
-        let seg = self.options.encode.segment_rows;
-        let total = all.num_rows();
-        let groups = if last { total.div_ceil(seg) } else { total / seg };
-        let mut g = 0;
-        while g < groups {
-            let window: Vec<RecordBatch> =
-                (g..groups.min(g + GROUPS_AT_ONCE)).map(|g| all.slice(g * seg, seg.min(total - g * seg))).collect();
-            let chunks = self.encode_groups(&window);
-            let chunks = chunks.inspect_err(|_| self.failed = true)?;
+        let groups = self.buffered_groups(last).inspect_err(|_| self.failed = true)?;
+        for window in groups.chunks(GROUPS_AT_ONCE) {
+            let chunks = self.encode_groups(window).inspect_err(|_| self.failed = true)?;
             let ncols = self.storage.len();
             for (k, chunk) in chunks.into_iter().enumerate() {
                 self.append(k % ncols, chunk)?;
             }
             self.rows += window.iter().map(|b| b.num_rows() as u64).sum::<u64>();
-            g += window.len();
-        }
-        let done = (groups * seg).min(total);
-        self.pending_rows = total - done;
-        if self.pending_rows > 0 {
-            self.pending.push(all.slice(done, total - done));
         }
         Ok(())
+    }
+
+    /// Takes the buffered rows as row groups of `segment_rows` (and the partial rest when `last`),
+    /// leaving the rest buffered. A row group inside one batch is a slice of it (no copy); only a group
+    /// that spans batches is copied together.
+    fn buffered_groups(&mut self, last: bool) -> Result<Vec<RecordBatch>> {
+        let seg = self.options.encode.segment_rows;
+        let (mut groups, mut pieces, mut piece_rows) = (Vec::new(), Vec::new(), 0);
+        for batch in std::mem::take(&mut self.pending) {
+            let mut at = 0;
+            while at < batch.num_rows() {
+                let n = (seg - piece_rows).min(batch.num_rows() - at);
+                pieces.push(batch.slice(at, n));
+                (piece_rows, at) = (piece_rows + n, at + n);
+                if piece_rows == seg {
+                    groups.push(self.joined(std::mem::take(&mut pieces))?);
+                    piece_rows = 0;
+                }
+            }
+        }
+        if last && piece_rows > 0 {
+            groups.push(self.joined(std::mem::take(&mut pieces))?);
+            piece_rows = 0;
+        }
+        (self.pending, self.pending_rows) = (pieces, piece_rows);
+        Ok(groups)
+    }
+
+    /// `pieces` as one batch: the piece itself when there is one, a copy of them together otherwise.
+    fn joined(&self, mut pieces: Vec<RecordBatch>) -> Result<RecordBatch> {
+        match pieces.len() {
+            1 => Ok(pieces.pop().expect("one piece")),
+            _ => Ok(arrow_select::concat::concat_batches(&self.schema, &pieces)?),
+        }
     }
 
     /// Encodes every column of every row group in `window`, in parallel; results in (group, column) order.

@@ -55,6 +55,24 @@ fn every_type_over_many_row_groups_and_uneven_batches() {
     assert!(file.options().contains("segment_rows=256"));
 }
 
+/// The writer buffers one row group per thread before encoding; row groups cut across uneven batches
+/// come out the same whatever the thread count, so the bytes do too.
+#[test]
+fn thread_counts_write_the_same_bytes_from_uneven_batches() {
+    let batch = all_types(2500, 6);
+    let batches = cut(&batch, &[1, 700, 33, 1024, 5, 256, 255]);
+    let write = |threads| {
+        let options = WriteOptions { threads: Some(threads), ..options(256) };
+        write_to_bytes(batch.schema(), &batches, options).unwrap()
+    };
+    let one = write(1);
+    for threads in [2, 3, 16, 17] {
+        assert_eq!(&write(threads)[..], &one[..], "{threads} threads");
+    }
+    let (file, _dir) = round_trip(&batches, WriteOptions { threads: Some(3), ..options(256) });
+    assert!(file.columns().iter().all(|c| c.segments.len() == 10));
+}
+
 #[test]
 fn one_row_and_empty_tables() {
     round_trip(&[all_types(1, 3)], options(16));
