@@ -204,11 +204,16 @@ impl Tpch {
         ]
     }
 
+    /// The lineitem table alone.
+    pub fn lineitem(&self) -> Table {
+        build("lineitem", self.lineitems(), &lineitem())
+    }
+
     /// Every table, largest first.
     pub fn tables(&self) -> Vec<Table> {
         let (sf, pool) = (self.scale_factor, &self.pool);
         vec![
-            build("lineitem", self.lineitems(), &lineitem()),
+            self.lineitem(),
             build("orders", self.orders(), &orders()),
             build("partsupp", self.partsupps(), &partsupp()),
             build(

@@ -205,7 +205,7 @@ pub fn run_with(cfg: &Config, workers: Workers) -> Report {
 
 /// A table's columns as Arrow arrays of the types DataFusion's TPC-H uses: `Int32` keys and counts,
 /// `Date32` dates, `Decimal128(15, 2)` decimals, `Utf8` strings.
-fn to_arrow(table: &tpch::Table) -> (SchemaRef, Vec<ArrayRef>) {
+pub(crate) fn to_arrow(table: &tpch::Table) -> (SchemaRef, Vec<ArrayRef>) {
     let mut fields = Vec::new();
     let mut columns: Vec<ArrayRef> = Vec::new();
     for c in &table.columns {
@@ -226,7 +226,7 @@ fn to_arrow(table: &tpch::Table) -> (SchemaRef, Vec<ArrayRef>) {
 }
 
 /// `columns` cut into batches of [`BATCH_ROWS`] (slices share the buffers).
-fn batches(schema: &SchemaRef, columns: &[ArrayRef], rows: usize) -> Vec<RecordBatch> {
+pub(crate) fn batches(schema: &SchemaRef, columns: &[ArrayRef], rows: usize) -> Vec<RecordBatch> {
     (0..rows.div_ceil(BATCH_ROWS))
         .map(|k| {
             let (start, len) = (k * BATCH_ROWS, BATCH_ROWS.min(rows - k * BATCH_ROWS));

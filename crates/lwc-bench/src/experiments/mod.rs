@@ -12,6 +12,7 @@ pub mod floats;
 pub mod keys;
 pub mod limits;
 pub mod strings;
+pub mod threads;
 
 /// A take may exceed decoding everything and gathering by this factor before it is called a cliff:
 /// medians of separate races differ by up to 1.3x from noise and from lwc's per-call checks alone.
@@ -90,6 +91,11 @@ pub const ALL: &[Experiment] = &[
         name: "strings",
         about: "fsst, dict and plain vs zstd, lz4, fsst-rs and Parquet on TPC-H text and low-cardinality keys",
         run: strings::run,
+    },
+    Experiment {
+        name: "threads",
+        about: "decode, scan, sum and encode on 1 … all threads, next to copy and sum bandwidth (seed 002, Fig. 7)",
+        run: threads::run,
     },
     Experiment {
         name: "end-to-end",
