@@ -63,6 +63,28 @@ fn scaling_table(title: String, unit: &str, items: f64, scale: f64, counts: &[us
     table
 }
 
+/// One record per operation and thread count: `items` per median time, in millions a second.
+fn to_records<'a>(
+    data: &'a str,
+    prefix: &'a str,
+    unit: &'static str,
+    items: f64,
+    counts: &'a [usize],
+    rows: &'a [Scaling],
+) -> impl Iterator<Item = Record> + 'a {
+    rows.iter().flat_map(move |r| {
+        counts.iter().zip(&r.ns).map(move |(t, ns)| Record {
+            experiment: "threads",
+            data: data.to_string(),
+            codec: format!("{prefix}{}", r.name),
+            measure: format!("{t} threads"),
+            value: items / ns * 1e3,
+            unit,
+            ratio_to_plain: None,
+        })
+    })
+}
+
 /// `x` to three significant digits (at least none after the point).
 fn three_digits(x: f64) -> String {
     let decimals = if x >= 100.0 {
@@ -168,19 +190,7 @@ fn segments(
         let timed = race(cfg.settings, &mut c);
         names.into_iter().zip(timed).map(|(name, t)| (name, t.median_ns)).collect()
     });
-    for r in &rows {
-        for (t, ns) in counts.iter().zip(&r.ns) {
-            records.push(Record {
-                experiment: "threads",
-                data: set.to_string(),
-                codec: r.name.clone(),
-                measure: format!("{t} threads"),
-                value: n as f64 / ns * 1e3,
-                unit: "M values/s",
-                ratio_to_plain: None,
-            });
-        }
-    }
+    records.extend(to_records(set, "", "M values/s", n as f64, counts, &rows));
     let mut table = scaling_table(
         format!("threads: {set}, {n} u32 in segments of {SEGMENT}, million values per second"),
         "million values per second",
@@ -233,19 +243,7 @@ fn tables(cfg: &Config, progress: &Progress, scale: f64, counts: &[usize], recor
         let timed = race(cfg.settings, &mut c);
         names.iter().zip(timed).map(|(name, t)| (name.to_string(), t.median_ns)).collect()
     });
-    for r in &timed {
-        for (t, ns) in counts.iter().zip(&r.ns) {
-            records.push(Record {
-                experiment: "threads",
-                data: format!("lineitem SF {scale}"),
-                codec: format!("lwc-file {}", r.name),
-                measure: format!("{t} threads"),
-                value: rows as f64 / ns * 1e3,
-                unit: "M rows/s",
-                ratio_to_plain: None,
-            });
-        }
-    }
+    records.extend(to_records(&format!("lineitem SF {scale}"), "lwc-file ", "M rows/s", rows as f64, counts, &timed));
     let mut table = scaling_table(
         format!(
             "threads: TPC-H lineitem at SF {scale} ({rows} rows, 16 columns) through lwc-file, million rows per second"
