@@ -678,6 +678,21 @@ impl<'a, V: Value> Segment<'a, V> {
         Ok(())
     }
 
+    /// [`Segment::take_into`] for positions the caller has already found ascending and below
+    /// [`Segment::rows`] (a column's located rows): no pass checks them again. Were one out of range after
+    /// all, the stream's kernels would panic rather than read past the data, as they do for every caller.
+    pub(crate) fn take_ascending_into(&self, positions: &[u32], out: &mut [V]) {
+        debug_assert!(positions.windows(2).all(|w| w[0] <= w[1]) && positions.last().is_none_or(|&p| (p as usize) < self.rows));
+        if positions.len() <= SHORT_TAKE {
+            for (o, &p) in out.iter_mut().zip(positions) {
+                *o = V::from_latent(self.stream.get(p as usize));
+            }
+            return;
+        }
+        self.stream.take_sorted_into(positions, latents_of(out));
+        V::latents_to_values(out);
+    }
+
     /// [`Segment::take_into`] of latents, for lists longer than [`SHORT_TAKE`].
     fn take_latents(&self, positions: &[u32], out: &mut [V::Latent]) -> Result<()> {
         // Check and serve the list a chunk at a time, so the check reads positions the take then finds in L1

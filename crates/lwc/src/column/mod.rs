@@ -157,7 +157,8 @@ impl<'a, T: Value> Column<'a, T> {
         }
         let row = |k: usize| -> u64 { rows[k].into() };
         let mut local = Vec::new();
-        if self.segments.len() <= 1 || rows.windows(2).all(|w| w[0].into() <= w[1].into()) {
+        let sorted = ascending(rows);
+        if self.segments.len() <= 1 || sorted {
             let mut k = 0;
             while k < rows.len() {
                 let (seg, _) = self.locate(row(k))?;
@@ -165,17 +166,23 @@ impl<'a, T: Value> Column<'a, T> {
                 let n = if self.segments.len() == 1 {
                     rows.len()
                 } else {
-                    rows[k..].partition_point(|&r| r.into() < segment_rows.end)
+                    crate::kernels::positions::leading(&rows[k..], |r| r.into() < segment_rows.end)
                 };
-                local.clear();
-                for r in (k..k + n).map(row) {
-                    if r >= segment_rows.end {
-                        // Only unsorted rows of a one-segment column get here unlocated.
-                        return Err(Error::RowOutOfRange { row: r, rows: self.rows });
-                    }
-                    local.push((r - segment_rows.start) as u32);
+                let here = &rows[k..k + n];
+                // Only the rows of a one-segment column get here unlocated (a later one may be too large).
+                if self.segments.len() == 1 && here.iter().map(|&r| r.into()).max() >= Some(segment_rows.end) {
+                    let row = here.iter().map(|&r| r.into()).find(|&r| r >= segment_rows.end).expect("the max is");
+                    return Err(Error::RowOutOfRange { row, rows: self.rows });
                 }
-                self.segments[seg].take_into(&local, &mut out[k..k + n])?;
+                local.clear();
+                // A loop without checks or pushes, which the compiler vectorizes.
+                local.extend(here.iter().map(|&r| (r.into() - segment_rows.start) as u32));
+                if sorted {
+                    // Located rows: ascending and inside the segment, so it need not check them again.
+                    self.segments[seg].take_ascending_into(&local, &mut out[k..k + n]);
+                } else {
+                    self.segments[seg].take_into(&local, &mut out[k..k + n])?;
+                }
                 k += n;
             }
             return Ok(());
@@ -299,6 +306,21 @@ impl ColumnSelection {
     pub fn row_ids(&self) -> Vec<u64> {
         self.parts.iter().flat_map(|p| p.selection.iter().map(move |i| p.first_row + i as u64)).collect()
     }
+}
+
+/// Whether `rows` ascend (repeats allowed): each chunk is folded without an early exit, which the compiler
+/// vectorizes, and the first chunk out of order ends the check.
+fn ascending<R: Copy + Into<u64>>(rows: &[R]) -> bool {
+    const CHUNK: usize = 256;
+    let mut start = 0;
+    while start + 1 < rows.len() {
+        let end = (start + CHUNK + 1).min(rows.len());
+        if !rows[start..end].windows(2).fold(true, |ok, w| ok & (w[0].into() <= w[1].into())) {
+            return false;
+        }
+        start = end - 1;
+    }
+    true
 }
 
 #[cfg(test)]

@@ -367,6 +367,11 @@ macro_rules! registry {
                     $(StreamView::$variant(v) => v.get_cost(),)*
                 }
             }
+            fn wrapping_sum(&self, start: usize, len: usize) -> T {
+                match self {
+                    $(StreamView::$variant(v) => v.wrapping_sum(start, len),)*
+                }
+            }
             fn rank(&self, value: T) -> usize {
                 match self {
                     $(StreamView::$variant(v) => v.rank(value),)*

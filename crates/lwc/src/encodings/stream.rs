@@ -8,7 +8,7 @@ use crate::bytes::Reader;
 use crate::error::Result;
 use crate::kernels::{bitpack::BLOCK, positions::has_dense_block, scan};
 use crate::selection::Selection;
-use crate::types::LwcInt;
+use crate::types::{LwcInt, Word};
 
 /// The sum, min and max of some values (their count is the caller's): what aggregates of a selection
 /// add up.
@@ -92,6 +92,21 @@ pub(crate) trait StreamOps<T: LwcInt> {
 
     /// One value, O(1).
     fn get(&self, i: usize) -> T;
+
+    /// The sum of values `start .. start + len` wrapping in the unsigned word: what a walk over deltas adds
+    /// to move past them without writing them out. Decoded a chunk at a time, unless the encoding sums
+    /// its encoded form (packed fields and their base).
+    fn wrapping_sum(&self, start: usize, len: usize) -> T {
+        const CHUNK: usize = 64;
+        let mut buf = [T::default(); CHUNK];
+        let mut sum = T::Unsigned::ZERO;
+        for from in (start..start + len).step_by(CHUNK) {
+            let chunk = &mut buf[..(start + len - from).min(CHUNK)];
+            self.decode_into(from, chunk);
+            sum = chunk.iter().fold(sum, |s, v| s.wrapping_add(v.to_bits()));
+        }
+        T::from_bits(sum)
+    }
 
     /// About how many values one [`StreamOps::get`] decodes or probes: 1 where a value is read in place;
     /// a stride's walk for `delta`, a search for `rle`, a block's decompression for `lz4`. A take weighs
@@ -379,6 +394,7 @@ trait DynStream<U: LwcInt> {
     fn decode_into(&self, start: usize, out: &mut [U]);
     fn get(&self, i: usize) -> U;
     fn get_cost(&self) -> usize;
+    fn wrapping_sum(&self, start: usize, len: usize) -> U;
     fn take_into(&self, positions: &[u32], out: &mut [U]);
     fn take_sorted_into(&self, positions: &[u32], out: &mut [U]);
     fn filter_range(&self, lo: U, hi: U, out: &mut Bitmap);
@@ -400,6 +416,9 @@ impl<U: LwcInt> DynStream<U> for StreamView<'_, U> {
     }
     fn get_cost(&self) -> usize {
         StreamOps::get_cost(self)
+    }
+    fn wrapping_sum(&self, start: usize, len: usize) -> U {
+        StreamOps::wrapping_sum(self, start, len)
     }
     fn take_into(&self, positions: &[u32], out: &mut [U]) {
         StreamOps::take_into(self, positions, out)
@@ -437,6 +456,9 @@ impl<U: LwcInt> StreamOps<U> for WordStream<'_, U> {
     }
     fn get_cost(&self) -> usize {
         self.0.get_cost()
+    }
+    fn wrapping_sum(&self, start: usize, len: usize) -> U {
+        self.0.wrapping_sum(start, len)
     }
     fn take_into(&self, positions: &[u32], out: &mut [U]) {
         self.0.take_into(positions, out)

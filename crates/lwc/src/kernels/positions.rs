@@ -82,6 +82,19 @@ with_avx2! {
     }
 }
 
+/// How many leading `items` satisfy `pred`, which holds for a prefix of them: found by galloping from the
+/// front (1, 2, 4, … items, then a bisection of the last step), so a short prefix of a long list costs
+/// a few probes near its start instead of a bisection of the whole list.
+pub fn leading<R: Copy>(items: &[R], pred: impl Fn(R) -> bool) -> usize {
+    let mut end = 1;
+    while end <= items.len() && pred(items[end - 1]) {
+        end *= 2;
+    }
+    let start = end / 2;
+    let end = end.min(items.len() + 1) - 1;
+    start + items[start..end].partition_point(|&r| pred(r))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +112,16 @@ mod tests {
         inner.swap(600, 601);
         assert_eq!(max_and_sorted(&inner), (Some(999), false));
         assert_eq!(max_and_sorted(&[3, 3, 3]), (Some(3), true));
+    }
+
+    #[test]
+    fn leading_counts_the_prefix_at_every_length() {
+        for len in 0..70u32 {
+            let items: Vec<u32> = (0..len).collect();
+            for bound in 0..=len + 1 {
+                assert_eq!(leading(&items, |r| r < bound), bound.min(len) as usize, "len {len}, bound {bound}");
+            }
+        }
     }
 
     #[test]

@@ -86,6 +86,25 @@ impl<'a, U: Word> Packed<'a, U> {
         }
     }
 
+    /// `out[k] = field(positions[k]) + references[positions[k] >> shift]` (for_n's values): field and
+    /// reference read together; long lists decode everything once and gather from that.
+    pub fn take_from_references(&self, positions: &[u32], references: &[U], shift: u32, out: &mut [U]) {
+        let reference = |p: u32| references[(p >> shift) as usize];
+        if self.fields.width() == 0 {
+            for (o, &p) in out.iter_mut().zip(positions) {
+                *o = reference(p);
+            }
+        } else if kernel::decode_first_pays(self.fields.len(), positions.len()) {
+            self.take_into(positions, U::ZERO, out);
+            for (o, &p) in out.iter_mut().zip(positions) {
+                *o = o.wrapping_add(reference(p));
+            }
+        } else {
+            let (bytes, n, w) = (self.fields.bytes(), self.fields.len(), self.fields.width());
+            kernel::gather_block_offsets(bytes, n, w, references, 1 << shift, positions, out);
+        }
+    }
+
     /// Bits for fields `f` with `lo <= f <= lo + span` (unsigned).
     pub fn filter(&self, lo: U, span: U, out: &mut Bitmap) {
         if self.fields.width() == 0 {
@@ -102,6 +121,15 @@ impl<'a, U: Word> Packed<'a, U> {
             span,
             out.words_mut(),
         );
+    }
+
+    /// Sum of fields `start .. start + len` plus `len` times `base`, wrapping in the word: values of a
+    /// stream with this base (see [`StreamOps::wrapping_sum`]).
+    pub fn wrapping_sum(&self, start: usize, len: usize, base: U) -> U {
+        let fields = scan::sum_packed_range::<U>(self.fields.bytes(), self.fields.len(), self.fields.width(), start, len);
+        // Wrapping in `u128` and then cut to the word: 2^64 divides 2^128.
+        let total = (base.to_u64() as u128).wrapping_mul(len as u128).wrapping_add(fields);
+        U::from_u64(total as u64)
     }
 
     /// Sum of the fields.
@@ -134,6 +162,10 @@ impl<T: LwcInt> StreamOps<T> for BitpackView<'_, T> {
 
     fn get(&self, i: usize) -> T {
         T::from_bits(self.packed.get(i))
+    }
+
+    fn wrapping_sum(&self, start: usize, len: usize) -> T {
+        T::from_bits(self.packed.wrapping_sum(start, len, T::Unsigned::ZERO))
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {

@@ -72,6 +72,10 @@ impl<T: LwcInt> StreamOps<T> for ForView<'_, T> {
         self.residuals.take_into(positions, self.reference.to_bits(), bytemuck::cast_slice_mut(out));
     }
 
+    fn wrapping_sum(&self, start: usize, len: usize) -> T {
+        T::from_bits(self.residuals.wrapping_sum(start, len, self.reference.to_bits()))
+    }
+
     fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {
         if let Some((lo, span)) = self.residual_range(lo, hi) {
             self.residuals.filter(lo, span, out);

@@ -136,10 +136,8 @@ impl<T: LwcInt> StreamOps<T> for ForNView<'_, T> {
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
-        self.residuals.take_into(positions, T::Unsigned::ZERO, bytemuck::cast_slice_mut(out));
-        for (o, &p) in out.iter_mut().zip(positions) {
-            *o = T::add_offset(self.reference(p as usize), o.to_bits());
-        }
+        let references: &[T::Unsigned] = bytemuck::cast_slice(self.refs);
+        self.residuals.take_from_references(positions, references, self.shift, bytemuck::cast_slice_mut(out));
     }
 
     fn sum(&self) -> i128 {

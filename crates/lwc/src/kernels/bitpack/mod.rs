@@ -215,73 +215,122 @@ const GATHER_CHUNK: usize = 512;
 /// If a position is `>= n` or `packed` is shorter than [`packed_len`]`(n, w)`. On a panic, `out` may be
 /// partly written.
 pub fn gather<U: Word>(packed: &[u8], n: usize, w: u32, base: U, positions: &[u32], out: &mut [U]) {
-    gather_dispatch(packed, n, w, base, positions, out)
+    gather_dispatch(packed, n, w, &[base], u32::MAX, positions, out)
 }
 
-/// The gather loop for a compile-time width `W`.
+/// `out[k] = value(positions[k]) + references[positions[k] / block]` (wrapping): for_n's values at any
+/// positions in one pass, each field and its block's reference loaded together, as [`gather`] does for one
+/// base. `block` is a power of two.
+///
+/// # Panics
+/// As [`gather`], and if `block` is not a power of two or `references` has fewer than
+/// `n.div_ceil(block)`.
+pub fn gather_block_offsets<U: Word>(
+    packed: &[u8],
+    n: usize,
+    w: u32,
+    references: &[U],
+    block: usize,
+    positions: &[u32],
+    out: &mut [U],
+) {
+    assert!(block.is_power_of_two() && references.len() >= n.div_ceil(block));
+    gather_dispatch(packed, n, w, references, block.trailing_zeros(), positions, out)
+}
+
+/// The gather loop for a compile-time width `W`: adds `references[i >> shift]` to field `i` where
+/// `BLOCKS`, else `references[0]` to every field.
 ///
 /// # Safety
-/// `packed.len() >= packed_len(n, W)`, `out.len() == positions.len()` and every position is `< n`.
+/// `packed.len() >= packed_len(n, W)`, `out.len() == positions.len()`, every position is `< n`, and
+/// `references` holds the reference of every position (`references[0]` where not `BLOCKS`).
 #[inline(always)]
-unsafe fn gather_const<U: Word, const W: u32>(packed: &[u8], base: U, positions: &[u32], out: &mut [U]) {
+unsafe fn gather_const<U: Word, const W: u32, const BLOCKS: bool>(
+    packed: &[u8],
+    references: &[U],
+    shift: u32,
+    positions: &[u32],
+    out: &mut [U],
+) {
     let mask = U::low_mask(W).to_u64();
     let p = packed.as_ptr();
+    let base = references[0];
     for (o, &i) in out.iter_mut().zip(positions) {
         let bit = i as usize * W as usize;
         let (at, s) = (bit / 8, bit % 8);
         // SAFETY: `i < n`, so the value's first byte `at` satisfies
         // `at + 16 <= (n * W).div_ceil(8) + PADDING <= packed.len()` (caller's contract), and both
-        // loads read at most 16 bytes from `at`.
-        let v = unsafe {
-            if U::BITS < 64 || W <= 56 {
+        // loads read at most 16 bytes from `at`; the reference is there (caller's contract).
+        let (v, add) = unsafe {
+            let v = if U::BITS < 64 || W <= 56 {
                 (p.add(at).cast::<u64>().read_unaligned() >> s) & mask
             } else {
                 ((p.add(at).cast::<u128>().read_unaligned() >> s) as u64) & mask
-            }
+            };
+            (v, if BLOCKS { *references.get_unchecked((i >> shift) as usize) } else { base })
         };
-        *o = U::from_u64(v).wrapping_add(base);
+        *o = U::from_u64(v).wrapping_add(add);
     }
 }
 
-/// [`gather_const`] at the runtime width.
+/// [`gather_const`] at the runtime width; `shift >= 32` adds `references[0]` to every field.
 ///
 /// # Safety
 /// As [`gather_const`], with `1 <= w <= U::BITS`.
 #[inline(always)]
-unsafe fn gather_generic<U: Word>(packed: &[u8], w: u32, base: U, positions: &[u32], out: &mut [U]) {
+unsafe fn gather_generic<U: Word>(packed: &[u8], w: u32, references: &[U], shift: u32, positions: &[u32], out: &mut [U]) {
     // SAFETY: forwarded contract.
-    with_const_width!(U, w, |W| unsafe { gather_const::<U, W>(packed, base, positions, out) })
+    with_const_width!(U, w, |W| unsafe {
+        if shift < u32::BITS {
+            gather_const::<U, W, true>(packed, references, shift, positions, out)
+        } else {
+            gather_const::<U, W, false>(packed, references, shift, positions, out)
+        }
+    })
 }
 
 /// # Safety
 /// As [`gather_generic`], and the CPU supports AVX2 and BMI2 (`shrx` instead of a shift through `cl`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2")]
-unsafe fn gather_bmi2<U: Word>(packed: &[u8], w: u32, base: U, positions: &[u32], out: &mut [U]) {
+unsafe fn gather_bmi2<U: Word>(packed: &[u8], w: u32, references: &[U], shift: u32, positions: &[u32], out: &mut [U]) {
     // SAFETY: forwarded contract.
-    unsafe { gather_generic(packed, w, base, positions, out) }
+    unsafe { gather_generic(packed, w, references, shift, positions, out) }
 }
 
-fn gather_dispatch<U: Word>(packed: &[u8], n: usize, w: u32, base: U, positions: &[u32], out: &mut [U]) {
+/// Field `i` plus `references[i >> shift]` (`references[0]` for shifts of 32 or more) at every position.
+fn gather_dispatch<U: Word>(
+    packed: &[u8],
+    n: usize,
+    w: u32,
+    references: &[U],
+    shift: u32,
+    positions: &[u32],
+    out: &mut [U],
+) {
     assert!((1..=U::BITS).contains(&w) && out.len() == positions.len());
     assert!(packed.len() >= packed_len(n, w), "packed stream too short");
+    assert!(!references.is_empty() && (shift >= u32::BITS || n == 0 || (n - 1) >> shift < references.len()));
     #[cfg(target_arch = "x86_64")]
     let bmi2 = crate::kernels::cpu::avx2_bmi2();
+    // SAFETY: AVX2 is present; lengths, width and references checked on entry; the kernel checks the
+    // positions itself, a vector at a time.
+    #[cfg(target_arch = "x86_64")]
+    if bmi2 && unsafe { x86::gather(packed, n, w, references, shift, positions, out) } {
+        return;
+    }
     for (pos, dst) in positions.chunks(GATHER_CHUNK).zip(out.chunks_mut(GATHER_CHUNK)) {
         let max = super::positions::max_position(pos) as usize;
         assert!(max < n, "position {max} out of range for {n} values");
         #[cfg(target_arch = "x86_64")]
         if bmi2 {
-            // SAFETY: AVX2 and BMI2 are present; positions checked just above, lengths and width on entry.
-            unsafe {
-                if !x86::gather(packed, n, w, base, pos, dst) {
-                    gather_bmi2(packed, w, base, pos, dst);
-                }
-            }
+            // SAFETY: AVX2 and BMI2 are present; positions checked just above, lengths, width and
+            // references on entry.
+            unsafe { gather_bmi2(packed, w, references, shift, pos, dst) };
             continue;
         }
-        // SAFETY: positions checked just above, lengths and width on entry.
-        unsafe { gather_generic(packed, w, base, pos, dst) }
+        // SAFETY: positions checked just above, lengths, width and references on entry.
+        unsafe { gather_generic(packed, w, references, shift, pos, dst) }
     }
 }
 

@@ -86,8 +86,21 @@ fn paths_agree<U: Word>(values: &[U], w: u32) {
     assert_eq!(got, want, "gather w={w}");
     got.fill(U::ZERO);
     // SAFETY: width in range, `packed` is a whole stream of `n` values, equal lengths, positions `< n`.
-    unsafe { gather_generic(packed, w, base, &positions, &mut got) };
+    unsafe { gather_generic(packed, w, &[base], u32::MAX, &positions, &mut got) };
     assert_eq!(got, want, "scalar gather w={w}");
+    // With a reference per block of 8 (each block's reference is `base` plus its index).
+    let references: Vec<U> = (0..n.div_ceil(8) as u64).map(|b| base.wrapping_add(U::from_u64(b))).collect();
+    let want_blocks: Vec<U> = positions
+        .iter()
+        .map(|&i| values[i as usize].wrapping_add(references[i as usize / 8]))
+        .collect();
+    got.fill(U::ZERO);
+    gather_block_offsets(packed, n, w, &references, 8, &positions, &mut got);
+    assert_eq!(got, want_blocks, "gather with references w={w}");
+    got.fill(U::ZERO);
+    // SAFETY: as above, and `references` covers every block.
+    unsafe { gather_generic(packed, w, &references, 3, &positions, &mut got) };
+    assert_eq!(got, want_blocks, "scalar gather with references w={w}");
     got.fill(U::ZERO);
     let mut scratch = Vec::new();
     gather_via_decode(packed, n, w, base, &positions, &mut got, &mut scratch);
@@ -337,6 +350,44 @@ fn pack_writes_the_layout_for_every_word_and_width() {
     pack_matches_layout::<u16>();
     pack_matches_layout::<u32>();
     pack_matches_layout::<u64>();
+}
+
+/// for_n's values gathered in one pass (field and reference together) equal the residuals gathered and
+/// their references added, for blocks from one value to larger than the stream, `u32` and `u64`.
+#[test]
+fn gather_block_offsets_adds_each_position_its_block_reference() {
+    fn run<U: Word>() {
+        let mut rng = crate::stats::SplitMix(5);
+        for block in [1, 2, 64, 1024, 4096] {
+            for n in [1usize, 9, 64, 65, 3001] {
+                for w in [1, 7, 25, 26, U::BITS] {
+                    let residuals: Vec<U> = (0..n).map(|_| U::from_u64(rng.next()) & U::low_mask(w)).collect();
+                    let references: Vec<U> = (0..n.div_ceil(block)).map(|_| U::from_u64(rng.next())).collect();
+                    let mut packed = Vec::new();
+                    pack(&residuals, w, &mut packed);
+                    let positions: Vec<u32> = (0..1100).map(|_| (rng.next() % n as u64) as u32).collect();
+                    let want: Vec<U> = positions
+                        .iter()
+                        .map(|&p| residuals[p as usize].wrapping_add(references[p as usize / block]))
+                        .collect();
+                    let mut got = vec![U::ZERO; positions.len()];
+                    gather_block_offsets(&packed, n, w, &references, block, &positions, &mut got);
+                    assert_eq!(got, want, "block={block} n={n} w={w}");
+                }
+            }
+        }
+    }
+    run::<u32>();
+    run::<u64>();
+}
+
+#[test]
+#[should_panic(expected = "assertion failed")]
+fn gather_block_offsets_rejects_missing_references() {
+    let mut packed = Vec::new();
+    pack(&[1u32; 130], 3, &mut packed);
+    let mut out = [0u32; 1];
+    gather_block_offsets(&packed, 130, 3, &[0u32, 0], 64, &[0], &mut out);
 }
 
 /// for_n's residuals, packed straight from the values with each block's reference, equal the residuals

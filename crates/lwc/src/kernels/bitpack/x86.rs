@@ -696,27 +696,55 @@ unsafe fn unpack_u64(src: *const u8, step: usize, plan: &Plan64, base: u64, out:
     }
 }
 
-/// Gathers `out[k] = value(positions[k]) + base` with AVX2 gather instructions when there is a kernel
-/// for this word and width (`u32` at widths up to 25: one 4-byte load a value; `u64` up to 56: one
-/// 8-byte load); returns `false` (touching nothing) otherwise.
+/// Gathers `out[k] = value(positions[k]) + references[positions[k] >> shift]` (`references[0]` for every
+/// value where `shift >= 32`) with AVX2 gather instructions when there is a kernel for this word and width
+/// (`u32` at widths up to 25: one 4-byte load a value; `u64` up to 56: one 8-byte load); returns `false`
+/// (touching nothing) otherwise. Positions are checked against `n` a vector at a time, before their loads.
+///
+/// # Panics
+/// If a position is `>= n` (`out` may then be partly written).
 ///
 /// # Safety
-/// AVX2 is present; every position is `< n`; `packed.len() >= packed_len(n, w)`, `w >= 1` and
-/// `out.len() == positions.len()`.
-pub unsafe fn gather<U: Word>(packed: &[u8], n: usize, w: u32, base: U, positions: &[u32], out: &mut [U]) -> bool {
+/// AVX2 is present; `packed.len() >= packed_len(n, w)`, `w >= 1`, `out.len() == positions.len()`, and
+/// `references` holds the reference of every position below `n`.
+pub unsafe fn gather<U: Word>(
+    packed: &[u8],
+    n: usize,
+    w: u32,
+    references: &[U],
+    shift: u32,
+    positions: &[u32],
+    out: &mut [U],
+) -> bool {
     // Byte offsets go through 32-bit signed lanes in the `u32` kernel.
     let offsets_fit = (n as u64) * (w as u64) < 1 << 31;
+    let blocks = shift < u32::BITS;
     match U::BITS {
         32 if w <= 25 && offsets_fit => {
-            let out: &mut [u32] = bytemuck::cast_slice_mut(out);
-            // SAFETY: forwarded contract; `w + 7 <= 32`, so a 4-byte load at a value's first byte holds it.
-            unsafe { gather_u32(packed.as_ptr(), w, base.to_u64() as u32, positions, out) };
+            let (out, references): (&mut [u32], &[u32]) =
+                (bytemuck::cast_slice_mut(out), bytemuck::cast_slice(references));
+            // SAFETY: forwarded contract; `w + 7 <= 32`, so a 4-byte load at a value's first byte holds it;
+            // the reference indices `position >> shift` are below `n < 2^31`.
+            unsafe {
+                if blocks {
+                    gather_u32::<true>(packed.as_ptr(), n, w, references, shift, positions, out)
+                } else {
+                    gather_u32::<false>(packed.as_ptr(), n, w, references, shift, positions, out)
+                }
+            };
             true
         }
         64 if w <= 56 => {
-            let out: &mut [u64] = bytemuck::cast_slice_mut(out);
+            let (out, references): (&mut [u64], &[u64]) =
+                (bytemuck::cast_slice_mut(out), bytemuck::cast_slice(references));
             // SAFETY: forwarded contract; `w + 7 <= 64`, so an 8-byte load at a value's first byte holds it.
-            unsafe { gather_u64(packed.as_ptr(), w, base.to_u64(), positions, out) };
+            unsafe {
+                if blocks {
+                    gather_u64::<true>(packed.as_ptr(), n, w, references, shift, positions, out)
+                } else {
+                    gather_u64::<false>(packed.as_ptr(), n, w, references, shift, positions, out)
+                }
+            };
             true
         }
         _ => false,
@@ -726,56 +754,110 @@ pub unsafe fn gather<U: Word>(packed: &[u8], n: usize, w: u32, base: U, position
 /// # Safety
 /// As [`gather`], with `w <= 25` and byte offsets below `2^31`.
 #[target_feature(enable = "avx2")]
-unsafe fn gather_u32(p: *const u8, w: u32, base: u32, positions: &[u32], out: &mut [u32]) {
+unsafe fn gather_u32<const BLOCKS: bool>(
+    p: *const u8,
+    n: usize,
+    w: u32,
+    references: &[u32],
+    shift: u32,
+    positions: &[u32],
+    out: &mut [u32],
+) {
     let width = _mm256_set1_epi32(w as i32);
     let seven = _mm256_set1_epi32(7);
     let mask = _mm256_set1_epi32(((1u64 << w) - 1) as i32);
+    let base = references[0];
     let base_v = _mm256_set1_epi32(base as i32);
+    let count = _mm_cvtsi32_si128(shift as i32);
+    let r = references.as_ptr();
+    // `n < 2^31` here: a lane is out of range where `max(lane, n) == lane`.
+    let limit = _mm256_set1_epi32(n as i32);
     let mut pos = positions.chunks_exact(8);
     let mut dst = out.chunks_exact_mut(8);
     for (pos, dst) in (&mut pos).zip(&mut dst) {
-        // SAFETY: `pos` and `dst` hold 8 lanes; each lane's byte offset is that of a value `< n`, and
-        // the padding after the packed data covers a 4-byte load there.
+        // SAFETY: `pos` and `dst` hold 8 lanes; each lane's byte offset is that of a value `< n` (checked
+        // first), and the padding after the packed data covers a 4-byte load there; each lane's reference
+        // exists.
         unsafe {
-            let bit = _mm256_mullo_epi32(_mm256_loadu_si256(pos.as_ptr().cast()), width);
+            let idx = _mm256_loadu_si256(pos.as_ptr().cast());
+            let over = _mm256_cmpeq_epi32(_mm256_max_epu32(idx, limit), idx);
+            if _mm256_testz_si256(over, over) == 0 {
+                out_of_range(pos, n);
+            }
+            let bit = _mm256_mullo_epi32(idx, width);
             let at = _mm256_srli_epi32::<3>(bit);
             let v = _mm256_i32gather_epi32::<1>(p.cast(), at);
             let v = _mm256_and_si256(_mm256_srlv_epi32(v, _mm256_and_si256(bit, seven)), mask);
-            _mm256_storeu_si256(dst.as_mut_ptr().cast(), _mm256_add_epi32(v, base_v));
+            let add = if BLOCKS { _mm256_i32gather_epi32::<4>(r.cast(), _mm256_srl_epi32(idx, count)) } else { base_v };
+            _mm256_storeu_si256(dst.as_mut_ptr().cast(), _mm256_add_epi32(v, add));
         }
     }
     let mask = mask_u64(w);
+    out_of_range(pos.remainder(), n);
     for (&i, o) in pos.remainder().iter().zip(dst.into_remainder()) {
         // SAFETY: as above, one value.
-        *o = ((unsafe { load_at(p, i as u64 * w as u64) } & mask) as u32).wrapping_add(base);
+        let (v, add) = unsafe {
+            (load_at(p, i as u64 * w as u64), if BLOCKS { *r.add((i >> shift) as usize) } else { base })
+        };
+        *o = ((v & mask) as u32).wrapping_add(add);
     }
 }
 
 /// # Safety
 /// As [`gather`], with `w <= 56`.
 #[target_feature(enable = "avx2")]
-unsafe fn gather_u64(p: *const u8, w: u32, base: u64, positions: &[u32], out: &mut [u64]) {
+unsafe fn gather_u64<const BLOCKS: bool>(
+    p: *const u8,
+    n: usize,
+    w: u32,
+    references: &[u64],
+    shift: u32,
+    positions: &[u32],
+    out: &mut [u64],
+) {
     let width = _mm256_set1_epi64x(w as i64);
     let seven = _mm256_set1_epi64x(7);
     let mask = _mm256_set1_epi64x(mask_u64(w) as i64);
+    let base = references[0];
     let base_v = _mm256_set1_epi64x(base as i64);
+    let count = _mm_cvtsi32_si128(shift as i32);
+    let r = references.as_ptr();
     let mut pos = positions.chunks_exact(4);
     let mut dst = out.chunks_exact_mut(4);
+    // Positions are `u32`: none reaches a limit of `2^32` or more.
+    let limit = _mm256_set1_epi64x(n.min(1 << 32) as i64);
     for (pos, dst) in (&mut pos).zip(&mut dst) {
         // SAFETY: as in `gather_u32`, 4 lanes of 8-byte loads.
         unsafe {
             let idx = _mm256_cvtepu32_epi64(_mm_loadu_si128(pos.as_ptr().cast()));
+            if _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(limit, idx))) != 0b1111 {
+                out_of_range(pos, n);
+            }
             let bit = _mm256_mul_epu32(idx, width);
             let at = _mm256_srli_epi64::<3>(bit);
             let v = _mm256_i64gather_epi64::<1>(p.cast(), at);
             let v = _mm256_and_si256(_mm256_srlv_epi64(v, _mm256_and_si256(bit, seven)), mask);
-            _mm256_storeu_si256(dst.as_mut_ptr().cast(), _mm256_add_epi64(v, base_v));
+            let add = if BLOCKS { _mm256_i64gather_epi64::<8>(r.cast(), _mm256_srl_epi64(idx, count)) } else { base_v };
+            _mm256_storeu_si256(dst.as_mut_ptr().cast(), _mm256_add_epi64(v, add));
         }
     }
     let mask = mask_u64(w);
+    out_of_range(pos.remainder(), n);
     for (&i, o) in pos.remainder().iter().zip(dst.into_remainder()) {
         // SAFETY: as above, one value.
-        *o = (unsafe { load_at(p, i as u64 * w as u64) } & mask).wrapping_add(base);
+        let (v, add) = unsafe {
+            (load_at(p, i as u64 * w as u64), if BLOCKS { *r.add((i >> shift) as usize) } else { base })
+        };
+        *o = (v & mask).wrapping_add(add);
+    }
+}
+
+/// Panics at the first of `positions` that is `>= n`, as the portable gather's check does.
+#[cold]
+#[inline(never)]
+fn out_of_range(positions: &[u32], n: usize) {
+    if let Some(&p) = positions.iter().find(|&&p| p as usize >= n) {
+        panic!("position {p} out of range for {n} values");
     }
 }
 

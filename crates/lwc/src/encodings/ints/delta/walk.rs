@@ -34,12 +34,17 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
     }
 
     /// A cursor at `row`: moved forward from `from` when that stands in `row`'s stride at or before it,
-    /// else from `row`'s data point. The deltas between are summed in `scratch`, not written out.
+    /// else from `row`'s data point. The deltas between are summed where they are stored when they are
+    /// plain (the stream's [`StreamOps::wrapping_sum`]), zigzagged ones in `scratch`; none is written out.
     pub(super) fn seek(&self, from: Option<Cursor<T>>, row: usize, scratch: &mut [T::Unsigned]) -> Cursor<T> {
         let mut c = match from {
             Some(c) if c.row <= row && c.row >> self.shift == row >> self.shift => c,
             _ => self.data_point(row),
         };
+        if !self.zigzag {
+            let between = self.deltas.wrapping_sum(c.row + 1, row - c.row);
+            return Cursor { row, value: T::add_offset(c.value, between) };
+        }
         let chunk = scratch.len();
         while c.row < row {
             let deltas = &mut scratch[..(row - c.row).min(chunk)];
@@ -95,13 +100,25 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
             // Dense positions run on across data points; sparse ones stay in the stride, so that a later
             // stride starts from its data point instead of from the deltas before it.
             let mut run = count_up_to(&positions[k..], c.row + BLOCK);
-            if !self.dense(positions[k + run - 1] as usize - c.row, run) {
+            let sparse = !self.dense(positions[k + run - 1] as usize - c.row, run);
+            if sparse && !self.zigzag {
+                // Plain deltas are summed where they are stored (packed), from the cursor or from the
+                // data point of a later stride: nothing is written but the values asked for.
+                for (o, &q) in out[k..k + run].iter_mut().zip(&positions[k..k + run]) {
+                    c = self.seek(Some(c), q as usize, &mut []);
+                    *o = c.value;
+                }
+                *cursor = Some(c);
+                k += run;
+                continue;
+            }
+            if sparse {
                 run = count_up_to(&positions[k..k + run], c.row | (self.stride() as usize - 1));
             }
             let (first, last) = (c.row, positions[k + run - 1] as usize);
+            let (positions, out) = (&positions[k..k + run], &mut out[k..k + run]);
             let deltas = &mut deltas[..last - first];
             self.deltas.decode_into(first + 1, deltas);
-            let (positions, out) = (&positions[k..k + run], &mut out[k..k + run]);
             if self.dense(deltas.len(), run) {
                 let last_value = prefix::prefix_sum(c.value.to_bits(), deltas, self.zigzag);
                 for (o, &q) in out.iter_mut().zip(positions) {
@@ -126,7 +143,7 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
 
     /// Whether `positions` in a span of `rows` are served best by one prefix sum over them (see [`DENSE_GAP`]).
     pub(super) fn dense(&self, rows: usize, positions: usize) -> bool {
-        let gap = if (self.stride() as usize) < SMALL_STRIDE { SMALL_STRIDE_GAP } else { DENSE_GAP };
+        let gap = if self.zigzag && (self.stride() as usize) < SMALL_STRIDE { SMALL_STRIDE_GAP } else { DENSE_GAP };
         rows <= gap * positions
     }
 
@@ -199,13 +216,7 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
 /// How many of the ascending `positions` are at most `bound`, found by galloping from the front: windows
 /// usually hold few of a long list.
 pub(super) fn count_up_to(positions: &[u32], bound: usize) -> usize {
-    let mut end = 1;
-    while end < positions.len() && positions[end] as usize <= bound {
-        end *= 2;
-    }
-    let start = end / 2;
-    let end = end.min(positions.len());
-    start + positions[start..end].partition_point(|&q| q as usize <= bound)
+    crate::kernels::positions::leading(positions, |q| q as usize <= bound)
 }
 
 /// Sets bits `start .. end` of `words`.

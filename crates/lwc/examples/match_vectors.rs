@@ -1,0 +1,83 @@
+//! Seed 001's match vectors on the TPC-H keys at scale factor 1: the take of a sorted 1 % (and 10 %) match
+//! vector under `for_n(64)` and delta at several strides, as a ratio to a plain gather timed in the same
+//! run (median of rounds). What `lwc-bench keys` measures, small enough to profile.
+//!
+//! Run: `cargo run --release -p lwc --example match_vectors [CASCADE ...]`.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use lwc::{Cascade, EncodeOptions, EncodedColumn};
+use lwc_testdata::shapes;
+
+const ROUNDS: usize = 41;
+
+/// Median seconds of `ROUNDS` runs of `a` and of `b`, taken in turns so that both see the same machine.
+fn race(mut a: impl FnMut(), mut b: impl FnMut()) -> (f64, f64) {
+    let time = |f: &mut dyn FnMut()| {
+        let start = Instant::now();
+        f();
+        start.elapsed().as_secs_f64()
+    };
+    let (mut ta, mut tb): (Vec<f64>, Vec<f64>) = (0..ROUNDS).map(|_| (time(&mut a), time(&mut b))).unzip();
+    ta.sort_by(f64::total_cmp);
+    tb.sort_by(f64::total_cmp);
+    (ta[ROUNDS / 2], tb[ROUNDS / 2])
+}
+
+/// Each row with probability `selectivity` (a fixed-seed LCG), ascending.
+fn match_vector(n: usize, selectivity: f64) -> Vec<u32> {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    (0..n as u32)
+        .filter(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 11) as f64 / (1u64 << 53) as f64) < selectivity
+        })
+        .collect()
+}
+
+fn main() -> Result<(), lwc::Error> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let cascades: Vec<String> = if args.is_empty() {
+        ["for_n", "delta:16", "delta:64", "delta"].map(String::from).to_vec()
+    } else {
+        args
+    };
+    let columns = [
+        ("l_orderkey", shapes::l_orderkey(6_001_215)),
+        ("o_orderkey", shapes::o_orderkey(1_500_000)),
+        ("ps_partkey", shapes::ps_partkey(800_000)),
+    ];
+    for selectivity in [0.01, 0.1] {
+        println!("take of a {} % match vector, time as a ratio to a plain gather", selectivity * 100.0);
+        for (name, values) in &columns {
+            let positions = match_vector(values.len(), selectivity);
+            let (mut out, mut gathered) = (vec![0u32; positions.len()], vec![0u32; positions.len()]);
+            let mut line = format!("{name:<11} {:>6} positions", positions.len());
+            for cascade in &cascades {
+                let options = EncodeOptions::with_encoding(cascade.parse::<Cascade>()?);
+                let encoded = EncodedColumn::encode(values, None, options)?;
+                let column = encoded.open::<u32>()?;
+                column.take_into(&positions, &mut out)?;
+                assert!(out.iter().zip(&positions).all(|(&o, &p)| o == values[p as usize]), "{cascade}");
+                if std::env::var("PROFILE").is_ok_and(|c| c == *name) {
+                    for _ in 0..100_000 {
+                        column.take_into(black_box(&positions), &mut out).expect("rows in range");
+                    }
+                    return Ok(());
+                }
+                let plain = || {
+                    for (o, &p) in gathered.iter_mut().zip(black_box(&positions)) {
+                        *o = values[p as usize];
+                    }
+                    black_box(&gathered);
+                };
+                let take = || column.take_into(black_box(&positions), &mut out).expect("rows in range");
+                let (plain, take) = race(plain, take);
+                line += &format!(" | {cascade} {:.2}x ({:.1} µs)", take / plain, take * 1e6);
+            }
+            println!("{line}");
+        }
+    }
+    Ok(())
+}
