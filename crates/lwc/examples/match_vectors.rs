@@ -58,6 +58,9 @@ fn main() -> Result<(), lwc::Error> {
                 let options = EncodeOptions::with_encoding(cascade.parse::<Cascade>()?);
                 let encoded = EncodedColumn::encode(values, None, options)?;
                 let column = encoded.open::<u32>()?;
+                if std::env::var("CASCADES").is_ok() {
+                    eprintln!("{name} {cascade}: {}", column.cascades()[0].0);
+                }
                 column.take_into(&positions, &mut out)?;
                 assert!(out.iter().zip(&positions).all(|(&o, &p)| o == values[p as usize]), "{cascade}");
                 if std::env::var("PROFILE").is_ok_and(|c| c == *name) {

@@ -1,6 +1,7 @@
 //! Measuring the cost model on this machine: every registered encoding at every width of the model's
 //! table, on data shaped for it (each encoding's file says what), timing a full decode and random `get`s
-//! in cache, and a sequential read from memory for the bandwidth a scan pays per byte.
+//! in cache; a sequential read from memory for the bandwidth a scan pays per byte; and random reads at
+//! growing working sets for what a lookup pays per cache line out of cache.
 //!
 //! This sits above segments (it encodes and reads them), so the model itself stays plain data that the
 //! selector only reads. Front ends keep the result where they like (`lwc calibrate`) and pass it in
@@ -19,19 +20,21 @@ use std::time::Instant;
 
 use crate::encodings::EncodingId;
 use crate::segment::{encode_segment, Segment};
-use crate::select::{CostModel, TEXT_ROW_BYTES, WIDTHS};
+use crate::select::{CostModel, TEXT_ROW_BYTES, WIDTHS, WORKING_SETS_LOG2};
 use crate::stats::SplitMix;
 use crate::strings::{encode_bytes_segment, BytesSegment, BytesType};
-use crate::types::Value;
+use crate::types::{LwcInt, Value, Word};
 
 const CALIBRATION_ROWS: usize = 16_384;
 const CALIBRATION_GETS: usize = 1024;
 const REPEATS: usize = 3;
 
-/// Measures every encoding at every width of [`WIDTHS`] on this machine (a few hundred milliseconds).
+/// Measures every encoding at every width of [`WIDTHS`] on this machine, and the memory (about a second).
 pub fn calibrate() -> CostModel {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut model = CostModel::empty(format!("calibrated on this machine ({threads} threads)"), measure_bandwidth());
+    model.latency_ns = measure_latencies();
+    model.call_ns = measure_call();
     let mut rng = SplitMix(0x1c5_eed);
     for id in EncodingId::ALL {
         for (k, &width) in WIDTHS.iter().enumerate() {
@@ -130,13 +133,69 @@ fn measure<T: Value>(id: EncodingId, values: &[T], rng: &mut SplitMix) -> (f64, 
         segment.decode_into(0, &mut out).expect("in range");
         black_box(&out);
         decode = decode.min(start.elapsed().as_nanos() as f64 / values.len() as f64);
-        let start = Instant::now();
-        for &p in &positions {
-            black_box(segment.get(p).expect("in range"));
-        }
-        get = get.min(start.elapsed().as_nanos() as f64 / positions.len() as f64);
+        let latent = |p| segment.get(p).expect("in range").map_or(0, |v| v.to_latent().to_bits().to_u64());
+        get = get.min(time_gets(&positions, latent));
     }
     (decode, get)
+}
+
+/// Nanoseconds per call of `get` at `positions`, the results summed rather than each passed through
+/// `black_box`: on some CPUs that store costs more than a `get` (3 ns a call on an AMD EPYC under KVM).
+fn time_gets(positions: &[usize], get: impl Fn(usize) -> u64) -> f64 {
+    let start = Instant::now();
+    let sum = positions.iter().fold(0u64, |a, &p| a.wrapping_add(get(p)));
+    black_box(sum);
+    start.elapsed().as_nanos() as f64 / positions.len().max(1) as f64
+}
+
+/// Random reads timed per working set: how many a gather makes of a buffer of that size.
+const LATENCY_READS: usize = 1 << 16;
+
+/// Nanoseconds per random read of an 8-byte word (one position of a gather: independent reads overlap,
+/// as a take's do) from a buffer of each size of [`WORKING_SETS_LOG2`], minimum over repeats.
+fn measure_latencies() -> [f64; WORKING_SETS_LOG2.len()] {
+    let largest = 1usize << WORKING_SETS_LOG2[WORKING_SETS_LOG2.len() - 1];
+    // Filled so that its pages are mapped: the first touch of a page is not what a lookup pays.
+    let words: Vec<u64> = (0..largest / 8).map(|i| i as u64).collect();
+    let mut rng = SplitMix(0x1a7e_4c7);
+    let mut latencies = WORKING_SETS_LOG2.map(|log2| {
+        let n = (1usize << log2) / 8;
+        let positions: Vec<u32> = (0..LATENCY_READS).map(|_| rng.below(n) as u32).collect();
+        let mut best = f64::MAX;
+        for _ in 0..REPEATS + 1 {
+            let start = Instant::now();
+            let sum = positions.iter().fold(0u64, |a, &p| a.wrapping_add(words[p as usize]));
+            black_box(sum);
+            best = best.min(start.elapsed().as_nanos() as f64 / LATENCY_READS as f64);
+        }
+        best
+    });
+    // A larger working set never reads faster: what looks so is noise.
+    for k in 1..latencies.len() {
+        latencies[k] = latencies[k].max(latencies[k - 1]);
+    }
+    latencies
+}
+
+/// Nanoseconds a lone [`Segment::get`] costs beyond a position of [`Segment::take_into`] on `plain` values
+/// in cache: the row check and dispatch a take pays once per list.
+fn measure_call() -> f64 {
+    let mut rng = SplitMix(0xca11);
+    let values: Vec<u32> = (0..CALIBRATION_ROWS).map(|_| rng.next() as u32).collect();
+    let encoded = encode_segment(&values, None, EncodingId::Plain).expect("plain applies to anything");
+    let segment = Segment::<u32>::open(&encoded).expect("a segment just written opens");
+    let positions: Vec<u32> = (0..CALIBRATION_GETS).map(|_| rng.below(values.len()) as u32).collect();
+    let mut out = vec![0u32; positions.len()];
+    let (mut get, mut take) = (f64::MAX, f64::MAX);
+    for _ in 0..REPEATS {
+        let at: Vec<usize> = positions.iter().map(|&p| p as usize).collect();
+        get = get.min(time_gets(&at, |p| u64::from(segment.get(p).expect("in range").unwrap_or(0))));
+        let start = Instant::now();
+        segment.take_into(&positions, &mut out).expect("in range");
+        black_box(&out);
+        take = take.min(start.elapsed().as_nanos() as f64 / positions.len() as f64);
+    }
+    (get - take).max(0.0)
 }
 
 /// Bytes per nanosecond of a sequential read of a buffer far larger than the caches.
@@ -158,13 +217,15 @@ mod tests {
     #[test]
     fn calibration_measures_every_encoding() {
         let model = calibrate();
-        assert!(model.bandwidth > 0.0);
+        assert!(model.bandwidth > 0.0 && model.call_ns >= 0.0);
+        // Reads from a buffer far past the caches cost more than reads from one inside L1.
+        assert!(model.miss_ns(f64::from(1u32 << 28)) > 0.0, "{:?}", model.latency_ns);
         // Sequences answer a get without touching data.
         let sequence = model.costs(EncodingId::Sequence, 8, 0.0);
         assert!(sequence.get_ns.is_finite() && sequence.scan_ns.is_finite());
         // A row of text out of a 128 KiB zstd block costs more than one read in place.
-        let zstd = model.text_costs(EncodingId::BytesZstd, TEXT_ROW_BYTES, 10.0);
-        let plain = model.text_costs(EncodingId::BytesPlain, TEXT_ROW_BYTES, TEXT_ROW_BYTES + 4.0);
+        let text = |id, bytes_per_row| model.costs_at(model.text_price(id, TEXT_ROW_BYTES, bytes_per_row), 0.0);
+        let (zstd, plain) = (text(EncodingId::BytesZstd, 10.0), text(EncodingId::BytesPlain, TEXT_ROW_BYTES + 4.0));
         assert!(zstd.get_ns > plain.get_ns && zstd.scan_ns.is_finite(), "{zstd:?} vs {plain:?}");
         assert_eq!(CostModel::from_text(&model.to_text()).unwrap().to_text(), model.to_text());
     }

@@ -65,7 +65,9 @@ pub mod types;
 pub use bitmap::Bitmap;
 pub use bytes::AlignedBytes;
 pub use column::{Column, ColumnBuilder, ColumnSelection, EncodedColumn, SelectionPart};
-pub use encodings::{ByteArray, Cascade, Encoding, EncodingId, Family, Parameter, Requirement, MAX_CASCADE_DEPTH};
+pub use encodings::{
+    ByteArray, Cascade, ChildReads, Encoding, EncodingId, Family, Parameter, Requirement, MAX_CASCADE_DEPTH,
+};
 pub use error::{Error, Result};
 pub use predicate::{Predicate, ZoneVerdict};
 pub use segment::{

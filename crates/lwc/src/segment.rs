@@ -140,6 +140,13 @@ pub struct EncodeOptions {
     pub cost_model: Arc<CostModel>,
     /// Keep a [`SegmentExplain`] per segment: candidates, estimates, costs, reason, time spent choosing.
     pub explain: bool,
+    /// Rows read together with each segment (the table's or column's rows), which set the working set
+    /// the cost model prices lookups at: many rows outgrow the caches, and then a smaller encoding also
+    /// looks up faster. `None`: the segment's own rows, except that [`EncodedColumn::encode`] takes the
+    /// column's.
+    ///
+    /// [`EncodedColumn::encode`]: crate::EncodedColumn::encode
+    pub working_set_rows: Option<u64>,
 }
 
 /// Rows per segment unless configured otherwise: one Hyrise chunk, one Umbra data block.
@@ -153,6 +160,7 @@ impl Default for EncodeOptions {
             objective: Objective::default(),
             cost_model: CostModel::builtin(),
             explain: false,
+            working_set_rows: None,
         }
     }
 }
@@ -171,6 +179,12 @@ impl EncodeOptions {
     /// These options, keeping the record of every choice.
     pub fn explained(self) -> Self {
         EncodeOptions { explain: true, ..self }
+    }
+
+    /// These options for segments read together with others, `rows` rows in all (see
+    /// [`EncodeOptions::working_set_rows`]).
+    pub fn reading_together(self, rows: u64) -> Self {
+        EncodeOptions { working_set_rows: Some(rows), ..self }
     }
 }
 
@@ -343,7 +357,8 @@ pub fn encode_segment<V: Value>(
     }
     let clock = ChoosingClock::default();
     let driver = Driver::new(&options.cost_model, options.objective, options.cascade.clone(), &clock)
-        .for_floats(V::TYPE.is_float());
+        .for_floats(V::TYPE.is_float())
+        .reading_together(values.len(), options.working_set_rows);
     let written = driver.encode_with(&filled, &stats, &mut w)?;
     let bytes = w.into_aligned();
     let has_values = min_max.is_some();

@@ -344,7 +344,8 @@ pub fn encode_bytes_segment(
     w.align();
     let profile = ByteProfile::of(rows, validity);
     let clock = ChoosingClock::default();
-    let driver = Driver::new(&options.cost_model, options.objective, options.cascade.clone(), &clock);
+    let driver = Driver::new(&options.cost_model, options.objective, options.cascade.clone(), &clock)
+        .reading_together(rows.len(), options.working_set_rows);
     let written = driver.encode_bytes(&profile, &mut w)?;
     let bytes = w.into_aligned();
     let read_costs = written.read_costs(&options.cost_model, rows.len(), bytes.len());

@@ -147,7 +147,10 @@ impl EncodedColumn {
         validity: Option<&Bitmap>,
         options: impl Into<EncodeOptions>,
     ) -> Result<Self> {
-        Self::fill(values, validity, ColumnBuilder::new(options.into())?)?.finish()
+        let mut options = options.into();
+        // Lookups go to any of the column's rows: its bytes are the working set the cost model prices.
+        options.working_set_rows = options.working_set_rows.or(Some(values.len() as u64));
+        Self::fill(values, validity, ColumnBuilder::new(options)?)?.finish()
     }
 
     /// How each segment's encoding was chosen, in order, when [`EncodeOptions::explain`] asked for it

@@ -203,6 +203,14 @@ pub(crate) trait BytesEncoder {
     const CHILDREN: &'static [&'static str] = &[];
     /// Whether one row reads without decompressing a block (see [`super::Encoder::RANDOM_ACCESS`]).
     const RANDOM_ACCESS: bool = true;
+    /// Cache lines one row's lookup touches in the stream's own bytes (see [`super::Encoder::lines`]).
+    const LINES: f64 = 1.0;
+
+    /// How one row's lookup reads child `k` (see [`super::Encoder::child_reads`]): by default the row's
+    /// start and end, two lookups of the ends.
+    fn child_reads(_k: usize, _rows: usize, _child_rows: usize) -> super::ChildReads {
+        super::ChildReads { gets: 2.0, values: 0.0 }
+    }
 
     /// Encoded body bytes, or `None` when it does not apply (estimated: child streams as the sink
     /// estimates them).

@@ -207,6 +207,36 @@ pub enum Requirement {
     Doubles,
 }
 
+/// How often one lookup of a stream reads one of its child streams: what the cost model multiplies the
+/// child's price by when it prices a cascade whole (see `select/cost.rs`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChildReads {
+    /// Lookups of the child per lookup of the parent (a dictionary code: 1; a search of run ends: their
+    /// count's log2; an exception list looked up only where a row is one: its share of the rows).
+    pub gets: f64,
+    /// Child values decoded in sequence per lookup of the parent (a walk over half a stride of deltas).
+    pub values: f64,
+}
+
+impl ChildReads {
+    /// One lookup of the child per lookup of the parent.
+    pub const ONE_GET: ChildReads = ChildReads { gets: 1.0, values: 0.0 };
+
+    /// A search over `n` sorted values: about `log2(n + 1)` lookups.
+    pub fn search(n: usize) -> ChildReads {
+        ChildReads { gets: ((n + 1) as f64).log2(), values: 0.0 }
+    }
+
+    /// Exceptions of a patched encoding: their rows searched, and their values read where a row is one
+    /// (`exceptions` of `rows`).
+    pub fn patches(k: usize, exceptions: usize, rows: usize) -> ChildReads {
+        match k {
+            0 => ChildReads::search(exceptions),
+            _ => ChildReads { gets: exceptions as f64 / rows.max(1) as f64, values: 0.0 },
+        }
+    }
+}
+
 /// The writing half of an encoding, with the facts the selector, the cost model and the tests read.
 pub(crate) trait Encoder {
     /// What each child stream holds, in order; empty for encodings without children.
@@ -234,6 +264,19 @@ pub(crate) trait Encoder {
     /// The width (bits) the cost model prices its reads at: what its work scales with.
     fn cost_width(shape: &dyn Shape) -> u32 {
         shape.range_bits().max(1)
+    }
+
+    /// Cache lines one lookup touches in the stream's own bytes (child streams count their own): one for a
+    /// value read in place; none where the header says it all (`constant`, `sequence`) or the data lies in
+    /// child streams.
+    fn lines(_parameter: u32, _width: u32) -> f64 {
+        1.0
+    }
+
+    /// How one lookup reads child `k` (of `child_rows` values) of a stream of `rows` values: one lookup of
+    /// it unless the encoding says otherwise.
+    fn child_reads(_k: usize, _parameter: u32, _rows: usize, _child_rows: usize) -> ChildReads {
+        ChildReads::ONE_GET
     }
 
     /// `n` values on which it is the natural choice at `width` bits, for calibrating the cost model:

@@ -160,6 +160,24 @@ macro_rules! registry {
                 }
             }
 
+            /// Cache lines one lookup touches in the stream's own bytes (see [`Encoder::lines`]).
+            pub(crate) fn lines(self, parameter: u32, width: u32) -> f64 {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::lines(parameter, width),)*
+                    $(EncodingId::$bvariant => <$bmodule::$bencoder as BytesEncoder>::LINES,)*
+                }
+            }
+
+            /// How one lookup of a stream of `rows` values reads its child `k` of `child_rows` values.
+            pub fn child_reads(self, k: usize, parameter: u32, rows: usize, child_rows: usize) -> ChildReads {
+                match self {
+                    $(EncodingId::$variant =>
+                        <$module::$encoder as Encoder>::child_reads(k, parameter, rows, child_rows),)*
+                    $(EncodingId::$bvariant =>
+                        <$bmodule::$bencoder as BytesEncoder>::child_reads(k, rows, child_rows),)*
+                }
+            }
+
             /// Values on which it is the natural choice at `width` bits, for calibration.
             pub(crate) fn calibration_values(self, width: u32, n: usize, rng: &mut SplitMix) -> Vec<u64> {
                 match self {

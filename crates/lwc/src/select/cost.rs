@@ -1,14 +1,26 @@
-//! The cost model: how fast each encoding decodes and looks up values, per bit width, measured.
+//! The cost model: how fast each encoding decodes and looks up values, per bit width, measured; and what a
+//! lookup pays when its data is out of cache.
 //!
 //! Speeds are not guessed: [`crate::calibrate::calibrate`] encodes synthetic data shaped for each
-//! encoding at each width of [`WIDTHS`], times a full decode and random `get`s in cache, and times a
-//! sequential read from memory for the bandwidth a scan pays per byte. It takes well under a second; front
-//! ends keep the result (`lwc calibrate`) and pass it in [`crate::EncodeOptions`]. Without one, the
-//! built-in table measured on the development machine (`builtin_costs.txt`) is used. The model is data:
-//! it travels with the options, and nothing in the core holds one globally.
+//! encoding at each width of [`WIDTHS`], times a full decode and random `get`s in cache, a sequential read
+//! from memory for the bandwidth a scan pays per byte, and random reads at growing working sets
+//! ([`WORKING_SETS_LOG2`]) for what a lookup pays per cache line it touches. It takes about a second;
+//! front ends keep the result (`lwc calibrate`) and pass it in [`crate::EncodeOptions`]. Without one, the
+//! built-in table (`builtin_costs.txt`) is used. The model is data: it travels with the options, and
+//! nothing in the core holds one globally.
 //!
-//! A candidate's cost is that of its top encoding at the width of its data, with child streams as that
-//! encoding's defaults would have them: the model does not add up cascades node by node.
+//! **Cascades are priced whole.** Each encoding is measured with its default child streams. When the
+//! selector gives a child another encoding (`delta(dict)`, `rle(delta(dict), delta)`), the parent's price
+//! changes by the child's difference to that default, times how often the parent reads the child: per
+//! lookup (the encoding's [`ChildReads`](crate::encodings::ChildReads): one code for `dict`, a search of
+//! the run ends for `rle`, half a stride of deltas for `delta`) and per scanned value (child rows per
+//! row). Nested children were priced the same way one level down.
+//!
+//! **Lookups pay for memory.** A lookup touches some cache lines (the encoding's `lines`, plus those of
+//! the children it reads). In cache they cost what the calibration measured; out of cache each costs the
+//! extra latency measured at the stream's working set: its bytes, scaled from the segment to the rows
+//! read together ([`crate::EncodeOptions::working_set_rows`]). That is why, on a large table, a 4-bit
+//! month beats an 8-byte one for lookups too: the small one stays in cache.
 
 use std::sync::{Arc, LazyLock};
 
@@ -18,22 +30,53 @@ use crate::error::{Error, Result};
 /// The widths (bits) the model is measured at; costs between them are interpolated.
 pub const WIDTHS: [u32; 8] = [1, 4, 8, 16, 24, 32, 48, 64];
 
-/// What reading one segment with one encoding costs.
+/// The working sets (log2 of bytes) random reads are timed at: from inside L1 to far past the last-level
+/// cache of current servers. Between them the latency is interpolated in log2 of the bytes.
+pub const WORKING_SETS_LOG2: [u32; 8] = [14, 16, 18, 20, 22, 24, 26, 28];
+
+/// Bytes of a cache line: what a lookup out of cache pays for.
+pub const CACHE_LINE: f64 = 64.0;
+
+/// What reading one segment (or stream) costs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Costs {
     /// Nanoseconds per value of a full decode from memory: decode work plus the bytes streamed in.
     pub scan_ns: f64,
-    /// Nanoseconds per point lookup.
+    /// Nanoseconds per point lookup (a position of a gather) at the stream's working set: the work in
+    /// cache plus what its cache lines cost where the data does not fit the caches.
     pub get_ns: f64,
+    /// Cache lines one lookup touches, child streams included.
+    pub lines: f64,
 }
 
-/// Measured decode and lookup speeds per encoding and width, and the memory bandwidth.
+/// What reading a stream costs in cache, composed over a cascade (see the module documentation); memory
+/// is priced last, by [`CostModel::costs_at`], once the stream's bytes are known.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Price {
+    /// Nanoseconds per value of a full decode in cache.
+    pub decode_ns: f64,
+    /// Nanoseconds per lookup in cache.
+    pub get_ns: f64,
+    /// Cache lines one lookup touches.
+    pub lines: f64,
+    /// Bytes stored per value.
+    pub bytes_per_value: f64,
+}
+
+/// Measured decode and lookup speeds per encoding and width, the memory bandwidth, and the latency of
+/// random reads by working set.
 #[derive(Debug, Clone)]
 pub struct CostModel {
     /// Where the numbers come from (machine, date or "built-in").
     pub source: String,
     /// Bytes per nanosecond a sequential read streams from memory.
     pub bandwidth: f64,
+    /// Nanoseconds a lone `get` costs beyond one position of a gather: the row check and dispatch that a
+    /// take pays once per list.
+    pub call_ns: f64,
+    /// Nanoseconds per random read (one position of a gather of 8-byte words) at each working set of
+    /// [`WORKING_SETS_LOG2`].
+    pub latency_ns: [f64; WORKING_SETS_LOG2.len()],
     /// Nanoseconds per value of an in-cache decode, `[encoding id][width index]`.
     pub(crate) decode_ns: [[f64; WIDTHS.len()]; ID_SLOTS],
     /// Nanoseconds per in-cache `get`, `[encoding id][width index]`.
@@ -59,7 +102,9 @@ const _: () = {
     }
 };
 
-const HEADER: &str = "# lwc cost model v1";
+const HEADER: &str = "# lwc cost model v2";
+/// Files of the first version lack `call` and `latency`: those are taken from the built-in table.
+const HEADER_V1: &str = "# lwc cost model v1";
 
 /// Equal when every figure is (bit for bit: rows of ids no encoding has hold NaN).
 impl PartialEq for CostModel {
@@ -68,6 +113,8 @@ impl PartialEq for CostModel {
         let row_bits = |t: &[f64; ID_SLOTS]| t.map(f64::to_bits);
         self.source == other.source
             && self.bandwidth.to_bits() == other.bandwidth.to_bits()
+            && self.call_ns.to_bits() == other.call_ns.to_bits()
+            && self.latency_ns.map(f64::to_bits) == other.latency_ns.map(f64::to_bits)
             && bits(&self.decode_ns) == bits(&other.decode_ns)
             && bits(&self.get_ns) == bits(&other.get_ns)
             && row_bits(&self.text_decode_ns) == row_bits(&other.text_decode_ns)
@@ -81,8 +128,8 @@ static BUILTIN: LazyLock<Arc<CostModel>> = LazyLock::new(|| {
 });
 
 impl CostModel {
-    /// The table measured on the development machine (2-core Intel Xeon, 2026-11; see `builtin_costs.txt`),
-    /// shared.
+    /// The table measured on the development machines (2-core Intel Xeon and AMD EPYC, 2026-11; see
+    /// `builtin_costs.txt`), shared.
     pub fn builtin() -> Arc<CostModel> {
         BUILTIN.clone()
     }
@@ -92,6 +139,8 @@ impl CostModel {
         CostModel {
             source,
             bandwidth,
+            call_ns: f64::NAN,
+            latency_ns: [f64::NAN; WORKING_SETS_LOG2.len()],
             decode_ns: [[f64::NAN; WIDTHS.len()]; ID_SLOTS],
             get_ns: [[f64::NAN; WIDTHS.len()]; ID_SLOTS],
             text_decode_ns: [f64::NAN; ID_SLOTS],
@@ -99,30 +148,81 @@ impl CostModel {
         }
     }
 
-    /// The costs of the byte-string encoding `encoding` on rows of `row_bytes` bytes on average, stored in
-    /// `bytes_per_row`: per row, as for values.
-    pub fn text_costs(&self, encoding: EncodingId, row_bytes: f64, bytes_per_row: f64) -> Costs {
+    /// The in-cache price of the byte-string encoding `encoding` on rows of `row_bytes` bytes on average,
+    /// stored in `bytes_per_row`: per row, as for values. A lookup reads the row's bytes and its ends.
+    pub(crate) fn text_price(&self, encoding: EncodingId, row_bytes: f64, bytes_per_row: f64) -> Price {
         let row = encoding as usize;
-        let decode = self.text_decode_ns[row] * row_bytes;
-        Costs {
-            scan_ns: decode + bytes_per_row / self.bandwidth,
+        Price {
+            decode_ns: self.text_decode_ns[row] * row_bytes,
             get_ns: self.text_get_ns[row] + self.text_decode_ns[row] * (row_bytes - TEXT_ROW_BYTES).max(0.0),
+            lines: encoding.lines(0, 0),
+            bytes_per_value: bytes_per_row,
         }
     }
 
-    /// The costs of `encoding` on values of `width` bits stored in `bytes_per_value`.
-    pub fn costs(&self, encoding: EncodingId, width: u32, bytes_per_value: f64) -> Costs {
+    /// The in-cache price of `encoding` (with its default child streams) on values of `width` bits stored
+    /// in `bytes_per_value`, its parameter `parameter`.
+    pub(crate) fn price(&self, encoding: EncodingId, width: u32, parameter: u32, bytes_per_value: f64) -> Price {
         let row = encoding as usize;
-        Costs {
-            scan_ns: interpolate(&self.decode_ns[row], width) + bytes_per_value / self.bandwidth,
+        Price {
+            decode_ns: interpolate(&self.decode_ns[row], width),
             get_ns: interpolate(&self.get_ns[row], width),
+            lines: encoding.lines(parameter, width),
+            bytes_per_value,
         }
+    }
+
+    /// What reading a stream of `price` costs when its bytes, and those read with it, come to
+    /// `working_set` bytes: a scan streams its bytes in, a lookup pays the extra latency of its cache
+    /// lines at that working set.
+    pub(crate) fn costs_at(&self, price: Price, working_set: f64) -> Costs {
+        Costs {
+            scan_ns: price.decode_ns + price.bytes_per_value / self.bandwidth,
+            get_ns: price.get_ns + price.lines * self.miss_ns(working_set),
+            lines: price.lines,
+        }
+    }
+
+    /// The costs of `encoding` (default children, default parameter) on values of `width` bits stored in
+    /// `bytes_per_value`, read with a working set that fits the caches.
+    pub fn costs(&self, encoding: EncodingId, width: u32, bytes_per_value: f64) -> Costs {
+        let parameter = encoding.parameter().map_or(0, |p| p.default);
+        self.costs_at(self.price(encoding, width, parameter, bytes_per_value), 0.0)
+    }
+
+    /// Nanoseconds a random read costs beyond one in L1 when the data read is `working_set` bytes.
+    pub fn miss_ns(&self, working_set: f64) -> f64 {
+        let at = working_set.max(1.0).log2();
+        let first = WORKING_SETS_LOG2[0] as f64;
+        let last = WORKING_SETS_LOG2[WORKING_SETS_LOG2.len() - 1] as f64;
+        let latency = if at <= first {
+            self.latency_ns[0]
+        } else if at >= last {
+            self.latency_ns[WORKING_SETS_LOG2.len() - 1]
+        } else {
+            let k = WORKING_SETS_LOG2.partition_point(|&w| (w as f64) < at);
+            let (w0, w1) = (WORKING_SETS_LOG2[k - 1] as f64, WORKING_SETS_LOG2[k] as f64);
+            let t = (at - w0) / (w1 - w0);
+            self.latency_ns[k - 1] + t * (self.latency_ns[k] - self.latency_ns[k - 1])
+        };
+        (latency - self.latency_ns[0]).max(0.0)
     }
 
     /// The model as text: a header, `source`, `bandwidth`, then one `decode` and one `get` line per encoding,
     /// and a `text NAME DECODE GET` line per byte-string encoding.
     pub fn to_text(&self) -> String {
-        let mut text = format!("{HEADER}\nsource {}\nbandwidth {:.3}\nwidths", self.source, self.bandwidth);
+        let mut text = format!(
+            "{HEADER}\nsource {}\nbandwidth {:.3}\ncall {:.3}\nworking_sets",
+            self.source, self.bandwidth, self.call_ns
+        );
+        for w in WORKING_SETS_LOG2 {
+            text += &format!(" {w}");
+        }
+        text += "\nlatency";
+        for ns in self.latency_ns {
+            text += &format!(" {ns:.3}");
+        }
+        text += "\nwidths";
         for w in WIDTHS {
             text += &format!(" {w}");
         }
@@ -147,16 +247,35 @@ impl CostModel {
     pub fn from_text(text: &str) -> Result<CostModel> {
         let bad = |why: String| Error::InvalidArgument(format!("cost model: {why}"));
         let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-        if lines.next() != Some(HEADER) {
-            return Err(bad(format!("does not start with {HEADER:?}")));
-        }
         let mut model = CostModel::empty(String::new(), 0.0);
+        match lines.next() {
+            Some(HEADER) => {}
+            Some(HEADER_V1) => {
+                let builtin = CostModel::builtin();
+                (model.call_ns, model.latency_ns) = (builtin.call_ns, builtin.latency_ns);
+            }
+            _ => return Err(bad(format!("does not start with {HEADER:?}"))),
+        }
         let number = |s: &str| s.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0);
+        let numbers = |s: &str| -> Option<Vec<f64>> { s.split_whitespace().map(number).collect() };
         for line in lines {
             let (key, rest) = line.split_once(' ').unwrap_or((line, ""));
             match key {
                 "source" => model.source = rest.to_string(),
                 "bandwidth" => model.bandwidth = number(rest).ok_or_else(|| bad(format!("bandwidth {rest:?}")))?,
+                "call" => model.call_ns = number(rest).ok_or_else(|| bad(format!("call {rest:?}")))?,
+                "working_sets" => {
+                    let sets: Vec<u32> = rest.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+                    if sets != WORKING_SETS_LOG2 {
+                        return Err(bad(format!("working sets {rest:?}, expected {WORKING_SETS_LOG2:?}")));
+                    }
+                }
+                "latency" => {
+                    let values = numbers(rest).ok_or_else(|| bad(format!("line {line:?}")))?;
+                    model.latency_ns = values
+                        .try_into()
+                        .map_err(|_| bad(format!("latency needs {} numbers", WORKING_SETS_LOG2.len())))?;
+                }
                 "widths" => {
                     let widths: Vec<u32> = rest.split_whitespace().filter_map(|w| w.parse().ok()).collect();
                     if widths != WIDTHS {
@@ -180,11 +299,7 @@ impl CostModel {
                         "get" => &mut model.get_ns,
                         _ => return Err(bad(format!("line {line:?}"))),
                     };
-                    let values: Vec<f64> = values
-                        .split_whitespace()
-                        .map(number)
-                        .collect::<Option<_>>()
-                        .ok_or_else(|| bad(format!("line {line:?}")))?;
+                    let values = numbers(values).ok_or_else(|| bad(format!("line {line:?}")))?;
                     table[id as usize] =
                         values.try_into().map_err(|_| bad(format!("line {line:?} needs {} numbers", WIDTHS.len())))?;
                 }
@@ -196,8 +311,9 @@ impl CostModel {
             && EncodingId::BYTES
                 .iter()
                 .all(|&id| !(model.text_decode_ns[id as usize] + model.text_get_ns[id as usize]).is_nan());
-        if !complete || model.bandwidth <= 0.0 {
-            return Err(bad("an encoding or the bandwidth is missing".into()));
+        let memory = !model.call_ns.is_nan() && model.latency_ns.iter().all(|x| !x.is_nan());
+        if !complete || !memory || model.bandwidth <= 0.0 {
+            return Err(bad("an encoding, the bandwidth, the call cost or the latencies are missing".into()));
         }
         Ok(model)
     }
@@ -229,6 +345,37 @@ mod tests {
         assert!(CostModel::from_text(&model.to_text().replace("plain decode", "plain decodes")).is_err());
         let truncated: String = model.to_text().lines().take(5).map(|l| format!("{l}\n")).collect();
         assert!(CostModel::from_text(&truncated).is_err());
+    }
+
+    #[test]
+    fn first_version_files_read_with_the_built_in_memory_figures() {
+        let model = CostModel::builtin();
+        let v1: String = model
+            .to_text()
+            .replace(HEADER, HEADER_V1)
+            .lines()
+            .filter(|l| !l.starts_with("call") && !l.starts_with("latency") && !l.starts_with("working_sets"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let read = CostModel::from_text(&v1).unwrap();
+        assert_eq!(read, *model);
+        // The second version needs them.
+        assert!(CostModel::from_text(&v1.replace(HEADER_V1, HEADER)).is_err());
+    }
+
+    #[test]
+    fn misses_grow_with_the_working_set_and_cost_nothing_in_l1() {
+        let mut model = (*CostModel::builtin()).clone();
+        model.latency_ns = [1.0, 1.0, 2.0, 3.0, 5.0, 8.0, 40.0, 80.0];
+        assert_eq!(model.miss_ns(1024.0), 0.0);
+        assert_eq!(model.miss_ns(f64::from(1u32 << 14)), 0.0);
+        assert_eq!(model.miss_ns(f64::from(1u32 << 19)), 1.5);
+        assert_eq!(model.miss_ns(f64::from(1u32 << 28)), 79.0);
+        assert_eq!(model.miss_ns(1e12), 79.0);
+        let plain = model.price(EncodingId::Plain, 64, 0, 8.0);
+        let (cached, far) = (model.costs_at(plain, 1e3), model.costs_at(plain, 1e9));
+        assert_eq!(far.get_ns - cached.get_ns, 79.0 * plain.lines);
+        assert_eq!(far.scan_ns, cached.scan_ns);
     }
 
     #[test]

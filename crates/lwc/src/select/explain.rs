@@ -80,7 +80,7 @@ impl SegmentExplain {
             fallbacks,
             estimated_bytes,
             actual_bytes: 0,
-            read_costs: Costs { scan_ns: 0.0, get_ns: 0.0 },
+            read_costs: Costs { scan_ns: 0.0, get_ns: 0.0, lines: 0.0 },
             choose_ns: 0,
             encode_ns: 0,
         }
@@ -90,7 +90,47 @@ impl SegmentExplain {
     pub fn choose_share(&self) -> f64 {
         self.choose_ns as f64 / self.encode_ns.max(1) as f64
     }
+
+    /// What a lookup costs as chosen against `plain`, and what the fastest lookup among the candidates
+    /// would cost in bytes: `None` when the encoding was given, or plain was not a candidate.
+    pub fn lookup_tradeoff(&self) -> Option<LookupTradeoff> {
+        let priced = |c: &Candidate| Some((c.encoding, c.estimated_bytes?, c.costs?));
+        let chosen_id = self.chosen.encoding().id()?;
+        let chosen = self.candidates.iter().filter(|c| c.encoding == chosen_id).find_map(priced)?;
+        let plain = self.candidates.iter().filter(|c| c.encoding == EncodingId::Plain).find_map(priced)?;
+        let fastest = self
+            .candidates
+            .iter()
+            .filter_map(priced)
+            .min_by(|a, b| a.2.get_ns.total_cmp(&b.2.get_ns).then(a.1.cmp(&b.1)))?;
+        Some(LookupTradeoff {
+            times_plain: chosen.2.get_ns / plain.2.get_ns.max(f64::MIN_POSITIVE),
+            get_ns: chosen.2.get_ns,
+            fastest: fastest.0,
+            fastest_get_ns: fastest.2.get_ns,
+            extra_bytes: fastest.1 as i64 - chosen.1 as i64,
+        })
+    }
 }
+
+/// A lookup as chosen against the fastest one on offer (see [`SegmentExplain::lookup_tradeoff`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LookupTradeoff {
+    /// The chosen encoding's modeled lookup time over plain's.
+    pub times_plain: f64,
+    /// The chosen encoding's modeled lookup, nanoseconds.
+    pub get_ns: f64,
+    /// The candidate with the fastest modeled lookup.
+    pub fastest: EncodingId,
+    /// Its modeled lookup, nanoseconds.
+    pub fastest_get_ns: f64,
+    /// Its estimated bytes minus the chosen one's.
+    pub extra_bytes: i64,
+}
+
+/// Lookups slower than this many times plain's are called out in the explain text, with what the
+/// fastest lookup would cost in bytes.
+pub const SLOW_LOOKUP: f64 = 3.0;
 
 impl fmt::Display for SegmentExplain {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -111,15 +151,26 @@ impl fmt::Display for SegmentExplain {
         for fallback in &self.fallbacks {
             writeln!(f, "  chose {} first, but it did not apply: {}", fallback.encoding, fallback.reason)?;
         }
+        if let Some(t) = self.lookup_tradeoff().filter(|t| t.times_plain > SLOW_LOOKUP) {
+            writeln!(
+                f,
+                "  a lookup costs {:.1}x plain's ({:.1} ns); {} would look up in {:.1} ns for {:+} bytes",
+                t.times_plain, t.get_ns, t.fastest, t.fastest_get_ns, t.extra_bytes
+            )?;
+        }
         if !self.candidates.is_empty() {
-            writeln!(f, "  {:<9} {:>12} {:>10} {:>9}  note", "candidate", "est. bytes", "scan ns/v", "get ns")?;
+            writeln!(
+                f,
+                "  {:<9} {:>12} {:>10} {:>9} {:>6}  note",
+                "candidate", "est. bytes", "scan ns/v", "get ns", "lines"
+            )?;
         }
         for c in &self.candidates {
             let bytes = c.estimated_bytes.map_or("-".to_string(), |b| b.to_string());
-            let (scan, get) = c.costs.map_or(("-".to_string(), "-".to_string()), |c| {
-                (format!("{:.2}", c.scan_ns), format!("{:.1}", c.get_ns))
+            let (scan, get, lines) = c.costs.map_or(("-".into(), "-".into(), "-".into()), |c| {
+                (format!("{:.2}", c.scan_ns), format!("{:.1}", c.get_ns), format!("{:.1}", c.lines))
             });
-            writeln!(f, "  {:<9} {bytes:>12} {scan:>10} {get:>9}  {}", c.encoding.name(), c.note)?;
+            writeln!(f, "  {:<9} {bytes:>12} {scan:>10} {get:>9} {lines:>6}  {}", c.encoding.name(), c.note)?;
         }
         Ok(())
     }

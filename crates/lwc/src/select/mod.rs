@@ -29,9 +29,9 @@ use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
 pub use budget::{fit_to_budget, BudgetOption, BUDGET_STEPS};
-pub(crate) use cost::TEXT_ROW_BYTES;
-pub use cost::{CostModel, Costs, WIDTHS};
-pub use explain::{Candidate, Fallback, SegmentExplain};
+pub(crate) use cost::{Price, TEXT_ROW_BYTES};
+pub use cost::{CostModel, Costs, CACHE_LINE, WIDTHS, WORKING_SETS_LOG2};
+pub use explain::{Candidate, Fallback, LookupTradeoff, SegmentExplain, SLOW_LOOKUP};
 pub use objective::{AccessMix, Objective, BALANCED_SIZE_SLACK, BALANCED_SPEEDUP};
 
 use crate::bytes::Writer;
@@ -44,6 +44,10 @@ use profile::Profile;
 /// Streams up to this long consider only the encodings sized from min and max: anything cleverer saves
 /// at most a few bytes and costs a profile of its own.
 const TINY: usize = 64;
+
+/// Read times within this fraction of the least are a tie, which the smallest candidate wins: no
+/// objective buys bytes for a gain under 10 % (and a model is not that exact).
+pub const TIME_TIE: f64 = 0.10;
 
 /// Why a block compressor is not a candidate: every lookup would decompress a block.
 const BLOCKS_NEED_NO_LOOKUPS: &str = "decompresses a block for every lookup: only for objectives without lookups";
@@ -64,6 +68,12 @@ pub(crate) struct Evaluation {
     pub sampled_rows: usize,
     /// Encodings chosen before the winner that did not apply to the whole stream, in order.
     pub fallbacks: Vec<Fallback>,
+    /// Each candidate's in-cache price, its cascade included (`None` where it has no estimate).
+    prices: Vec<Option<Price>>,
+    /// Each candidate's own price, as measured with its default children.
+    own_prices: Vec<Option<Price>>,
+    /// Bits of the stream's range: the width an encoding that was not a candidate is priced at.
+    width: u32,
 }
 
 impl Evaluation {
@@ -75,7 +85,52 @@ impl Evaluation {
     pub fn estimated_bytes(&self) -> usize {
         1 + self.candidates[self.winner].estimated_bytes.unwrap_or(0)
     }
+
+    /// The winner's in-cache price.
+    fn price(&self) -> Price {
+        self.prices[self.winner].expect("the winner has an estimate")
+    }
+
+    /// The price of `id` on this stream: its candidate's where it had one, else from the model at the
+    /// stream's width with the winner's bytes.
+    fn price_of(&self, id: EncodingId, model: &CostModel) -> Price {
+        let candidate = self.candidates.iter().position(|c| c.encoding == id).and_then(|k| self.prices[k]);
+        candidate.unwrap_or_else(|| {
+            let parameter = id.parameter().map_or(0, |p| p.default);
+            model.price(id, self.width, parameter, self.price().bytes_per_value)
+        })
+    }
 }
+
+/// A child stream as its parent's estimate or write left it: its rows, what reading it costs as chosen,
+/// and as the encoder's default for it would have cost (the parent's calibration read that one).
+#[derive(Debug, Clone, Copy)]
+struct ChildPrice {
+    k: usize,
+    rows: usize,
+    chosen: Price,
+    default: Price,
+}
+
+/// The price of a stream of `rows` values written as `id` (its own measured price `own`, which read the
+/// default children) with `children` as they were chosen: each child's difference to its default,
+/// times how often the parent reads it, and the cache lines its reads touch.
+fn compose(own: Price, id: EncodingId, parameter: u32, rows: usize, children: &[ChildPrice]) -> Price {
+    let mut price = own;
+    for child in children {
+        let reads = id.child_reads(child.k, parameter, rows, child.rows);
+        let per_value = child.rows as f64 / rows.max(1) as f64;
+        let (chosen, default) = (child.chosen, child.default);
+        price.decode_ns += per_value * (chosen.decode_ns - default.decode_ns);
+        price.get_ns += reads.gets * (chosen.get_ns - default.get_ns) + reads.values * (chosen.decode_ns - default.decode_ns);
+        price.lines += reads.gets * chosen.lines + reads.values * chosen.bytes_per_value / CACHE_LINE;
+    }
+    // A child far cheaper than its default cannot make the parent's own work negative.
+    price.decode_ns = price.decode_ns.max(own.decode_ns * 0.25);
+    price.get_ns = price.get_ns.max(own.get_ns * 0.25);
+    price
+}
+
 
 /// Nanoseconds spent choosing, and whether a choice is under way (choices nested in another, for child
 /// streams of a sample, are part of the outer one's time).
@@ -96,13 +151,22 @@ pub(crate) struct Driver<'c> {
     excluded: u32,
     /// The stream holds float latents (a float segment's own stream; never its children).
     floats: bool,
+    /// The rows read together over the segment's rows: a stream's bytes times this are its working set.
+    working_set_scale: f64,
     clock: &'c ChoosingClock,
 }
 
 impl<'c> Driver<'c> {
     /// A driver for a top-level stream.
     pub fn new(model: &'c CostModel, objective: Objective, cascade: Cascade, clock: &'c ChoosingClock) -> Self {
-        Driver { model, objective, cascade, depth: 0, sampled: false, excluded: 0, floats: false, clock }
+        Driver { model, objective, cascade, depth: 0, sampled: false, excluded: 0, floats: false, working_set_scale: 1.0, clock }
+    }
+
+    /// The same driver for a segment of `rows` rows read together with others, `working_set_rows` rows in
+    /// all (at least the segment's own): lookups are priced at the working set that many rows make.
+    pub fn reading_together(self, rows: usize, working_set_rows: Option<u64>) -> Self {
+        let scale = working_set_rows.map_or(1.0, |w| w as f64 / rows.max(1) as f64).max(1.0);
+        Driver { working_set_scale: scale, ..self }
     }
 
     /// The same driver for a stream of float latents, which the float encodings take.
@@ -131,6 +195,7 @@ impl<'c> Driver<'c> {
 
     /// Writes `values` as a stream (id byte and body) as the cascade says, choosing where it says `Auto`;
     /// returns the cascade written and how its top encoding was chosen, if it was.
+    #[cfg(test)]
     pub fn encode<T: LwcInt>(&self, values: &[T], out: &mut Writer) -> Result<Written> {
         self.encode_with(values, &Stats::compute(values), out)
     }
@@ -140,8 +205,13 @@ impl<'c> Driver<'c> {
     pub fn encode_with<T: LwcInt>(&self, values: &[T], stats: &Stats<T>, out: &mut Writer) -> Result<Written> {
         self.cascade.check()?;
         if let Some(id) = self.cascade.encoding().id() {
-            let cascade = self.write(id, values, stats, out)?;
-            return Ok(Written { cascade, evaluation: None });
+            let start = out.len();
+            let (cascade, children) = self.write(id, values, stats, out)?;
+            let bytes_per_value = (out.len() - start) as f64 / values.len().max(1) as f64;
+            let parameter = self.parameter(id);
+            let own = self.model.price(id, stats.range_bits().max(1), parameter, bytes_per_value);
+            let price = compose(own, id, parameter, values.len(), &children);
+            return Ok(self.written(cascade, None, price));
         }
         // An encoding chosen on a sample may not fit the whole stream (a sample can look like a sequence
         // that the stream is not). Then the next best is chosen without it, and the record says so: a
@@ -159,9 +229,12 @@ impl<'c> Driver<'c> {
                     fallbacks.push(Fallback { encoding: id, reason });
                 }
                 Err(e) => return Err(e),
-                Ok(cascade) => {
+                Ok((cascade, children)) => {
                     evaluation.fallbacks = fallbacks;
-                    return Ok(Written { cascade, evaluation: Some(evaluation) });
+                    // Its own price as estimated, with the children as written on all the values.
+                    let own = evaluation.own_prices[evaluation.winner].expect("the winner has an estimate");
+                    let price = compose(own, id, driver.parameter(id), values.len(), &children);
+                    return Ok(self.written(cascade, Some(evaluation), price));
                 }
             }
         }
@@ -182,12 +255,20 @@ impl<'c> Driver<'c> {
             Some(_) => self.candidate(id, false),
             None => self.clone(),
         };
-        let children = ChildWriter { driver: &chosen, written: RefCell::new(Vec::new()) };
+        let children = ChildWriter::new(&chosen);
+        let start = out.len();
         id.encode_bytes(profile, &children, out)?;
-        let mut written = children.written.into_inner();
-        written.sort_by_key(|(k, _)| *k);
-        let cascade = Cascade::read(Encoding::from(id), written.into_iter().map(|(_, c)| c).collect());
-        Ok(Written { cascade, evaluation })
+        let rows = profile.rows.len();
+        let (children, priced) = children.finish();
+        let cascade = Cascade::read(Encoding::from(id), children);
+        let bytes_per_row = (out.len() - start) as f64 / rows.max(1) as f64;
+        let own = self.model.text_price(id, profile.total_bytes as f64 / rows.max(1) as f64, bytes_per_row);
+        Ok(self.written(cascade, evaluation, compose(own, id, 0, rows, &priced)))
+    }
+
+    /// What was written, priced for reading at this driver's working set.
+    fn written(&self, cascade: Cascade, evaluation: Option<Evaluation>, price: Price) -> Written {
+        Written { cascade, evaluation, price, working_set_scale: self.working_set_scale }
     }
 
     fn evaluate_bytes(&self, profile: &ByteProfile<'_>) -> Evaluation {
@@ -196,10 +277,12 @@ impl<'c> Driver<'c> {
         let start = (!busy).then(Instant::now);
         let rows = profile.rows.len().max(1) as f64;
         let row_bytes = profile.total_bytes as f64 / rows;
+        let mut prices = Vec::new();
         let candidates: Vec<Candidate> = EncodingId::BYTES
             .into_iter()
             .map(|id| {
                 if !id.random_access() && self.objective.reads_rows() {
+                    prices.push((None, None));
                     return Candidate {
                         encoding: id,
                         estimated_bytes: None,
@@ -208,14 +291,16 @@ impl<'c> Driver<'c> {
                     };
                 }
                 let chosen = self.candidate(id, false);
-                let sink = ChildWriter { driver: &chosen, written: RefCell::new(Vec::new()) };
+                let sink = ChildWriter::new(&chosen);
                 let estimate = id.estimate_bytes(profile, &sink);
                 let note = match (estimate, id.random_access()) {
                     (None, _) => "nearly every string is distinct",
                     (Some(_), true) => "exact",
                     (Some(_), false) => "sampled",
                 };
-                let costs = estimate.map(|bytes| self.model.text_costs(id, row_bytes, bytes as f64 / rows));
+                let own = estimate.map(|bytes| self.model.text_price(id, row_bytes, bytes as f64 / rows));
+                let (price, costs) = self.priced(own, id, 0, profile.rows.len(), estimate, sink);
+                prices.push((own, price));
                 Candidate { encoding: id, estimated_bytes: estimate, costs, note }
             })
             .collect();
@@ -232,24 +317,56 @@ impl<'c> Driver<'c> {
         if let Some(start) = start {
             self.clock.set((self.clock.get().0 + start.elapsed().as_nanos() as u64, false));
         }
-        Evaluation { candidates, winner, reason, sampled_rows: profile.rows.len(), fallbacks: Vec::new() }
+        let (own_prices, prices) = prices.into_iter().unzip();
+        Evaluation {
+            candidates,
+            winner,
+            reason,
+            sampled_rows: profile.rows.len(),
+            fallbacks: Vec::new(),
+            prices,
+            own_prices,
+            width: 0,
+        }
     }
 
-    /// Writes `values` as `id` with this driver's cascade for its children; returns the cascade written.
-    fn write<T: LwcInt>(&self, id: EncodingId, values: &[T], stats: &Stats<T>, out: &mut Writer) -> Result<Cascade> {
+    /// A candidate's price with its children as `sink` saw them estimated, and its costs at the working
+    /// set of its `estimate` bytes.
+    fn priced(
+        &self,
+        own: Option<Price>,
+        id: EncodingId,
+        parameter: u32,
+        rows: usize,
+        estimate: Option<usize>,
+        sink: ChildWriter<'_, '_>,
+    ) -> (Option<Price>, Option<Costs>) {
+        let (Some(own), Some(bytes)) = (own, estimate) else { return (None, None) };
+        let price = compose(own, id, parameter, rows, &sink.finish().1);
+        (Some(price), Some(self.model.costs_at(price, bytes as f64 * self.working_set_scale)))
+    }
+
+    /// Writes `values` as `id` with this driver's cascade for its children; returns the cascade written
+    /// and the children's prices.
+    fn write<T: LwcInt>(
+        &self,
+        id: EncodingId,
+        values: &[T],
+        stats: &Stats<T>,
+        out: &mut Writer,
+    ) -> Result<(Cascade, Vec<ChildPrice>)> {
         let parameter = self.parameter(id);
-        let children = ChildWriter { driver: self, written: RefCell::new(Vec::new()) };
+        let children = ChildWriter::new(self);
         id.encode(values, stats, parameter, &children, out)?;
-        let mut written = children.written.into_inner();
-        written.sort_by_key(|(k, _)| *k);
-        Ok(Cascade::read(Encoding::with_parameter(id, parameter), written.into_iter().map(|(_, c)| c).collect()))
+        let (children, priced) = children.finish();
+        Ok((Cascade::read(Encoding::with_parameter(id, parameter), children), priced))
     }
 
     /// The estimate of this driver's (fixed) top encoding on `values`, body only.
     #[cfg(test)]
     pub fn estimate_top<T: LwcInt>(&self, values: &[T]) -> Option<usize> {
         let id = self.cascade.encoding().id()?;
-        let sink = ChildWriter { driver: self, written: RefCell::new(Vec::new()) };
+        let sink = ChildWriter::new(self);
         id.estimate(values, &Stats::compute(values), self.parameter(id), &sink)
     }
 
@@ -272,25 +389,28 @@ impl<'c> Driver<'c> {
         for id in at_once {
             if id.pruned(&profile).is_none() {
                 let chosen = self.candidate(id, true);
-                let sink = ChildWriter { driver: &chosen, written: RefCell::new(Vec::new()) };
+                let sink = ChildWriter::new(&chosen);
                 // Taken at once: their size does not depend on the values (the encoder checks them anyway).
                 let bytes = id.estimate_from_sample(values, stats, chosen.parameter(id), &sink, &profile);
                 if let Some(bytes) = bytes {
-                    return self.single(id, bytes, n);
+                    return self.single(id, bytes, n, stats.range_bits());
                 }
             }
         }
         let room_for_children = self.depth + 1 < MAX_CASCADE_DEPTH;
-        let plain = self.model.costs(EncodingId::Plain, T::Unsigned::BITS, size_of::<T>() as f64);
+        let plain_bytes = size_of::<T>() as f64;
+        let plain = self.model.price(EncodingId::Plain, T::Unsigned::BITS, 0, plain_bytes);
+        let plain = self.model.costs_at(plain, plain_bytes * n as f64 * self.working_set_scale);
+        let mut prices = Vec::with_capacity(EncodingId::ALL.len());
         let candidates: Vec<Candidate> = EncodingId::ALL
             .into_iter()
             .map(|id| {
-                let (estimate, note) = match self.skip_reason(id, &profile, room_for_children, n) {
-                    Some(reason) => (None, reason),
+                let (estimate, note, priced) = match self.skip_reason(id, &profile, room_for_children, n) {
+                    Some(reason) => (None, reason, (None, None, None)),
                     None => {
                         let exact = id.sized_by_stats() || profile.is_whole();
                         let chosen = self.candidate(id, self.sampled || !exact);
-                        let sink = ChildWriter { driver: &chosen, written: RefCell::new(Vec::new()) };
+                        let sink = ChildWriter::new(&chosen);
                         let parameter = chosen.parameter(id);
                         let estimate = match exact {
                             true => id.estimate(values, stats, parameter, &sink),
@@ -301,17 +421,31 @@ impl<'c> Driver<'c> {
                             Some(_) if exact => "exact",
                             Some(_) => "sampled",
                         };
-                        (estimate, note)
+                        let own = estimate.map(|bytes| {
+                            self.model.price(id, id.cost_width(&profile), parameter, bytes as f64 / n.max(1) as f64)
+                        });
+                        let (price, costs) = self.priced(own, id, parameter, n, estimate, sink);
+                        (estimate, note, (own, price, costs))
                     }
                 };
-                let costs =
-                    estimate.map(|bytes| self.model.costs(id, id.cost_width(&profile), bytes as f64 / n.max(1) as f64));
+                let (own, price, costs) = priced;
+                prices.push((own, price));
                 Candidate { encoding: id, estimated_bytes: estimate, costs, note }
             })
             .collect();
         // Estimates inside a sample are never shown: they skip writing out why.
         let (winner, reason) = decide(&candidates, self.objective, plain, !self.sampled);
-        Evaluation { candidates, winner, reason, sampled_rows: profile.sample_rows(), fallbacks: Vec::new() }
+        let (own_prices, prices) = prices.into_iter().unzip();
+        Evaluation {
+            candidates,
+            winner,
+            reason,
+            sampled_rows: profile.sample_rows(),
+            fallbacks: Vec::new(),
+            prices,
+            own_prices,
+            width: stats.range_bits().max(1),
+        }
     }
 
     /// Why `id` is not estimated here: excluded, too few values, too deep, no room for children, or what
@@ -345,8 +479,9 @@ impl<'c> Driver<'c> {
     }
 
     /// An evaluation with one obvious candidate, taken at once.
-    fn single(&self, id: EncodingId, bytes: usize, n: usize) -> Evaluation {
-        let costs = self.model.costs(id, 0, bytes as f64 / n.max(1) as f64);
+    fn single(&self, id: EncodingId, bytes: usize, n: usize, range_bits: u32) -> Evaluation {
+        let price = self.model.price(id, 0, self.parameter(id), bytes as f64 / n.max(1) as f64);
+        let costs = self.model.costs_at(price, bytes as f64 * self.working_set_scale);
         Evaluation {
             candidates: vec![Candidate {
                 encoding: id,
@@ -358,6 +493,9 @@ impl<'c> Driver<'c> {
             reason: id.taken_because().to_string(),
             sampled_rows: 0,
             fallbacks: Vec::new(),
+            prices: vec![Some(price)],
+            own_prices: vec![Some(price)],
+            width: range_bits.max(1),
         }
     }
 }
@@ -367,29 +505,18 @@ impl<'c> Driver<'c> {
 pub(crate) struct Written {
     pub cascade: Cascade,
     pub evaluation: Option<Evaluation>,
+    /// The in-cache price of reading it, children as written.
+    price: Price,
+    working_set_scale: f64,
 }
 
 impl Written {
-    /// The cost model's price of reading what was written: the winner's modeled costs, with the bytes a
-    /// scan streams in taken from the segment as written rather than from the estimate; an encoding given
-    /// by the caller is priced at the bits it spends per value.
+    /// The cost model's price of reading what was written, as a segment of `rows` rows in `bytes` bytes:
+    /// its cascade priced whole, the bytes a scan streams in and the working set of lookups taken from
+    /// the segment as written.
     pub fn read_costs(&self, model: &CostModel, rows: usize, bytes: usize) -> Costs {
-        let id = self.cascade.encoding().id().expect("a written stream has an encoding");
-        let rows = rows.max(1) as f64;
-        let actual = bytes as f64 / rows;
-        let chosen = self.evaluation.as_ref().and_then(|e| e.candidates.iter().find(|c| c.encoding == id));
-        match chosen {
-            Some(Candidate { estimated_bytes: Some(estimated), costs: Some(costs), .. }) => Costs {
-                scan_ns: costs.scan_ns + (actual - *estimated as f64 / rows) / model.bandwidth,
-                get_ns: costs.get_ns,
-            },
-            // Strings in an encoding the caller gave: the row length is not known here, so priced as
-            // reading their bytes.
-            _ if id.family() == crate::encodings::Family::Bytes => {
-                Costs { scan_ns: actual / model.bandwidth, get_ns: model.costs(EncodingId::Plain, 64, 0.0).get_ns }
-            }
-            _ => model.costs(id, (8.0 * actual).ceil().clamp(1.0, 64.0) as u32, actual),
-        }
+        let price = Price { bytes_per_value: bytes as f64 / rows.max(1) as f64, ..self.price };
+        model.costs_at(price, bytes as f64 * self.working_set_scale)
     }
 
     /// The explain record of a segment of `rows` rows written this way into `bytes` bytes: the choice, its
@@ -414,10 +541,37 @@ impl Written {
 }
 
 /// The [`Children`] sink an encoder writes through: each child goes to the driver one stream deeper, and
-/// the cascade it was written with is kept for the parent's.
+/// the cascade it was written with, and its price, are kept for the parent's.
 struct ChildWriter<'d, 'c> {
     driver: &'d Driver<'c>,
     written: RefCell<Vec<(usize, Cascade)>>,
+    priced: RefCell<Vec<ChildPrice>>,
+}
+
+impl<'d, 'c> ChildWriter<'d, 'c> {
+    fn new(driver: &'d Driver<'c>) -> Self {
+        ChildWriter { driver, written: RefCell::new(Vec::new()), priced: RefCell::new(Vec::new()) }
+    }
+
+    /// The children's cascades in child order, and their prices.
+    fn finish(self) -> (Vec<Cascade>, Vec<ChildPrice>) {
+        let mut written = self.written.into_inner();
+        written.sort_by_key(|(k, _)| *k);
+        (written.into_iter().map(|(_, c)| c).collect(), self.priced.into_inner())
+    }
+
+    /// The price of `default` on a child stream of `values` (`stats`), `bytes_per_value` as chosen: what the
+    /// parent's calibration read. `None` where the default is left to the selector.
+    fn default_price<C: LwcInt>(&self, default: Encoding, stats: &Stats<C>, bytes_per_value: f64) -> Option<Price> {
+        let id = default.id()?;
+        let parameter = default.parameter().or(id.parameter().map(|p| p.default)).unwrap_or(0);
+        Some(self.driver.model.price(id, stats.range_bits().max(1), parameter, bytes_per_value))
+    }
+
+    fn record(&self, k: usize, rows: usize, chosen: Price, default: Option<Price>) {
+        let default = default.unwrap_or(chosen);
+        self.priced.borrow_mut().push(ChildPrice { k, rows, chosen, default });
+    }
 }
 
 impl Children for ChildWriter<'_, '_> {
@@ -426,7 +580,13 @@ impl Children for ChildWriter<'_, '_> {
     }
 
     fn encode<C: LwcInt>(&self, k: usize, values: &[C], default: Encoding, out: &mut Writer) -> Result<()> {
-        let written = self.driver.child(self.driver.cascade.child(k, default)).encode(values, out)?;
+        let stats = Stats::compute(values);
+        let written = self.driver.child(self.driver.cascade.child(k, default)).encode_with(values, &stats, out)?;
+        let default = match &written.evaluation {
+            Some(e) => default.id().map(|id| e.price_of(id, self.driver.model)),
+            None => self.default_price(default, &stats, written.price.bytes_per_value),
+        };
+        self.record(k, values.len(), written.price, default);
         self.written.borrow_mut().push((k, written.cascade));
         Ok(())
     }
@@ -434,12 +594,24 @@ impl Children for ChildWriter<'_, '_> {
     fn estimate<C: LwcInt>(&self, k: usize, values: &[C], default: Encoding) -> Option<usize> {
         let child = self.driver.child(self.driver.cascade.child(k, default));
         let stats = Stats::compute(values);
+        let n = values.len();
         match child.cascade.encoding().id() {
             Some(id) => {
-                let sink = ChildWriter { driver: &child, written: RefCell::new(Vec::new()) };
-                Some(1 + id.estimate(values, &stats, child.parameter(id), &sink)?)
+                let sink = ChildWriter::new(&child);
+                let parameter = child.parameter(id);
+                let bytes = 1 + id.estimate(values, &stats, parameter, &sink)?;
+                let bytes_per_value = bytes as f64 / n.max(1) as f64;
+                let own = self.driver.model.price(id, stats.range_bits().max(1), parameter, bytes_per_value);
+                let chosen = compose(own, id, parameter, n, &sink.finish().1);
+                self.record(k, n, chosen, self.default_price(default, &stats, bytes_per_value));
+                Some(bytes)
             }
-            None => Some(child.evaluate(values, &stats).estimated_bytes()),
+            None => {
+                let evaluation = child.evaluate(values, &stats);
+                let default = default.id().map(|id| evaluation.price_of(id, self.driver.model));
+                self.record(k, n, evaluation.price(), default);
+                Some(evaluation.estimated_bytes())
+            }
         }
     }
 }
@@ -479,21 +651,31 @@ fn decide(candidates: &[Candidate], objective: Objective, plain: Costs, explain:
     };
     let name = |k: usize| candidates[k].encoding.name();
     let why = |text: &dyn Fn() -> String| if explain { text() } else { String::new() };
+    // Reads within `TIME_TIE` of the least are a tie, which the smaller candidate wins.
+    let least_time = |time: &dyn Fn(Costs) -> f64, what: &dyn Fn(f64) -> String| {
+        let fastest = by(&|_, c| time(c));
+        let limit = time(fastest.2) * (1.0 + TIME_TIE);
+        let pick = viable().filter(|&(_, _, c)| time(c) <= limit).min_by_key(|&(_, bytes, _)| bytes).expect("fastest");
+        let reason = why(&|| match pick.0 == fastest.0 {
+            true => format!("fastest {}", what(time(pick.2))),
+            false => format!(
+                "smallest within {:.0} % of the fastest {} ({}, {} bytes): {}",
+                TIME_TIE * 100.0,
+                what(time(fastest.2)),
+                name(fastest.0),
+                fastest.1,
+                what(time(pick.2)),
+            ),
+        });
+        (pick.0, reason)
+    };
     match objective {
         Objective::Size => (smallest.0, why(&|| format!("smallest estimate ({} bytes)", smallest.1))),
-        Objective::Scan => {
-            let w = by(&|_, c| c.scan_ns);
-            (w.0, why(&|| format!("fastest scan ({:.2} ns/value with reading its bytes)", w.2.scan_ns)))
-        }
-        Objective::Random => {
-            let w = by(&|_, c| c.get_ns);
-            (w.0, why(&|| format!("fastest lookup ({:.1} ns/get)", w.2.get_ns)))
-        }
-        Objective::Mix(mix) => {
-            let time = |c: Costs| mix.scan * c.scan_ns + mix.get * c.get_ns;
-            let w = by(&|_, c| time(c));
-            (w.0, why(&|| format!("least time for scan={},get={} ({:.2} ns/row)", mix.scan, mix.get, time(w.2))))
-        }
+        Objective::Scan => least_time(&|c| c.scan_ns, &|t| format!("scan ({t:.2} ns/value with reading its bytes)")),
+        Objective::Random => least_time(&|c| c.get_ns, &|t| format!("lookup ({t:.1} ns/get)")),
+        Objective::Mix(mix) => least_time(&|c| mix.scan * c.scan_ns + mix.get * c.get_ns, &|t| {
+            format!("time for scan={},get={} ({t:.2} ns/row)", mix.scan, mix.get)
+        }),
         Objective::Balanced => {
             let even = |c: Costs| 0.5 * c.scan_ns / plain.scan_ns + 0.5 * c.get_ns / plain.get_ns;
             let limit = smallest.1 as f64 * (1.0 + BALANCED_SIZE_SLACK) + 64.0;

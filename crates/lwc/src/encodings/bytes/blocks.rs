@@ -82,6 +82,8 @@ fn table_bytes(blocks: usize) -> usize {
 
 impl<C: ByteCompressor> BytesEncoder for BytesBlocks<C> {
     const CHILDREN: &'static [&'static str] = &["ends"];
+    /// A lookup decompresses the row's block.
+    const LINES: f64 = BLOCK_BYTES as f64 / crate::select::CACHE_LINE;
     const RANDOM_ACCESS: bool = false;
 
     /// Compresses for real, as the integer block compressors do, but at most [`ESTIMATE_BLOCKS`] blocks,

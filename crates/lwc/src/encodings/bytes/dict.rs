@@ -19,7 +19,7 @@ use std::marker::PhantomData;
 use std::ops::Range;
 
 use super::byte_strings::{ByteArray, ByteProfile, BytesEncoder, BytesOps, BytesTest, Extremes, OpenBytes};
-use super::{Cascade, Children, Encoding, StreamOps, StreamView};
+use super::{Cascade, ChildReads, Children, Encoding, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
@@ -89,6 +89,14 @@ impl EntryStore for PlainEntries {
 
 impl<E: EntryStore> BytesEncoder for BytesDict<E> {
     const CHILDREN: &'static [&'static str] = &["entry ends", "codes"];
+
+    /// A row's code, then its entry's start and end.
+    fn child_reads(k: usize, _: usize, _: usize) -> ChildReads {
+        match k {
+            0 => ChildReads { gets: 2.0, values: 0.0 },
+            _ => ChildReads::ONE_GET,
+        }
+    }
 
     fn estimate(profile: &ByteProfile<'_>, children: &impl Children) -> Option<usize> {
         let dict = profile.dictionary()?;

@@ -19,7 +19,7 @@
 //! sum, no worse than compensated summation of the decoded values (`f32`s are summed as read back).
 
 use super::patches::{self, float_bits, float_of, is_float_latent, latent_of, latent_of_bits, Patches};
-use super::{Cascade, Children, Encoder, Encoding, OpenStream, StreamOps, StreamView};
+use super::{Cascade, ChildReads, Children, Encoder, Encoding, OpenStream, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
@@ -116,6 +116,19 @@ fn split<T: LwcInt>(values: &[T]) -> Split<T> {
 
 impl Encoder for Alp {
     const CHILDREN: &'static [&'static str] = &["digits", "exception rows", "exception values"];
+
+    /// The values lie in the child streams; the exceptions are decoded when the segment is opened.
+    fn lines(_: u32, _: u32) -> f64 {
+        0.0
+    }
+
+    /// A lookup reads its row of each value stream; the exceptions were decoded when opened.
+    fn child_reads(k: usize, _: u32, _: usize, _: usize) -> ChildReads {
+        match k < 1 {
+            true => ChildReads::ONE_GET,
+            false => ChildReads { gets: 0.0, values: 0.0 },
+        }
+    }
 
     fn pruned(shape: &dyn Shape) -> Option<&'static str> {
         (!shape.floats()).then_some("stores floats")

@@ -13,7 +13,7 @@
 //! random, so there is nothing to compare on the encoded form).
 
 use super::patches::{self, is_float_latent, Patches};
-use super::{Cascade, Children, Encoder, Encoding, OpenStream, StreamOps, StreamView};
+use super::{Cascade, ChildReads, Children, Encoder, Encoding, OpenStream, StreamOps, StreamView};
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::BLOCK;
@@ -103,6 +103,19 @@ fn split<T: LwcInt>(values: &[T]) -> Split<T> {
 
 impl Encoder for AlpRd {
     const CHILDREN: &'static [&'static str] = &["codes", "tails", "exception rows", "exception values"];
+
+    /// The values lie in the child streams; the exceptions are decoded when the segment is opened.
+    fn lines(_: u32, _: u32) -> f64 {
+        0.0
+    }
+
+    /// A lookup reads its row of each value stream; the exceptions were decoded when opened.
+    fn child_reads(k: usize, _: u32, _: usize, _: usize) -> ChildReads {
+        match k < 2 {
+            true => ChildReads::ONE_GET,
+            false => ChildReads { gets: 0.0, values: 0.0 },
+        }
+    }
 
     fn pruned(shape: &dyn Shape) -> Option<&'static str> {
         (!shape.floats()).then_some("stores floats")

@@ -13,7 +13,7 @@
 //! narrows. NaN payloads are moved by bit arithmetic, not by the hardware's casts, which may quiet them.
 
 use super::patches::{self, float_bits, is_float_latent, Patches};
-use super::{Cascade, Children, Encoder, Encoding, OpenStream, Requirement, StreamOps, StreamView};
+use super::{Cascade, ChildReads, Children, Encoder, Encoding, OpenStream, Requirement, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
@@ -104,6 +104,19 @@ fn is_double_latent<T: LwcInt>() -> bool {
 
 impl Encoder for Narrow {
     const CHILDREN: &'static [&'static str] = &["singles", "exception rows", "exception values"];
+
+    /// The values lie in the child streams; the exceptions are decoded when the segment is opened.
+    fn lines(_: u32, _: u32) -> f64 {
+        0.0
+    }
+
+    /// A lookup reads its row of each value stream; the exceptions were decoded when opened.
+    fn child_reads(k: usize, _: u32, _: usize, _: usize) -> ChildReads {
+        match k < 1 {
+            true => ChildReads::ONE_GET,
+            false => ChildReads { gets: 0.0, values: 0.0 },
+        }
+    }
     const REQUIRES: Requirement = Requirement::Doubles;
 
     fn pruned(shape: &dyn Shape) -> Option<&'static str> {

@@ -84,6 +84,11 @@ impl<'a> BlockTable<'a> {
 pub(crate) struct Blocks<C>(PhantomData<C>);
 
 impl<C: ByteCompressor> Encoder for Blocks<C> {
+    /// A lookup decompresses a whole block.
+    fn lines(_: u32, _: u32) -> f64 {
+        (BLOCK * 8) as f64 / crate::select::CACHE_LINE
+    }
+
     /// Every lookup decompresses a block.
     const RANDOM_ACCESS: bool = false;
 

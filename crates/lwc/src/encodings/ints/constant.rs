@@ -11,6 +11,11 @@ use crate::types::LwcInt;
 pub(crate) struct Constant;
 
 impl Encoder for Constant {
+    /// The header holds every value: a lookup touches no data.
+    fn lines(_: u32, _: u32) -> f64 {
+        0.0
+    }
+
     const REQUIRES: Requirement = Requirement::OneValue;
     const TAKEN_AT_ONCE: bool = true;
     const TAKEN_BECAUSE: &'static str = "every value is the same";

@@ -60,6 +60,11 @@ fn field<T: LwcInt>(values: &[T], stride: usize, i: usize) -> T::Unsigned {
 impl Encoder for Delta2 {
     const PARAMETER: Option<Parameter> = Some(Parameter { name: "stride", default: DEFAULT_STRIDE });
 
+    /// A lookup reads its data point and walks half a stride of packed second differences.
+    fn lines(stride: u32, width: u32) -> f64 {
+        1.0 + stride as f64 / 2.0 * width as f64 / 8.0 / crate::select::CACHE_LINE
+    }
+
     fn pruned(shape: &dyn Shape) -> Option<&'static str> {
         (!shape.ascending()).then_some("not sorted")
     }

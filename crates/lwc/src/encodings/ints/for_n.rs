@@ -26,6 +26,11 @@ fn references<T: LwcInt>(values: &[T], block: usize) -> (Vec<T>, u32) {
 }
 
 impl Encoder for ForN {
+    /// The block's reference and the field, apart.
+    fn lines(_: u32, _: u32) -> f64 {
+        2.0
+    }
+
     const PARAMETER: Option<Parameter> = Some(Parameter { name: "block", default: 64 });
 
     fn pruned(shape: &dyn Shape) -> Option<&'static str> {

@@ -55,6 +55,11 @@ fn quotients<T: LwcInt>(values: &[T], min: T, d: u64) -> Vec<T::Unsigned> {
 
 impl Encoder for Gcd {
     const CHILDREN: &'static [&'static str] = &["quotients"];
+
+    /// The quotients lie in the child stream.
+    fn lines(_: u32, _: u32) -> f64 {
+        0.0
+    }
     const REQUIRES: Requirement = Requirement::CommonDivisor;
 
     fn pruned(shape: &dyn Shape) -> Option<&'static str> {

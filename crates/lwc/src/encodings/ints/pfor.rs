@@ -29,7 +29,7 @@
 //! (residual - marker)`.
 
 use super::bitpack::Packed;
-use super::{Cascade, Children, Encoder, Encoding, OpenStream, StreamOps, StreamView, WordStream, read_value, value_bits};
+use super::{Cascade, ChildReads, Children, Encoder, Encoding, OpenStream, StreamOps, StreamView, WordStream, read_value, value_bits};
 use crate::stats::{Stats, Shape, SplitMix};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
@@ -99,6 +99,14 @@ fn split<T: LwcInt>(values: &[T], min: T, w: u32) -> Split<T::Unsigned> {
 
 impl Encoder for Pfor {
     const CHILDREN: &'static [&'static str] = &["exception positions", "exception values"];
+
+    /// Rows holding the marker (an exception's share of the rows) search the exception positions and read
+    /// the exception's value.
+    fn child_reads(k: usize, _: u32, rows: usize, exceptions: usize) -> ChildReads {
+        let share = exceptions as f64 / rows.max(1) as f64;
+        let reads = if k == 0 { ChildReads::search(exceptions).gets } else { 1.0 };
+        ChildReads { gets: share * reads, values: 0.0 }
+    }
 
     fn pruned(shape: &dyn Shape) -> Option<&'static str> {
         (shape.range_bits() <= 8).then_some("values already fit 8 bits")

@@ -22,7 +22,7 @@
 use std::ops::Range;
 
 use super::sequence::step_of;
-use super::{Cascade, Children, Encoder, Encoding, OpenStream, StreamOps, StreamView, SumMinMax};
+use super::{Cascade, ChildReads, Children, Encoder, Encoding, OpenStream, StreamOps, StreamView, SumMinMax};
 use crate::stats::{Stats, Shape, SplitMix};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
@@ -74,6 +74,19 @@ fn runs_of<T: LwcInt>(values: &[T]) -> (Vec<T>, Vec<u32>) {
 
 impl Encoder for Rle {
     const CHILDREN: &'static [&'static str] = &["values", "ends"];
+
+    /// Everything lies in the child streams.
+    fn lines(_: u32, _: u32) -> f64 {
+        0.0
+    }
+
+    /// A lookup searches the run ends for its run, then reads the run's value.
+    fn child_reads(k: usize, _: u32, _: usize, runs: usize) -> ChildReads {
+        match k {
+            0 => ChildReads::ONE_GET,
+            _ => ChildReads::search(runs),
+        }
+    }
 
     fn pruned(shape: &dyn Shape) -> Option<&'static str> {
         (2 * shape.runs() > shape.sample_rows().max(1)).then_some("runs average under two rows")
