@@ -170,6 +170,10 @@ pub fn compress(args: &CompressArgs) -> Result<()> {
                 bar.set_position(input.bytes_read());
             }
             bar.set_message("encoding every integer and string column under each objective");
+            // Lookups reach any row of the table: its rows set the working set they are priced at.
+            let mut options = options;
+            let rows = batches.iter().map(|b| b.num_rows() as u64).sum::<u64>();
+            options.encode.working_set_rows = options.encode.working_set_rows.or(Some(rows));
             let plan = lwc_file::plan_budget(input.schema.clone(), &batches, budget, mix, &options)
                 .with_context(|| format!("cannot fit {} into {}", args.input.display(), human_bytes(budget)))?;
             plan_text = plan.to_string();
@@ -178,9 +182,20 @@ pub fn compress(args: &CompressArgs) -> Result<()> {
             plan.write_file(&args.output).with_context(write_error)?
         }
         None => {
+            // The table's rows set the working set lookups are priced at: from the metadata, else
+            // estimated from the first batch's share of the file.
+            let first = input.next_batch().with_context(read_error)?;
+            let estimated = first.as_ref().map(|b| {
+                let share = input.bytes_read().max(1) as f64 / input.file_bytes.max(1) as f64;
+                (b.num_rows() as f64 / share.min(1.0)) as u64
+            });
+            let mut options = options;
+            options.encode.working_set_rows = options.encode.working_set_rows.or(input.rows.or(estimated));
             let mut writer = FileWriter::create(&args.output, input.schema.clone(), options)
                 .with_context(|| format!("cannot write {}", args.output.display()))?;
-            while let Some(batch) = input.next_batch().with_context(read_error)? {
+            let mut next = first;
+            while let Some(batch) = next.take() {
+                next = input.next_batch().with_context(read_error)?;
                 writer.write(&batch).with_context(write_error)?;
                 bar.set_position(input.bytes_read());
                 bar.set_message(format!("{} rows", thousands(writer.rows_written())));

@@ -107,6 +107,8 @@ pub struct Input {
     pub schema: SchemaRef,
     /// The file's size in bytes.
     pub file_bytes: u64,
+    /// Rows in the file where its metadata says (Parquet, `.lwc`).
+    pub rows: Option<u64>,
     batches: Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>>>,
     position: Position,
     cast: bool,
@@ -118,6 +120,7 @@ impl Input {
         let format = Format::detect(path)?;
         let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         let file_bytes = file.metadata()?.len();
+        let mut rows = None;
         let (schema, batches, position): (SchemaRef, Box<dyn Iterator<Item = _>>, Position) = match format {
             Format::Csv => {
                 let is_tsv = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tsv"));
@@ -149,6 +152,7 @@ impl Input {
                 let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
                     .with_context(|| format!("cannot read the Parquet metadata of {}", path.display()))?;
                 let total = builder.metadata().file_metadata().num_rows().max(0) as u64;
+                rows = Some(total);
                 let schema = builder.schema().clone();
                 let reader = builder.with_batch_size(BATCH_ROWS).build()?;
                 (schema, Box::new(reader), Position::Rows { done: 0, total })
@@ -170,6 +174,7 @@ impl Input {
                 // Compressing an .lwc file again (with other options): its rows, decoded in row groups.
                 drop(file);
                 let lwc = lwc_file::LwcFile::open(path)?;
+                rows = Some(lwc.num_rows());
                 let schema = lwc.schema();
                 let batches = lwc.read_batch().map_err(|e| ArrowError::ExternalError(Box::new(e)));
                 (schema, Box::new(std::iter::once(batches)), Position::Batches { done: 0, total: 1 })
@@ -177,7 +182,7 @@ impl Input {
         };
         let storable = lwc_file::storable_schema(&schema);
         let cast = storable != schema;
-        Ok(Input { format, schema: storable, file_bytes, batches, position, cast })
+        Ok(Input { format, schema: storable, file_bytes, rows, batches, position, cast })
     }
 
     /// The next batch, `None` at the end.

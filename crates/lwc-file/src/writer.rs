@@ -54,6 +54,9 @@ impl WriteOptions {
     fn describe(&self) -> String {
         let e = &self.encode;
         let mut text = format!("cascade={} objective={} segment_rows={}", e.cascade, e.objective, e.segment_rows);
+        if let Some(rows) = e.working_set_rows {
+            text.push_str(&format!(" working_set_rows={rows}"));
+        }
         if !self.column_objectives.is_empty() {
             let each: Vec<String> = self.column_objectives.iter().map(|(name, o)| format!("{name}:{o}")).collect();
             text.push_str(&format!(" column_objectives={}", each.join(";")));

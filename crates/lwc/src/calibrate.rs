@@ -19,6 +19,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use crate::encodings::EncodingId;
+use crate::column::Column;
 use crate::segment::{encode_segment, Segment};
 use crate::select::{CostModel, TEXT_ROW_BYTES, WIDTHS, WORKING_SETS_LOG2};
 use crate::stats::SplitMix;
@@ -124,16 +125,17 @@ fn measure<T: Value>(id: EncodingId, values: &[T], rng: &mut SplitMix) -> (f64, 
     let Ok(encoded) = encode_segment(values, None, id) else {
         return (f64::MAX / 4.0, f64::MAX / 4.0);
     };
-    let segment = Segment::<T>::open(&encoded).expect("a segment just written opens");
+    // Read through a column, as users read (locating the segment included).
+    let column = Column::from_segments(vec![Segment::<T>::open(&encoded).expect("a segment just written opens")]);
     let mut out = vec![T::default(); values.len()];
     let positions: Vec<usize> = (0..CALIBRATION_GETS).map(|_| rng.below(values.len())).collect();
     let (mut decode, mut get) = (f64::MAX, f64::MAX);
     for _ in 0..REPEATS {
         let start = Instant::now();
-        segment.decode_into(0, &mut out).expect("in range");
+        column.decode_into(0, &mut out).expect("in range");
         black_box(&out);
         decode = decode.min(start.elapsed().as_nanos() as f64 / values.len() as f64);
-        let latent = |p| segment.get(p).expect("in range").map_or(0, |v| v.to_latent().to_bits().to_u64());
+        let latent = |p| column.get(p as u64).expect("in range").map_or(0, |v| v.to_latent().to_bits().to_u64());
         get = get.min(time_gets(&positions, latent));
     }
     (decode, get)
@@ -177,21 +179,21 @@ fn measure_latencies() -> [f64; WORKING_SETS_LOG2.len()] {
     latencies
 }
 
-/// Nanoseconds a lone [`Segment::get`] costs beyond a position of [`Segment::take_into`] on `plain` values
+/// Nanoseconds a lone [`Column::get`] costs beyond a position of [`Column::take_into`] on `plain` values
 /// in cache: the row check and dispatch a take pays once per list.
 fn measure_call() -> f64 {
     let mut rng = SplitMix(0xca11);
     let values: Vec<u32> = (0..CALIBRATION_ROWS).map(|_| rng.next() as u32).collect();
     let encoded = encode_segment(&values, None, EncodingId::Plain).expect("plain applies to anything");
-    let segment = Segment::<u32>::open(&encoded).expect("a segment just written opens");
+    let column = Column::from_segments(vec![Segment::<u32>::open(&encoded).expect("a segment just written opens")]);
     let positions: Vec<u32> = (0..CALIBRATION_GETS).map(|_| rng.below(values.len()) as u32).collect();
     let mut out = vec![0u32; positions.len()];
     let (mut get, mut take) = (f64::MAX, f64::MAX);
     for _ in 0..REPEATS {
         let at: Vec<usize> = positions.iter().map(|&p| p as usize).collect();
-        get = get.min(time_gets(&at, |p| u64::from(segment.get(p).expect("in range").unwrap_or(0))));
+        get = get.min(time_gets(&at, |p| u64::from(column.get(p as u64).expect("in range").unwrap_or(0))));
         let start = Instant::now();
-        segment.take_into(&positions, &mut out).expect("in range");
+        column.take_into(&positions, &mut out).expect("in range");
         black_box(&out);
         take = take.min(start.elapsed().as_nanos() as f64 / positions.len() as f64);
     }

@@ -708,6 +708,17 @@ impl<'a, V: Value> Segment<'a, V> {
         V::latents_to_values(out);
     }
 
+    /// The value of row `i` (`i < rows`, checked by the caller; a null row's is unspecified).
+    pub(crate) fn value_at(&self, i: usize) -> V {
+        V::from_latent(self.stream.get(i))
+    }
+
+    /// Whether one row's value is read in place: a lookup decodes nothing else (see
+    /// [`Segment::value_at`]).
+    pub(crate) fn reads_in_place(&self) -> bool {
+        self.stream.get_cost() <= 1
+    }
+
     /// [`Segment::take_into`] of latents, for lists longer than [`SHORT_TAKE`].
     fn take_latents(&self, positions: &[u32], out: &mut [V::Latent]) -> Result<()> {
         // Check and serve the list a chunk at a time, so the check reads positions the take then finds in L1

@@ -6,6 +6,7 @@ use crate::report::Report;
 pub mod access;
 pub mod adaptive;
 pub mod cascades;
+pub mod costs;
 pub mod database;
 pub mod end_to_end;
 pub mod floats;
@@ -80,6 +81,11 @@ pub const ALL: &[Experiment] = &[
         name: "adaptive",
         about: "let the data choose: sorted u64 and low-cardinality strings (seed 003)",
         run: adaptive::run,
+    },
+    Experiment {
+        name: "costs",
+        about: "the cost model's predicted get, take and decode against measured, and the default's lookups on TPC-H (issue 16)",
+        run: costs::run,
     },
     Experiment { name: "database", about: "whole TPC-H tables: sizes and load cost (seed 004)", run: database::run },
     Experiment {

@@ -1,0 +1,346 @@
+//! costs: the cost model's predictions against measurements (issue 16, item 2).
+//!
+//! The model is calibrated on this machine first (`lwc::calibrate`, about a second). Then every catalog
+//! entry (each registered integer encoding forced, the forced cascades, and the automatic choice) encodes
+//! seed 000's five distributions and TPC-H's keys, and what its segments' read costs predict for a full
+//! decode, a lone `get` and one position of a random take is set against what the same column measures in
+//! the same run. A second table does the same for takes from columns far larger than the caches, where
+//! the model's memory term decides. A third takes 10^3 random rows of every integer-like TPC-H column as
+//! the default objective stored it, against a plain gather, with the explain record's trade-off where a
+//! lookup is slower than 3x plain.
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use lwc::{Cascade, Column, CostModel, EncodeOptions, EncodedColumn, LwcInt, SegmentExplain};
+
+use super::Config;
+use crate::codecs::{self, Lwc};
+use crate::data;
+use crate::measure::{geomean, race, Candidate, Settings};
+use crate::report::{ratio, time, Progress, Record, Report, Table};
+use crate::tpch::{Data, Tpch};
+
+/// The TPC-H scale factor by default: large enough that lineitem spans about 90 segments.
+const DEFAULT_SCALE: f64 = 0.1;
+/// A prediction this close to the measurement (a factor of 1.3 either way) meets the issue's goal.
+const WITHIN: f64 = 1.3;
+/// Random positions of a take, and of a loop of lone `get`s.
+const POSITIONS: usize = 1_000;
+/// Rows of the columns that outgrow the caches (256 MiB as `u32` plain).
+const LARGE_ROWS: usize = 1 << 26;
+/// Positions of a take from a large column: enough that the caches hold few of their lines.
+const LARGE_POSITIONS: usize = 100_000;
+/// A lookup slower than this many times a plain gather is called out (issue 16: the default's choice).
+const SLOW: f64 = 3.0;
+
+/// What the model predicts for a column, per value or per lookup, in nanoseconds.
+#[derive(Clone, Copy, Debug, Default)]
+struct Predicted {
+    decode_ns: f64,
+    get_ns: f64,
+    take_ns: f64,
+}
+
+impl Predicted {
+    /// The row-weighted mean of the segments' read costs: a scan's in-cache part (the column is read again
+    /// and again, so from cache), a lookup, and a take's position (a lookup without the call's checks).
+    fn of(explains: &[SegmentExplain], model: &CostModel) -> Predicted {
+        let rows: usize = explains.iter().map(|e| e.rows).sum();
+        let mean = |f: &dyn Fn(&SegmentExplain) -> f64| {
+            explains.iter().map(|e| f(e) * e.rows as f64).sum::<f64>() / rows.max(1) as f64
+        };
+        let decode_ns = mean(&|e| {
+            let streamed = e.actual_bytes as f64 / e.rows.max(1) as f64 / model.bandwidth;
+            (e.read_costs.scan_ns - streamed).max(0.0)
+        });
+        let get_ns = mean(&|e| e.read_costs.get_ns);
+        Predicted { decode_ns, get_ns, take_ns: (get_ns - model.call_ns).max(0.1) }
+    }
+}
+
+/// Measured counterparts of [`Predicted`].
+struct Measured {
+    decode_ns: f64,
+    get_ns: f64,
+    take_ns: f64,
+}
+
+/// Times a full decode, a loop of lone `get`s and a take of `positions` on `column`, in rotation.
+fn measure<T: lwc::Value>(column: &Column<'_, T>, positions: &[u32], settings: Settings) -> Measured {
+    let n = column.rows() as usize;
+    let (mut all, mut taken) = (vec![T::default(); n], vec![T::default(); positions.len()]);
+    let gets = || {
+        let mut hits = 0u64;
+        for &p in black_box(positions) {
+            hits += u64::from(column.get(p as u64).expect("in range").is_some());
+        }
+        black_box(hits);
+    };
+    let mut candidates = [
+        Candidate::new(|| column.decode_into(0, black_box(&mut all)).expect("in range")),
+        Candidate::new(gets),
+        Candidate::new(|| column.take_into(black_box(positions), &mut taken).expect("in range")),
+    ];
+    let t = race(settings, &mut candidates);
+    let k = positions.len().max(1) as f64;
+    Measured { decode_ns: t[0].median_ns / n.max(1) as f64, get_ns: t[1].median_ns / k, take_ns: t[2].median_ns / k }
+}
+
+/// One catalog entry's predictions over measurements, one per data set (`NaN` where it does not apply).
+#[derive(Default)]
+struct Row {
+    decode: Vec<f64>,
+    get: Vec<f64>,
+    take: Vec<f64>,
+}
+
+/// Encodes `values` as `cascade` with `model`, explained; `None` where the encoding does not apply.
+fn encode<T: LwcInt>(values: &[T], cascade: &Cascade, model: &Arc<CostModel>) -> Option<EncodedColumn> {
+    let options = EncodeOptions { cascade: cascade.clone(), cost_model: model.clone(), ..EncodeOptions::default() };
+    EncodedColumn::encode(values, None, options.explained()).ok()
+}
+
+pub fn run(cfg: &Config) -> Report {
+    let progress = Progress::new("costs");
+    let mut report = Report::default();
+    progress.say("calibrating the cost model on this machine");
+    let started = std::time::Instant::now();
+    let model = Arc::new(lwc::calibrate::calibrate());
+    let calibrated_ms = started.elapsed().as_secs_f64() * 1e3;
+    let scale = cfg.scale.unwrap_or(DEFAULT_SCALE);
+
+    let mut sets: Vec<(String, Vec<u32>)> =
+        data::seed000(65_535, cfg.seed).into_iter().map(|(name, v)| (name.to_string(), v)).collect();
+    progress.say(format!("generating TPC-H keys at SF {scale}"));
+    sets.extend(Tpch::new(scale).keys().into_iter().map(|(name, v)| (name.to_string(), v)));
+    let entries: Vec<Lwc> = codecs::all().into_iter().chain(codecs::cascades()).collect();
+    let mut rows: Vec<Row> = entries.iter().map(|_| Row::default()).collect();
+    for (name, values) in &sets {
+        let positions = data::positions(POSITIONS, values.len(), false, cfg.seed);
+        for (entry, row) in entries.iter().zip(rows.iter_mut()) {
+            progress.say(format!("{name}: {}", entry.name));
+            let Some(encoded) = encode(values, &entry.cascade, &model) else {
+                for v in [&mut row.decode, &mut row.get, &mut row.take] {
+                    v.push(f64::NAN);
+                }
+                continue;
+            };
+            let predicted = Predicted::of(encoded.explains(), &model);
+            let column = encoded.open::<u32>().expect("opens what it encoded");
+            let measured = measure(&column, &positions, cfg.settings);
+            row.decode.push(measured.decode_ns / predicted.decode_ns);
+            row.get.push(measured.get_ns / predicted.get_ns);
+            row.take.push(measured.take_ns / predicted.take_ns);
+            for (what, p, m) in [
+                ("decode ns/value", predicted.decode_ns, measured.decode_ns),
+                ("get ns", predicted.get_ns, measured.get_ns),
+                ("take ns/position", predicted.take_ns, measured.take_ns),
+            ] {
+                report.records.push(record(name, entry.name, &format!("predicted {what}"), p));
+                report.records.push(record(name, entry.name, &format!("measured {what}"), m));
+            }
+        }
+    }
+    report.tables.push(accuracy_table(&entries, &rows, &sets, &model, calibrated_ms));
+    report.tables.push(memory_table(cfg, &model, &progress, &mut report.records));
+    report.tables.push(tpch_table(cfg, scale, &progress, &mut report.records));
+    progress.done();
+    report
+}
+
+fn record(data: &str, codec: &str, measure: &str, value: f64) -> Record {
+    Record {
+        experiment: "costs",
+        data: data.to_string(),
+        codec: codec.to_string(),
+        measure: measure.to_string(),
+        value,
+        unit: "ns",
+        ratio_to_plain: None,
+    }
+}
+
+/// Measured over predicted, as the geometric mean over data sets, the worst one, and how many are
+/// within [`WITHIN`].
+fn summary(ratios: &[f64]) -> (String, usize, usize) {
+    let known: Vec<f64> = ratios.iter().copied().filter(|r| r.is_finite() && *r > 0.0).collect();
+    if known.is_empty() {
+        return ("-".into(), 0, 0);
+    }
+    let within = known.iter().filter(|&&r| (1.0 / WITHIN..=WITHIN).contains(&r)).count();
+    let worst = known.iter().copied().max_by(|a, b| a.ln().abs().total_cmp(&b.ln().abs())).expect("not empty");
+    (format!("{} (worst {}, {within}/{})", ratio(geomean(&known)), ratio(worst), known.len()), within, known.len())
+}
+
+fn accuracy_table(entries: &[Lwc], rows: &[Row], sets: &[(String, Vec<u32>)], model: &CostModel, ms: f64) -> Table {
+    let mut t = Table::new(
+        "costs: measured / predicted by the cost model, same run (geometric mean over data sets, the worst, and how many within 1.3x)",
+        &["catalog entry", "decode (in cache)", "get", "take 10^3 random"],
+    );
+    let (mut within, mut total) = (0, 0);
+    for (entry, row) in entries.iter().zip(rows) {
+        let mut cells = vec![entry.name.to_string()];
+        for ratios in [&row.decode, &row.get, &row.take] {
+            let (text, w, n) = summary(ratios);
+            (within, total) = (within + w, total + n);
+            cells.push(text);
+        }
+        t.row(cells);
+    }
+    let names: Vec<&str> = sets.iter().map(|(n, _)| n.as_str()).collect();
+    t.note(format!(
+        "1.00x: the model predicted what was measured; above, the read was slower than predicted. Data sets: {} (TPC-H keys in 65,536-row segments). \
+         The model was calibrated on this machine in {ms:.0} ms ({}: {:.1} ns a lone get's call beyond a take's position, random reads {:.1} ns in L1 to {:.1} ns at 256 MiB).",
+        names.join(", "),
+        model.source,
+        model.call_ns,
+        model.latency_ns[0],
+        model.latency_ns[model.latency_ns.len() - 1],
+    ));
+    t.note(format!(
+        "Predicted: a segment's read costs (its cascade priced whole: each child's difference to the encoding's default child, times the reads of it), \
+         decode without the bytes a scan streams from memory, take = get less the call. \
+         {within} of {total} figures within 1.3x of the prediction (issue 16's goal: within ±30 %)."
+    ));
+    t
+}
+
+/// Takes of random positions from columns far larger than the caches: the memory term of the model.
+fn memory_table(cfg: &Config, model: &Arc<CostModel>, progress: &Progress, records: &mut Vec<Record>) -> Table {
+    let mut t = Table::new(
+        format!("costs: a take of {LARGE_POSITIONS} random positions from {LARGE_ROWS} rows, ns per position, predicted and measured"),
+        &["data", "encoding", "bytes / value", "predicted", "measured", "measured / predicted", "in cache (predicted)"],
+    );
+    let n = cfg.scale.map_or(LARGE_ROWS, |s| ((LARGE_ROWS as f64 * s.min(1.0)) as usize).max(1 << 20));
+    let mut rng = StdRng::seed_from_u64(cfg.seed);
+    let sets: [(&str, Vec<u32>); 2] = [
+        ("months 1-12", (0..n).map(|_| rng.gen_range(1..=12)).collect()),
+        ("uniform 24-bit", (0..n).map(|_| rng.gen_range(0..1 << 24)).collect()),
+    ];
+    let positions = data::positions(LARGE_POSITIONS, n, false, cfg.seed);
+    let settings = Settings { rounds: cfg.settings.rounds.min(7), ..cfg.settings };
+    for (name, values) in &sets {
+        for cascade in ["plain", "bitpack", "for_n", "dict", "delta"] {
+            progress.say(format!("large {name}: {cascade}"));
+            let cascade: Cascade = cascade.parse().expect("a registered name");
+            let Some(encoded) = encode(values, &cascade, model) else { continue };
+            let predicted = Predicted::of(encoded.explains(), model);
+            let in_cache = {
+                let small = encode(&values[..1 << 16], &cascade, model).expect("applies to a part");
+                Predicted::of(small.explains(), model).take_ns
+            };
+            let column = encoded.open::<u32>().expect("opens what it encoded");
+            let mut out = vec![0u32; positions.len()];
+            let timing = race(
+                settings,
+                &mut [Candidate::new(|| column.take_into(black_box(&positions), &mut out).expect("in range"))],
+            );
+            let measured = timing[0].median_ns / positions.len() as f64;
+            records.push(record(name, &cascade.to_string(), "predicted take ns/position, large", predicted.take_ns));
+            records.push(record(name, &cascade.to_string(), "measured take ns/position, large", measured));
+            t.row(vec![
+                name.to_string(),
+                cascade.to_string(),
+                format!("{:.2}", encoded.as_bytes().len() as f64 / n as f64),
+                format!("{:.1}", predicted.take_ns),
+                format!("{measured:.1}"),
+                ratio(measured / predicted.take_ns),
+                format!("{:.1}", in_cache),
+            ]);
+        }
+    }
+    t.note(format!(
+        "{n} rows; the working set is the column's bytes (EncodedColumn::encode prices lookups at its own rows). \
+         In cache: the same encoding's prediction for a 65,536-row column, what the model would say without the memory term."
+    ));
+    t
+}
+
+/// The default objective's choice on every integer-like TPC-H column: a take of 10^3 random rows against
+/// a plain gather, and where it is slower than [`SLOW`], what the explain record says a faster lookup
+/// costs.
+fn tpch_table(cfg: &Config, scale: f64, progress: &Progress, records: &mut Vec<Record>) -> Table {
+    let mut t = Table::new(
+        format!("costs: the default objective's choice on every integer-like TPC-H column (SF {scale}), a take of {POSITIONS} random rows"),
+        &["column", "rows", "chosen (segments)", "bytes / value", "take / plain gather", "explain record, where above 3x"],
+    );
+    progress.say(format!("generating TPC-H at SF {scale}"));
+    let (mut slow, mut explained, mut columns) = (0, 0, 0);
+    for table in Tpch::new(scale).tables() {
+        for column in &table.columns {
+            progress.say(format!("TPC-H {}", column.name));
+            let row = match &column.data {
+                Data::Int(v) | Data::Date(v) => tpch_row(v, cfg),
+                Data::Decimal(v) => tpch_row(v, cfg),
+                Data::Text(_) => continue,
+            };
+            columns += 1;
+            let (times, cells) = row;
+            records.push(Record {
+                experiment: "costs",
+                data: "tpch".into(),
+                codec: column.name.to_string(),
+                measure: "take 1000 random rows / plain gather".into(),
+                value: times,
+                unit: "x",
+                ratio_to_plain: Some(times),
+            });
+            if times > SLOW {
+                slow += 1;
+                explained += usize::from(!cells[3].is_empty());
+            }
+            let mut line = vec![column.name.to_string(), table.rows.to_string()];
+            line.extend(cells);
+            t.row(line);
+        }
+    }
+    t.note(format!(
+        "{columns} columns; {slow} take above {SLOW}x a plain gather, and the explain record of {explained} of them says what the fastest lookup would cost in bytes \
+         (issue 16: within 3x, or the explain record says how many bytes that costs). Strings are not in this table."
+    ));
+    t
+}
+
+/// For one column: its take over a plain gather, and the cells chosen, bytes / value, ratio, explain.
+fn tpch_row<T: LwcInt>(values: &[T], cfg: &Config) -> (f64, Vec<String>) {
+    let encoded = EncodedColumn::encode(values, None, EncodeOptions::default().explained()).expect("auto encodes");
+    let column = encoded.open::<T>().expect("opens what it encoded");
+    let positions = data::positions(POSITIONS, values.len(), false, cfg.seed);
+    let (mut out, mut plain) = (vec![T::default(); positions.len()], vec![T::default(); positions.len()]);
+    let mut candidates = [
+        Candidate::new(|| {
+            for (o, &p) in plain.iter_mut().zip(black_box(&positions)) {
+                *o = values[p as usize];
+            }
+        }),
+        Candidate::new(|| column.take_into(black_box(&positions), &mut out).expect("in range")),
+    ];
+    let times = race(cfg.settings, &mut candidates)[1].ratio;
+    let explain = if times > SLOW { tradeoff(encoded.explains()) } else { String::new() };
+    let bytes = encoded.as_bytes().len() as f64 / values.len().max(1) as f64;
+    (times, vec![codecs::explain(&column), format!("{bytes:.2}"), ratio(times), explain])
+}
+
+/// The explain records' lookup trade-off over a column's segments: the modeled lookup against plain's,
+/// and the bytes the fastest lookup would add, summed.
+fn tradeoff(explains: &[SegmentExplain]) -> String {
+    let offs: Vec<_> = explains.iter().filter_map(SegmentExplain::lookup_tradeoff).collect();
+    if offs.is_empty() {
+        return "no candidates recorded".into();
+    }
+    let times = offs.iter().map(|o| o.times_plain).sum::<f64>() / offs.len() as f64;
+    let extra: i64 = offs.iter().map(|o| o.extra_bytes).sum();
+    let fastest = offs[0].fastest;
+    let get = offs.iter().map(|o| o.get_ns).sum::<f64>() / offs.len() as f64;
+    let fast = offs.iter().map(|o| o.fastest_get_ns).sum::<f64>() / offs.len() as f64;
+    format!(
+        "modeled lookup {} of plain's ({}); {fastest} would take {} for {extra:+} bytes",
+        ratio(times),
+        time(get),
+        time(fast)
+    )
+}
