@@ -21,7 +21,7 @@ use std::time::Instant;
 use crate::encodings::EncodingId;
 use crate::column::Column;
 use crate::segment::{encode_segment, Segment};
-use crate::select::{CostModel, TEXT_ROW_BYTES, WIDTHS, WORKING_SETS_LOG2};
+use crate::select::{CostModel, TAKE_SPACING, TEXT_ROW_BYTES, WIDTHS, WORKING_SETS_LOG2};
 use crate::stats::SplitMix;
 use crate::strings::{encode_bytes_segment, BytesSegment, BytesType};
 use crate::types::{LwcInt, Value, Word};
@@ -40,13 +40,14 @@ pub fn calibrate() -> CostModel {
     for id in EncodingId::ALL {
         for (k, &width) in WIDTHS.iter().enumerate() {
             let values = id.calibration_values(width, CALIBRATION_ROWS, &mut rng);
-            let (decode, get) = if width <= 32 {
+            let (decode, get, take) = if width <= 32 {
                 measure(id, &values.iter().map(|&v| v as u32).collect::<Vec<_>>(), &mut rng)
             } else {
                 measure(id, &values, &mut rng)
             };
             model.decode_ns[id as usize][k] = decode;
             model.get_ns[id as usize][k] = get;
+            model.take_ns[id as usize][k] = take;
         }
     }
     let text = calibration_text(CALIBRATION_ROWS, &mut rng);
@@ -119,17 +120,18 @@ fn measure_text(id: EncodingId, rows: &[&[u8]], rng: &mut SplitMix) -> (f64, f64
     (decode, get)
 }
 
-/// Minimum over repeats of (ns per decoded value, ns per get); encodings that do not apply to the data
-/// cost "too much".
-fn measure<T: Value>(id: EncodingId, values: &[T], rng: &mut SplitMix) -> (f64, f64) {
+/// Minimum over repeats of (ns per decoded value, ns per get, ns per position of a take of one row in
+/// [`TAKE_SPACING`]); encodings that do not apply to the data cost "too much".
+fn measure<T: Value>(id: EncodingId, values: &[T], rng: &mut SplitMix) -> (f64, f64, f64) {
     let Ok(encoded) = encode_segment(values, None, id) else {
-        return (f64::MAX / 4.0, f64::MAX / 4.0);
+        return (f64::MAX / 4.0, f64::MAX / 4.0, f64::MAX / 4.0);
     };
     // Read through a column, as users read (locating the segment included).
     let column = Column::from_segments(vec![Segment::<T>::open(&encoded).expect("a segment just written opens")]);
     let mut out = vec![T::default(); values.len()];
     let positions: Vec<usize> = (0..CALIBRATION_GETS).map(|_| rng.below(values.len())).collect();
-    let (mut decode, mut get) = (f64::MAX, f64::MAX);
+    let sparse: Vec<u32> = (0..values.len() / TAKE_SPACING).map(|_| rng.below(values.len()) as u32).collect();
+    let (mut decode, mut get, mut take) = (f64::MAX, f64::MAX, f64::MAX);
     for _ in 0..REPEATS {
         let start = Instant::now();
         column.decode_into(0, &mut out).expect("in range");
@@ -137,8 +139,12 @@ fn measure<T: Value>(id: EncodingId, values: &[T], rng: &mut SplitMix) -> (f64, 
         decode = decode.min(start.elapsed().as_nanos() as f64 / values.len() as f64);
         let latent = |p| column.get(p as u64).expect("in range").map_or(0, |v| v.to_latent().to_bits().to_u64());
         get = get.min(time_gets(&positions, latent));
+        let start = Instant::now();
+        column.take_into(&sparse, &mut out[..sparse.len()]).expect("in range");
+        black_box(&out);
+        take = take.min(start.elapsed().as_nanos() as f64 / sparse.len().max(1) as f64);
     }
-    (decode, get)
+    (decode, get, take)
 }
 
 /// Nanoseconds per call of `get` at `positions`, the results summed rather than each passed through

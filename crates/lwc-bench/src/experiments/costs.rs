@@ -47,7 +47,7 @@ struct Predicted {
 
 impl Predicted {
     /// The row-weighted mean of the segments' read costs: a scan's in-cache part (the column is read again
-    /// and again, so from cache), a lookup, and a take's position (a lookup without the call's checks).
+    /// and again, so from cache), a lookup, and a take's position.
     fn of(explains: &[SegmentExplain], model: &CostModel) -> Predicted {
         let rows: usize = explains.iter().map(|e| e.rows).sum();
         let mean = |f: &dyn Fn(&SegmentExplain) -> f64| {
@@ -57,8 +57,7 @@ impl Predicted {
             let streamed = e.actual_bytes as f64 / e.rows.max(1) as f64 / model.bandwidth;
             (e.read_costs.scan_ns - streamed).max(0.0)
         });
-        let get_ns = mean(&|e| e.read_costs.get_ns);
-        Predicted { decode_ns, get_ns, take_ns: (get_ns - model.call_ns).max(0.1) }
+        Predicted { decode_ns, get_ns: mean(&|e| e.read_costs.get_ns), take_ns: mean(&|e| e.read_costs.take_ns) }
     }
 }
 
@@ -203,7 +202,7 @@ fn accuracy_table(entries: &[Lwc], rows: &[Row], sets: &[(String, Vec<u32>)], mo
     ));
     t.note(format!(
         "Predicted: a segment's read costs (its cascade priced whole: each child's difference to the encoding's default child, times the reads of it), \
-         decode without the bytes a scan streams from memory, take = get less the call. \
+         decode without the bytes a scan streams from memory. \
          {within} of {total} figures within 1.3x of the prediction (issue 16's goal: within ±30 %)."
     ));
     t

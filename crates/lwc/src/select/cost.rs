@@ -42,9 +42,12 @@ pub const CACHE_LINE: f64 = 64.0;
 pub struct Costs {
     /// Nanoseconds per value of a full decode from memory: decode work plus the bytes streamed in.
     pub scan_ns: f64,
-    /// Nanoseconds per point lookup (a position of a gather) at the stream's working set: the work in
-    /// cache plus what its cache lines cost where the data does not fit the caches.
+    /// Nanoseconds per lone point lookup (`get`) at the stream's working set: the work in cache plus
+    /// what its cache lines cost where the data does not fit the caches.
     pub get_ns: f64,
+    /// Nanoseconds per position of a take of sparse random positions, at the working set: a lookup
+    /// without the call's checks, or cheaper where the encoding gathers many at once.
+    pub take_ns: f64,
     /// Cache lines one lookup touches, child streams included.
     pub lines: f64,
 }
@@ -57,6 +60,8 @@ pub(crate) struct Price {
     pub decode_ns: f64,
     /// Nanoseconds per lookup in cache.
     pub get_ns: f64,
+    /// Nanoseconds per position of a sparse take in cache.
+    pub take_ns: f64,
     /// Cache lines one lookup touches.
     pub lines: f64,
     /// Bytes stored per value.
@@ -81,11 +86,19 @@ pub struct CostModel {
     pub(crate) decode_ns: [[f64; WIDTHS.len()]; ID_SLOTS],
     /// Nanoseconds per in-cache `get`, `[encoding id][width index]`.
     pub(crate) get_ns: [[f64; WIDTHS.len()]; ID_SLOTS],
+    /// Nanoseconds per position of an in-cache take of sparse random positions (one in
+    /// [`TAKE_SPACING`] rows), `[encoding id][width index]`; where a table lacks them, a `get` less
+    /// [`CostModel::call_ns`].
+    pub(crate) take_ns: [[f64; WIDTHS.len()]; ID_SLOTS],
     /// Byte-string encodings: nanoseconds per byte of an in-cache decode, `[encoding id]`.
     pub(crate) text_decode_ns: [f64; ID_SLOTS],
     /// Byte-string encodings: nanoseconds per `get` of a row of [`TEXT_ROW_BYTES`], `[encoding id]`.
     pub(crate) text_get_ns: [f64; ID_SLOTS],
 }
+
+/// One position in this many rows is what a take is timed at: sparse enough that each position is read
+/// on its own (a denser list decodes blocks, which its take weighs itself).
+pub const TAKE_SPACING: usize = 64;
 
 /// Mean length of the rows the byte-string figures are measured on; a `get` of a longer row pays the
 /// decode of its extra bytes.
@@ -117,6 +130,7 @@ impl PartialEq for CostModel {
             && self.latency_ns.map(f64::to_bits) == other.latency_ns.map(f64::to_bits)
             && bits(&self.decode_ns) == bits(&other.decode_ns)
             && bits(&self.get_ns) == bits(&other.get_ns)
+            && bits(&self.take_ns) == bits(&other.take_ns)
             && row_bits(&self.text_decode_ns) == row_bits(&other.text_decode_ns)
             && row_bits(&self.text_get_ns) == row_bits(&other.text_get_ns)
     }
@@ -128,7 +142,7 @@ static BUILTIN: LazyLock<Arc<CostModel>> = LazyLock::new(|| {
 });
 
 impl CostModel {
-    /// The table measured on the development machines (2-core Intel Xeon and AMD EPYC, 2026-11; see
+    /// The table measured on the development machine (a 2-core AMD EPYC, 2026-11-25; see
     /// `builtin_costs.txt`), shared.
     pub fn builtin() -> Arc<CostModel> {
         BUILTIN.clone()
@@ -143,6 +157,7 @@ impl CostModel {
             latency_ns: [f64::NAN; WORKING_SETS_LOG2.len()],
             decode_ns: [[f64::NAN; WIDTHS.len()]; ID_SLOTS],
             get_ns: [[f64::NAN; WIDTHS.len()]; ID_SLOTS],
+            take_ns: [[f64::NAN; WIDTHS.len()]; ID_SLOTS],
             text_decode_ns: [f64::NAN; ID_SLOTS],
             text_get_ns: [f64::NAN; ID_SLOTS],
         }
@@ -152,9 +167,11 @@ impl CostModel {
     /// stored in `bytes_per_row`: per row, as for values. A lookup reads the row's bytes and its ends.
     pub(crate) fn text_price(&self, encoding: EncodingId, row_bytes: f64, bytes_per_row: f64) -> Price {
         let row = encoding as usize;
+        let get_ns = self.text_get_ns[row] + self.text_decode_ns[row] * (row_bytes - TEXT_ROW_BYTES).max(0.0);
         Price {
             decode_ns: self.text_decode_ns[row] * row_bytes,
-            get_ns: self.text_get_ns[row] + self.text_decode_ns[row] * (row_bytes - TEXT_ROW_BYTES).max(0.0),
+            get_ns,
+            take_ns: self.take_of_get(get_ns),
             lines: encoding.lines(0, 0),
             bytes_per_value: bytes_per_row,
         }
@@ -167,6 +184,7 @@ impl CostModel {
         Price {
             decode_ns: interpolate(&self.decode_ns[row], width),
             get_ns: interpolate(&self.get_ns[row], width),
+            take_ns: interpolate(&self.take_ns[row], width),
             lines: encoding.lines(parameter, width),
             bytes_per_value,
         }
@@ -179,8 +197,14 @@ impl CostModel {
         Costs {
             scan_ns: price.decode_ns + price.bytes_per_value / self.bandwidth,
             get_ns: price.get_ns + price.lines * self.miss_ns(working_set),
+            take_ns: price.take_ns + price.lines * self.miss_ns(working_set),
             lines: price.lines,
         }
+    }
+
+    /// A take's position where only a lone `get` was measured: the get less the call's checks.
+    fn take_of_get(&self, get_ns: f64) -> f64 {
+        (get_ns - self.call_ns).max(0.1 * get_ns)
     }
 
     /// The costs of `encoding` (default children, default parameter) on values of `width` bits stored in
@@ -228,7 +252,7 @@ impl CostModel {
         }
         text.push('\n');
         for id in EncodingId::ALL {
-            for (what, table) in [("decode", &self.decode_ns), ("get", &self.get_ns)] {
+            for (what, table) in [("decode", &self.decode_ns), ("get", &self.get_ns), ("take", &self.take_ns)] {
                 text += &format!("{} {what}", id.name());
                 for ns in table[id as usize] {
                     text += &format!(" {ns:.3}");
@@ -297,6 +321,7 @@ impl CostModel {
                     let table = match what {
                         "decode" => &mut model.decode_ns,
                         "get" => &mut model.get_ns,
+                        "take" => &mut model.take_ns,
                         _ => return Err(bad(format!("line {line:?}"))),
                     };
                     let values = numbers(values).ok_or_else(|| bad(format!("line {line:?}")))?;
@@ -312,6 +337,18 @@ impl CostModel {
                 .iter()
                 .all(|&id| !(model.text_decode_ns[id as usize] + model.text_get_ns[id as usize]).is_nan());
         let memory = !model.call_ns.is_nan() && model.latency_ns.iter().all(|x| !x.is_nan());
+        // Tables without takes (the first version's, or hand-made ones) take them from the gets.
+        for id in EncodingId::ALL {
+            let row = id as usize;
+            if model.take_ns[row].iter().any(|x| x.is_nan()) && !memory {
+                continue;
+            }
+            for k in 0..WIDTHS.len() {
+                if model.take_ns[row][k].is_nan() {
+                    model.take_ns[row][k] = model.take_of_get(model.get_ns[row][k]);
+                }
+            }
+        }
         if !complete || !memory || model.bandwidth <= 0.0 {
             return Err(bad("an encoding, the bandwidth, the call cost or the latencies are missing".into()));
         }

@@ -80,7 +80,7 @@ impl SegmentExplain {
             fallbacks,
             estimated_bytes,
             actual_bytes: 0,
-            read_costs: Costs { scan_ns: 0.0, get_ns: 0.0, lines: 0.0 },
+            read_costs: Costs { scan_ns: 0.0, get_ns: 0.0, take_ns: 0.0, lines: 0.0 },
             choose_ns: 0,
             encode_ns: 0,
         }

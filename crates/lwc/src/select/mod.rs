@@ -30,7 +30,7 @@ use std::time::Instant;
 
 pub use budget::{fit_to_budget, BudgetOption, BUDGET_STEPS};
 pub(crate) use cost::{Price, TEXT_ROW_BYTES};
-pub use cost::{CostModel, Costs, CACHE_LINE, WIDTHS, WORKING_SETS_LOG2};
+pub use cost::{CostModel, Costs, CACHE_LINE, TAKE_SPACING, WIDTHS, WORKING_SETS_LOG2};
 pub use explain::{Candidate, Fallback, LookupTradeoff, SegmentExplain, SLOW_LOOKUP};
 pub use objective::{AccessMix, Objective, BALANCED_SIZE_SLACK, BALANCED_SPEEDUP};
 
@@ -122,12 +122,15 @@ fn compose(own: Price, id: EncodingId, parameter: u32, rows: usize, children: &[
         let per_value = child.rows as f64 / rows.max(1) as f64;
         let (chosen, default) = (child.chosen, child.default);
         price.decode_ns += per_value * (chosen.decode_ns - default.decode_ns);
-        price.get_ns += reads.gets * (chosen.get_ns - default.get_ns) + reads.values * (chosen.decode_ns - default.decode_ns);
+        let walked = reads.values * (chosen.decode_ns - default.decode_ns);
+        price.get_ns += reads.gets * (chosen.get_ns - default.get_ns) + walked;
+        price.take_ns += reads.gets * (chosen.take_ns - default.take_ns) + walked;
         price.lines += reads.gets * chosen.lines + reads.values * chosen.bytes_per_value / CACHE_LINE;
     }
     // A child far cheaper than its default cannot make the parent's own work negative.
     price.decode_ns = price.decode_ns.max(own.decode_ns * 0.25);
     price.get_ns = price.get_ns.max(own.get_ns * 0.25);
+    price.take_ns = price.take_ns.max(own.take_ns * 0.25);
     price
 }
 
@@ -209,7 +212,8 @@ impl<'c> Driver<'c> {
             let (cascade, children) = self.write(id, values, stats, out)?;
             let bytes_per_value = (out.len() - start) as f64 / values.len().max(1) as f64;
             let parameter = self.parameter(id);
-            let own = self.model.price(id, stats.range_bits().max(1), parameter, bytes_per_value);
+            let width = id.cost_width(&Profile::of(values, stats, self.sampled));
+            let own = self.model.price(id, width, parameter, bytes_per_value);
             let price = compose(own, id, parameter, values.len(), &children);
             return Ok(self.written(cascade, None, price));
         }
@@ -601,7 +605,8 @@ impl Children for ChildWriter<'_, '_> {
                 let parameter = child.parameter(id);
                 let bytes = 1 + id.estimate(values, &stats, parameter, &sink)?;
                 let bytes_per_value = bytes as f64 / n.max(1) as f64;
-                let own = self.driver.model.price(id, stats.range_bits().max(1), parameter, bytes_per_value);
+                let width = id.cost_width(&Profile::of(values, &stats, true));
+                let own = self.driver.model.price(id, width, parameter, bytes_per_value);
                 let chosen = compose(own, id, parameter, n, &sink.finish().1);
                 self.record(k, n, chosen, self.default_price(default, &stats, bytes_per_value));
                 Some(bytes)

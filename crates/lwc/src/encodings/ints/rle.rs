@@ -92,9 +92,17 @@ impl Encoder for Rle {
         (2 * shape.runs() > shape.sample_rows().max(1)).then_some("runs average under two rows")
     }
 
+    /// Its work follows its runs, not its values' width: it is priced at `64 / rows per run` (1: runs
+    /// of 64 rows and more; 64: every row a run), the scale [`Rle::calibration_values`] measures.
+    fn cost_width(shape: &dyn Shape) -> u32 {
+        let rows_per_run = shape.sample_rows().max(1) as f64 / shape.runs().max(1) as f64;
+        (64.0 / rows_per_run).round().clamp(1.0, 64.0) as u32
+    }
+
+    /// Runs of `64 / width` rows (see [`Rle::cost_width`]) of 20-bit values.
     fn calibration_values(width: u32, n: usize, _: &mut SplitMix) -> Vec<u64> {
-        let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
-        (0..n).map(|i| (i as u64 / 8).wrapping_mul(0x9e37_79b9_7f4a_7c15) & mask).collect()
+        let run = (64 / width.max(1)).max(1) as u64;
+        (0..n).map(|i| (i as u64 / run).wrapping_mul(0x9e37_79b9_7f4a_7c15) & 0xf_ffff).collect()
     }
 
 
