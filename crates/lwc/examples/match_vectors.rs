@@ -2,7 +2,9 @@
 //! vector under `for_n(64)` and delta at several strides, as a ratio to a plain gather timed in the same
 //! run (median of rounds). What `lwc-bench keys` measures, small enough to profile.
 //!
-//! Run: `cargo run --release -p lwc --example match_vectors [CASCADE ...]`.
+//! Run: `cargo run --release -p lwc --example match_vectors [CASCADE ...]`. `CASCADES=1` also prints the
+//! cascade each column was written with; `PROFILE=l_orderkey` (a column's name) repeats that column's
+//! first take for a profiler and exits.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -38,11 +40,8 @@ fn match_vector(n: usize, selectivity: f64) -> Vec<u32> {
 
 fn main() -> Result<(), lwc::Error> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let cascades: Vec<String> = if args.is_empty() {
-        ["for_n", "delta:16", "delta:64", "delta"].map(String::from).to_vec()
-    } else {
-        args
-    };
+    let cascades: Vec<String> =
+        if args.is_empty() { ["for_n", "delta:16", "delta:64", "delta"].map(String::from).to_vec() } else { args };
     let columns = [
         ("l_orderkey", shapes::l_orderkey(6_001_215)),
         ("o_orderkey", shapes::o_orderkey(1_500_000)),

@@ -18,8 +18,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use crate::encodings::EncodingId;
 use crate::column::Column;
+use crate::encodings::EncodingId;
 use crate::segment::{encode_segment, Segment};
 use crate::select::{CostModel, TAKE_SPACING, TEXT_ROW_BYTES, WIDTHS, WORKING_SETS_LOG2};
 use crate::stats::SplitMix;
@@ -165,7 +165,7 @@ fn measure_latencies() -> [f64; WORKING_SETS_LOG2.len()] {
     let largest = 1usize << WORKING_SETS_LOG2[WORKING_SETS_LOG2.len() - 1];
     // Filled so that its pages are mapped: the first touch of a page is not what a lookup pays.
     let words: Vec<u64> = (0..largest / 8).map(|i| i as u64).collect();
-    let mut rng = SplitMix(0x1a7e_4c7);
+    let mut rng = SplitMix(0x01a7_e4c7);
     let mut latencies = WORKING_SETS_LOG2.map(|log2| {
         let n = (1usize << log2) / 8;
         let positions: Vec<u32> = (0..LATENCY_READS).map(|_| rng.below(n) as u32).collect();

@@ -697,7 +697,9 @@ impl<'a, V: Value> Segment<'a, V> {
     /// [`Segment::rows`] (a column's located rows): no pass checks them again. Were one out of range after
     /// all, the stream's kernels would panic rather than read past the data, as they do for every caller.
     pub(crate) fn take_ascending_into(&self, positions: &[u32], out: &mut [V]) {
-        debug_assert!(positions.windows(2).all(|w| w[0] <= w[1]) && positions.last().is_none_or(|&p| (p as usize) < self.rows));
+        debug_assert!(
+            positions.windows(2).all(|w| w[0] <= w[1]) && positions.last().is_none_or(|&p| (p as usize) < self.rows)
+        );
         if positions.len() <= SHORT_TAKE {
             for (o, &p) in out.iter_mut().zip(positions) {
                 *o = V::from_latent(self.stream.get(p as usize));

@@ -236,7 +236,8 @@ fn text_block_compressors_are_priced_for_objectives_without_lookups() {
 fn random_lookups_keep_small_encodings_small() {
     let months: Vec<i64> = (0..1 << 16).map(|i| 1 + (i * 7 + i / 13) % 12).collect();
     let explain = |working_set| {
-        let options = EncodeOptions { working_set_rows: working_set, ..EncodeOptions::with_objective(Objective::Random) };
+        let options =
+            EncodeOptions { working_set_rows: working_set, ..EncodeOptions::with_objective(Objective::Random) };
         encode_segment(&months, None, options.explained()).unwrap().explain().unwrap().clone()
     };
     let table = explain(Some(6_000_000u64));

@@ -34,6 +34,8 @@ const POSITIONS: usize = 1_000;
 const LARGE_ROWS: usize = 1 << 26;
 /// Positions of a take from a large column: enough that the caches hold few of their lines.
 const LARGE_POSITIONS: usize = 100_000;
+/// The catalog's float codecs, measured on doubles by the floats experiment.
+const FLOAT_CODECS: [&str; 3] = ["lwc alp", "lwc alp_rd", "lwc narrow"];
 /// A lookup slower than this many times a plain gather is called out (issue 16: the default's choice).
 const SLOW: f64 = 3.0;
 
@@ -116,7 +118,10 @@ pub fn run(cfg: &Config) -> Report {
         data::seed000(65_535, cfg.seed).into_iter().map(|(name, v)| (name.to_string(), v)).collect();
     progress.say(format!("generating TPC-H keys at SF {scale}"));
     sets.extend(Tpch::new(scale).keys().into_iter().map(|(name, v)| (name.to_string(), v)));
-    let entries: Vec<Lwc> = codecs::all().into_iter().chain(codecs::cascades()).collect();
+    // The float codecs are calibrated on doubles and left to the floats experiment: forced on integers they
+    // read integer latents as floats, which neither auto nor a user would pick.
+    let entries: Vec<Lwc> =
+        codecs::all().into_iter().chain(codecs::cascades()).filter(|e| !FLOAT_CODECS.contains(&e.name)).collect();
     let mut rows: Vec<Row> = entries.iter().map(|_| Row::default()).collect();
     for (name, values) in &sets {
         let positions = data::positions(POSITIONS, values.len(), false, cfg.seed);
@@ -192,7 +197,7 @@ fn accuracy_table(entries: &[Lwc], rows: &[Row], sets: &[(String, Vec<u32>)], mo
     }
     let names: Vec<&str> = sets.iter().map(|(n, _)| n.as_str()).collect();
     t.note(format!(
-        "1.00x: the model predicted what was measured; above, the read was slower than predicted. Data sets: {} (TPC-H keys in 65,536-row segments). \
+        "1.00x: the model predicted what was measured; above, the read was slower than predicted. Data sets: {} (TPC-H keys in 65,536-row segments); alp, alp_rd and narrow, float codecs calibrated on doubles, are left to the floats experiment. \
          The model was calibrated on this machine in {ms:.0} ms ({}: {:.1} ns a lone get's call beyond a take's position, random reads {:.1} ns in L1 to {:.1} ns at 256 MiB).",
         names.join(", "),
         model.source,
@@ -290,7 +295,7 @@ fn tpch_table(cfg: &Config, scale: f64, progress: &Progress, records: &mut Vec<R
             });
             if times > SLOW {
                 slow += 1;
-                explained += usize::from(!cells[3].is_empty());
+                explained += usize::from(cells[3].contains("bytes"));
             }
             let mut line = vec![column.name.to_string(), table.rows.to_string()];
             line.extend(cells);
@@ -329,7 +334,7 @@ fn tpch_row<T: LwcInt>(values: &[T], cfg: &Config) -> (f64, Vec<String>) {
 fn tradeoff(explains: &[SegmentExplain]) -> String {
     let offs: Vec<_> = explains.iter().filter_map(SegmentExplain::lookup_tradeoff).collect();
     if offs.is_empty() {
-        return "no candidates recorded".into();
+        return "taken at once: no other candidate weighed".into();
     }
     let times = offs.iter().map(|o| o.times_plain).sum::<f64>() / offs.len() as f64;
     let extra: i64 = offs.iter().map(|o| o.extra_bytes).sum();

@@ -68,9 +68,9 @@ impl<'a, T: Value> Column<'a, T> {
         starts.push(next);
         let first = segments.first().map_or(0, |s| s.rows());
         let uniform = first.is_power_of_two()
-            && segments.split_last().is_some_and(|(last, rest)| {
-                rest.iter().all(|s| s.rows() == first) && last.rows() <= first
-            });
+            && segments
+                .split_last()
+                .is_some_and(|(last, rest)| rest.iter().all(|s| s.rows() == first) && last.rows() <= first);
         let uniform_shift = uniform.then(|| first.trailing_zeros());
         let reads_in_place = segments.iter().all(Segment::reads_in_place);
         Column { rows: next, segments, starts, uniform_shift, reads_in_place }
@@ -392,7 +392,10 @@ mod tests {
         let mut rng = crate::stats::SplitMix(9);
         for (data, cascade) in [(&values, "bitpack"), (&values, "dict"), (&sorted, "delta:16"), (&sorted, "rle")] {
             let short = encode_segment(&data[..100], None, cascade.parse::<Cascade>().unwrap()).unwrap();
-            let options = EncodeOptions { segment_rows: 256, ..EncodeOptions::with_encoding(cascade.parse::<Cascade>().unwrap()) };
+            let options = EncodeOptions {
+                segment_rows: 256,
+                ..EncodeOptions::with_encoding(cascade.parse::<Cascade>().unwrap())
+            };
             let encoded = EncodedColumn::encode(data, None, options).unwrap();
             let uniform = encoded.open::<u32>().unwrap();
             assert_eq!(uniform.uniform_shift, Some(8), "{cascade}");
@@ -416,7 +419,10 @@ mod tests {
                     rows.reverse();
                     rows[k / 2] = n as u64 + 3;
                     let err = column.take_into(&rows, &mut out).unwrap_err();
-                    assert!(matches!(err, Error::RowOutOfRange { row, .. } if row == n as u64 + 3), "{cascade} {k}: {err}");
+                    assert!(
+                        matches!(err, Error::RowOutOfRange { row, .. } if row == n as u64 + 3),
+                        "{cascade} {k}: {err}"
+                    );
                 }
                 let row = rng.below(n) as u64;
                 assert_eq!(column.get(row).unwrap(), Some(data[row as usize]));

@@ -29,8 +29,8 @@ use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
 pub use budget::{fit_to_budget, BudgetOption, BUDGET_STEPS};
-pub(crate) use cost::{Price, TEXT_ROW_BYTES};
 pub use cost::{CostModel, Costs, CACHE_LINE, TAKE_SPACING, WIDTHS, WORKING_SETS_LOG2};
+pub(crate) use cost::{Price, TEXT_ROW_BYTES};
 pub use explain::{Candidate, Fallback, LookupTradeoff, SegmentExplain, SLOW_LOOKUP};
 pub use objective::{AccessMix, Objective, BALANCED_SIZE_SLACK, BALANCED_SPEEDUP};
 
@@ -134,7 +134,6 @@ fn compose(own: Price, id: EncodingId, parameter: u32, rows: usize, children: &[
     price
 }
 
-
 /// Nanoseconds spent choosing, and whether a choice is under way (choices nested in another, for child
 /// streams of a sample, are part of the outer one's time).
 pub(crate) type ChoosingClock = Cell<(u64, bool)>;
@@ -162,7 +161,17 @@ pub(crate) struct Driver<'c> {
 impl<'c> Driver<'c> {
     /// A driver for a top-level stream.
     pub fn new(model: &'c CostModel, objective: Objective, cascade: Cascade, clock: &'c ChoosingClock) -> Self {
-        Driver { model, objective, cascade, depth: 0, sampled: false, excluded: 0, floats: false, working_set_scale: 1.0, clock }
+        Driver {
+            model,
+            objective,
+            cascade,
+            depth: 0,
+            sampled: false,
+            excluded: 0,
+            floats: false,
+            working_set_scale: 1.0,
+            clock,
+        }
     }
 
     /// The same driver for a segment of `rows` rows read together with others, `working_set_rows` rows in

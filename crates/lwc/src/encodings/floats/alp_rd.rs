@@ -104,17 +104,13 @@ fn split<T: LwcInt>(values: &[T]) -> Split<T> {
 impl Encoder for AlpRd {
     const CHILDREN: &'static [&'static str] = &["codes", "tails", "exception rows", "exception values"];
 
-    /// The values lie in the child streams; the exceptions are decoded when the segment is opened.
+    /// The values lie in the child streams.
     fn lines(_: u32, _: u32) -> f64 {
         0.0
     }
 
-    /// A lookup reads its row of each value stream; the exceptions were decoded when opened.
     fn child_reads(k: usize, _: u32, _: usize, _: usize) -> ChildReads {
-        match k < 2 {
-            true => ChildReads::ONE_GET,
-            false => ChildReads { gets: 0.0, values: 0.0 },
-        }
+        patches::child_reads(k, 2)
     }
 
     fn pruned(shape: &dyn Shape) -> Option<&'static str> {

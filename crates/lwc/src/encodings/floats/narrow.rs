@@ -105,17 +105,13 @@ fn is_double_latent<T: LwcInt>() -> bool {
 impl Encoder for Narrow {
     const CHILDREN: &'static [&'static str] = &["singles", "exception rows", "exception values"];
 
-    /// The values lie in the child streams; the exceptions are decoded when the segment is opened.
+    /// The values lie in the child streams.
     fn lines(_: u32, _: u32) -> f64 {
         0.0
     }
 
-    /// A lookup reads its row of each value stream; the exceptions were decoded when opened.
     fn child_reads(k: usize, _: u32, _: usize, _: usize) -> ChildReads {
-        match k < 1 {
-            true => ChildReads::ONE_GET,
-            false => ChildReads { gets: 0.0, values: 0.0 },
-        }
+        patches::child_reads(k, 1)
     }
     const REQUIRES: Requirement = Requirement::Doubles;
 

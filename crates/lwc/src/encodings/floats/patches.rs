@@ -4,13 +4,22 @@
 //! A float stream holds [`crate::Value::Latent`]s: `u64` for `f64`, `u32` for `f32`. The float encodings
 //! are generic over the latent like every encoding; on other integer types they do not apply.
 
-use super::{Cascade, Children, Encoding, StreamOps, StreamView};
+use super::{Cascade, ChildReads, Children, Encoding, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::types::{LwcInt, Value, ValueType, Word};
 
 /// Whether `T` is the latent of a float type (`u32` of `f32`, `u64` of `f64`).
+/// How a lookup of a float encoding reads its child `k`: its row of each of the first `value_streams`
+/// streams (digits, codes, tails); the exceptions, after them, were decoded when the segment was opened.
+pub(crate) fn child_reads(k: usize, value_streams: usize) -> ChildReads {
+    match k < value_streams {
+        true => ChildReads::ONE_GET,
+        false => ChildReads { gets: 0.0, values: 0.0 },
+    }
+}
+
 pub(crate) fn is_float_latent<T: LwcInt>() -> bool {
     matches!(T::TYPE, ValueType::U32 | ValueType::U64)
 }

@@ -278,7 +278,14 @@ unsafe fn gather_const<U: Word, const W: u32, const BLOCKS: bool>(
 /// # Safety
 /// As [`gather_const`], with `1 <= w <= U::BITS`.
 #[inline(always)]
-unsafe fn gather_generic<U: Word>(packed: &[u8], w: u32, references: &[U], shift: u32, positions: &[u32], out: &mut [U]) {
+unsafe fn gather_generic<U: Word>(
+    packed: &[u8],
+    w: u32,
+    references: &[U],
+    shift: u32,
+    positions: &[u32],
+    out: &mut [U],
+) {
     // SAFETY: forwarded contract.
     with_const_width!(U, w, |W| unsafe {
         if shift < u32::BITS {

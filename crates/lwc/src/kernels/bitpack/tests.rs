@@ -90,10 +90,8 @@ fn paths_agree<U: Word>(values: &[U], w: u32) {
     assert_eq!(got, want, "scalar gather w={w}");
     // With a reference per block of 8 (each block's reference is `base` plus its index).
     let references: Vec<U> = (0..n.div_ceil(8) as u64).map(|b| base.wrapping_add(U::from_u64(b))).collect();
-    let want_blocks: Vec<U> = positions
-        .iter()
-        .map(|&i| values[i as usize].wrapping_add(references[i as usize / 8]))
-        .collect();
+    let want_blocks: Vec<U> =
+        positions.iter().map(|&i| values[i as usize].wrapping_add(references[i as usize / 8])).collect();
     got.fill(U::ZERO);
     gather_block_offsets(packed, n, w, &references, 8, &positions, &mut got);
     assert_eq!(got, want_blocks, "gather with references w={w}");

@@ -796,9 +796,8 @@ unsafe fn gather_u32<const BLOCKS: bool>(
     out_of_range(pos.remainder(), n);
     for (&i, o) in pos.remainder().iter().zip(dst.into_remainder()) {
         // SAFETY: as above, one value.
-        let (v, add) = unsafe {
-            (load_at(p, i as u64 * w as u64), if BLOCKS { *r.add((i >> shift) as usize) } else { base })
-        };
+        let (v, add) =
+            unsafe { (load_at(p, i as u64 * w as u64), if BLOCKS { *r.add((i >> shift) as usize) } else { base }) };
         *o = ((v & mask) as u32).wrapping_add(add);
     }
 }
@@ -845,9 +844,8 @@ unsafe fn gather_u64<const BLOCKS: bool>(
     out_of_range(pos.remainder(), n);
     for (&i, o) in pos.remainder().iter().zip(dst.into_remainder()) {
         // SAFETY: as above, one value.
-        let (v, add) = unsafe {
-            (load_at(p, i as u64 * w as u64), if BLOCKS { *r.add((i >> shift) as usize) } else { base })
-        };
+        let (v, add) =
+            unsafe { (load_at(p, i as u64 * w as u64), if BLOCKS { *r.add((i >> shift) as usize) } else { base }) };
         *o = (v & mask).wrapping_add(add);
     }
 }
