@@ -573,16 +573,25 @@ impl<'d, 'c> ChildWriter<'d, 'c> {
         (written.into_iter().map(|(_, c)| c).collect(), self.priced.into_inner())
     }
 
-    /// The price of `default` on a child stream of `values` (`stats`), `bytes_per_value` as chosen: what the
-    /// parent's calibration read. `None` where the default is left to the selector.
-    fn default_price<C: LwcInt>(&self, default: Encoding, stats: &Stats<C>, bytes_per_value: f64) -> Option<Price> {
-        let id = default.id()?;
-        let parameter = default.parameter().or(id.parameter().map(|p| p.default)).unwrap_or(0);
-        Some(self.driver.model.price(id, stats.range_bits().max(1), parameter, bytes_per_value))
+    /// The encoding the parent's calibration read child `default` as: the default itself, or `for` where
+    /// the default is left to the selector (which picks a frame of reference on the calibration's values).
+    fn calibrated(default: Encoding) -> Encoding {
+        match default.id() {
+            Some(_) => default,
+            None => Encoding::For,
+        }
     }
 
-    fn record(&self, k: usize, rows: usize, chosen: Price, default: Option<Price>) {
-        let default = default.unwrap_or(chosen);
+    /// The price of `default` (as [`ChildWriter::calibrated`] reads it) on a child stream of `values`
+    /// (`stats`), `bytes_per_value` as chosen: what the parent's calibration read.
+    fn default_price<C: LwcInt>(&self, default: Encoding, stats: &Stats<C>, bytes_per_value: f64) -> Price {
+        let default = Self::calibrated(default);
+        let id = default.id().expect("calibrated children are fixed");
+        let parameter = default.parameter().or(id.parameter().map(|p| p.default)).unwrap_or(0);
+        self.driver.model.price(id, stats.range_bits().max(1), parameter, bytes_per_value)
+    }
+
+    fn record(&self, k: usize, rows: usize, chosen: Price, default: Price) {
         self.priced.borrow_mut().push(ChildPrice { k, rows, chosen, default });
     }
 }
@@ -595,9 +604,9 @@ impl Children for ChildWriter<'_, '_> {
     fn encode<C: LwcInt>(&self, k: usize, values: &[C], default: Encoding, out: &mut Writer) -> Result<()> {
         let stats = Stats::compute(values);
         let written = self.driver.child(self.driver.cascade.child(k, default)).encode_with(values, &stats, out)?;
-        let default = match &written.evaluation {
-            Some(e) => default.id().map(|id| e.price_of(id, self.driver.model)),
-            None => self.default_price(default, &stats, written.price.bytes_per_value),
+        let default = match (&written.evaluation, Self::calibrated(default).id()) {
+            (Some(e), Some(id)) => e.price_of(id, self.driver.model),
+            _ => self.default_price(default, &stats, written.price.bytes_per_value),
         };
         self.record(k, values.len(), written.price, default);
         self.written.borrow_mut().push((k, written.cascade));
@@ -622,8 +631,8 @@ impl Children for ChildWriter<'_, '_> {
             }
             None => {
                 let evaluation = child.evaluate(values, &stats);
-                let default = default.id().map(|id| evaluation.price_of(id, self.driver.model));
-                self.record(k, n, evaluation.price(), default);
+                let reference = Self::calibrated(default).id().expect("calibrated children are fixed");
+                self.record(k, n, evaluation.price(), evaluation.price_of(reference, self.driver.model));
                 Some(evaluation.estimated_bytes())
             }
         }
