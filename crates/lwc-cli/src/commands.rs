@@ -43,6 +43,7 @@ pub fn encode_options(args: &CompressArgs) -> Result<EncodeOptions> {
         segment_rows: args.segment_rows,
         objective: args.objective,
         cost_model: cost_model(args.costs.as_deref())?,
+        keep_choice: args.keep_choice,
         ..EncodeOptions::default()
     };
     if let Some(cascade) = &args.encoding {

@@ -21,7 +21,7 @@ use arrow_schema::SchemaRef;
 use lwc::{AccessMix, BudgetOption, EncodeOptions, Objective};
 use rayon::prelude::*;
 
-use crate::encode::{encode_chunk, EncodedChunk};
+use crate::encode::{encode_chunk, ChoiceChain, EncodedChunk};
 use crate::error::{Error, Result};
 use crate::info::FileSummary;
 use crate::schema::{check_schema, Storage};
@@ -252,9 +252,12 @@ fn measure_column(
     let (mut bytes, mut read_ns) = (0u64, 0.0f64);
     let rows = array.len();
     let mut chunks = Vec::with_capacity(rows.div_ceil(options.segment_rows.max(1)));
-    for start in (0..rows).step_by(options.segment_rows.max(1)) {
+    let mut chain = ChoiceChain::default();
+    for (k, start) in (0..rows).step_by(options.segment_rows.max(1)).enumerate() {
         let slice = array.slice(start, options.segment_rows.min(rows - start));
-        let chunk = encode_chunk(slice.as_ref(), storage, &options)?;
+        let previous = chain.previous(k, options.keep_choice);
+        let chunk = encode_chunk(slice.as_ref(), storage, &options, previous.as_ref())?;
+        chain.written(k, options.keep_choice, chunk.choice.clone());
         bytes += chunk.stored().len() as u64;
         if let Some(costs) = chunk.read_costs {
             read_ns += slice.len() as f64 * (mix.scan * costs.scan_ns + mix.get * costs.get_ns);

@@ -9,7 +9,7 @@ use arrow_buffer::ArrowNativeType;
 use arrow_data::ArrayData;
 use arrow_schema::DataType;
 use lwc::strings::{BytesType, ZONE_BYTES};
-use lwc::{Bitmap, EncodeOptions, LwcInt, Value};
+use lwc::{Bitmap, EncodeOptions, LwcInt, SegmentChoice, Value};
 
 use crate::error::{Error, Result};
 use crate::format::{write_parts, KIND_FIXED};
@@ -38,6 +38,8 @@ pub(crate) struct EncodedChunk {
     /// Whether the footer entry rebuilds the segment byte for byte, so the file stores none of it
     /// (format version 3, [`crate::format::implied_segment`]).
     pub(crate) implied: bool,
+    /// The choice the column's next segment may keep (integer-backed values and floats).
+    pub(crate) choice: Option<SegmentChoice>,
 }
 
 impl EncodedChunk {
@@ -51,13 +53,47 @@ impl EncodedChunk {
     }
 }
 
+/// How a column's segments hand on the selector's choice ([`SegmentChoice`]) in a file, whatever the
+/// writer's threads: segment 0 chooses, then blocks of `keep_choice + 1` segments each keep the choice
+/// of the segment before their block (the last of a block, its choice expired, chooses for the next).
+/// Segments of one block need nothing from each other, so a writer encodes them at once, and a file's
+/// bytes do not depend on how many threads wrote it.
+#[derive(Clone, Default)]
+pub(crate) struct ChoiceChain {
+    before_block: Option<SegmentChoice>,
+}
+
+impl ChoiceChain {
+    /// The first segment of segment `k`'s block.
+    pub(crate) fn block_start(k: usize, keep_choice: usize) -> usize {
+        let block = keep_choice.saturating_add(1);
+        match k {
+            0 => 0,
+            k => 1 + (k - 1) / block * block,
+        }
+    }
+
+    /// The choice segment `k` may keep.
+    pub(crate) fn previous(&self, k: usize, keep_choice: usize) -> Option<SegmentChoice> {
+        self.before_block.as_ref().map(|c| c.aged(k - Self::block_start(k, keep_choice)))
+    }
+
+    /// Segment `k` was written with `choice`.
+    pub(crate) fn written(&mut self, k: usize, keep_choice: usize, choice: Option<SegmentChoice>) {
+        if Self::block_start(k + 1, keep_choice) == k + 1 {
+            self.before_block = choice;
+        }
+    }
+}
+
 /// Every integer segment of a file is encoded here, and only here.
 fn encode_value_segment<T: Value>(
     values: &[T],
     validity: Option<&Bitmap>,
     options: &EncodeOptions,
+    previous: Option<&SegmentChoice>,
 ) -> Result<lwc::EncodedSegment<T>> {
-    Ok(lwc::encode_segment(values, validity, options)?)
+    Ok(lwc::encode_segment_after(values, validity, options, previous)?)
 }
 
 /// The validity of an array as an lwc bitmap, `None` when no row is null.
@@ -76,8 +112,13 @@ pub(crate) fn index_value<T: Value>(v: T) -> i128 {
     v.to_latent().to_i128()
 }
 
-fn encode_values<T: Value>(values: &[T], validity: Option<&Bitmap>, options: &EncodeOptions) -> Result<EncodedChunk> {
-    let encoded = encode_value_segment(values, validity, options)?;
+fn encode_values<T: Value>(
+    values: &[T],
+    validity: Option<&Bitmap>,
+    options: &EncodeOptions,
+    previous: Option<&SegmentChoice>,
+) -> Result<EncodedChunk> {
+    let encoded = encode_value_segment(values, validity, options, previous)?;
     Ok(EncodedChunk {
         rows: rows_u32(encoded.rows())?,
         nulls: encoded.null_count() as u32,
@@ -88,6 +129,7 @@ fn encode_values<T: Value>(values: &[T], validity: Option<&Bitmap>, options: &En
         plain_bytes: 0,
         read_costs: Some(encoded.read_costs()),
         explain: encoded.explain().cloned(),
+        choice: encoded.choice().cloned(),
         bytes: encoded.into_bytes().to_vec(),
         implied: false,
     })
@@ -98,19 +140,25 @@ fn primitive_values<T: ArrowNativeType>(data: &ArrayData) -> &[T] {
     &data.buffer::<T>(0)[..data.len()]
 }
 
-/// Encodes one row group of one column (`storage` must be what this version writes for the array's type).
-pub(crate) fn encode_chunk(array: &dyn Array, storage: Storage, options: &EncodeOptions) -> Result<EncodedChunk> {
+/// Encodes one row group of one column (`storage` must be what this version writes for the array's type);
+/// `previous` is the choice of the column's segment before, which values may keep.
+pub(crate) fn encode_chunk(
+    array: &dyn Array,
+    storage: Storage,
+    options: &EncodeOptions,
+    previous: Option<&SegmentChoice>,
+) -> Result<EncodedChunk> {
     let rows = array.len();
     let validity = validity_of(array);
     let mut chunk = match (storage, array.data_type()) {
         (Storage::Values(_), DataType::Null) => {
-            let mut c = encode_values(&vec![0u8; rows], Some(&Bitmap::new_clear(rows)), options)?;
+            let mut c = encode_values(&vec![0u8; rows], Some(&Bitmap::new_clear(rows)), options, previous)?;
             c.plain_bytes = 0;
             c
         }
         (Storage::Values(_), DataType::Boolean) => {
             let values: Vec<u8> = array.as_boolean().values().iter().map(u8::from).collect();
-            let mut c = encode_values(&values, validity.as_ref(), options)?;
+            let mut c = encode_values(&values, validity.as_ref(), options, previous)?;
             c.plain_bytes = rows.div_ceil(8) as u64;
             c
         }
@@ -124,14 +172,13 @@ pub(crate) fn encode_chunk(array: &dyn Array, storage: Storage, options: &Encode
                     })
                 })
                 .collect::<Result<Vec<i64>>>()?;
-            let mut c = encode_values(&values, validity.as_ref(), options)?;
+            let mut c = encode_values(&values, validity.as_ref(), options, previous)?;
             c.plain_bytes = 16 * rows as u64;
             c
         }
         (Storage::Values(t), _) => {
             let data = array.to_data();
-            let mut c =
-                value_dispatch!(t, T => encode_values::<T>(primitive_values::<T>(&data), validity.as_ref(), options))?;
+            let mut c = value_dispatch!(t, T => encode_values::<T>(primitive_values::<T>(&data), validity.as_ref(), options, previous))?;
             c.plain_bytes = (t.byte_width() * rows) as u64;
             c
         }
@@ -169,6 +216,7 @@ fn encode_fixed(array: &dyn Array, width: usize, validity: Option<&Bitmap>) -> R
         read_costs: None,
         explain: None,
         implied: false,
+        choice: None,
     })
 }
 
@@ -233,6 +281,7 @@ fn encode_bytes(
         plain_bytes: total as u64 + offset_width(array.data_type()) * rows.len() as u64,
         read_costs: Some(encoded.read_costs()),
         explain: encoded.explain().cloned(),
+        choice: encoded.choice().cloned(),
         bytes: encoded.into_bytes().to_vec(),
         implied: false,
     })
@@ -269,11 +318,15 @@ pub fn explain_array(array: &dyn Array, options: &EncodeOptions) -> Result<Vec<l
         })?;
     let options = EncodeOptions { explain: true, ..options.clone() };
     let step = options.segment_rows.max(1);
+    let mut chain = ChoiceChain::default();
     (0..array.len())
         .step_by(step)
-        .map(|start| {
+        .enumerate()
+        .map(|(k, start)| {
             let part = array.slice(start, step.min(array.len() - start));
-            let chunk = encode_chunk(part.as_ref(), storage, &options)?;
+            let previous = chain.previous(k, options.keep_choice);
+            let chunk = encode_chunk(part.as_ref(), storage, &options, previous.as_ref())?;
+            chain.written(k, options.keep_choice, chunk.choice);
             chunk.explain.ok_or_else(|| Error::InvalidArgument("no explain record was kept".into()))
         })
         .collect()

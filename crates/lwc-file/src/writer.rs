@@ -12,7 +12,7 @@ use lwc::{EncodeOptions, Objective};
 use rayon::prelude::*;
 use tempfile::NamedTempFile;
 
-use crate::encode::{encode_chunk, EncodedChunk};
+use crate::encode::{encode_chunk, ChoiceChain, EncodedChunk};
 use crate::error::{Error, Result};
 use crate::format::{header, segment_checksum, tail, ColumnFooter, Footer};
 use crate::info::{FileSummary, SegmentInfo};
@@ -92,6 +92,8 @@ pub struct FileWriter {
     pending_rows: usize,
     position: u64,
     columns: Vec<ColumnFooter>,
+    /// Per column, the choice its next segments may keep.
+    choices: Vec<ChoiceChain>,
     rows: u64,
     failed: bool,
 }
@@ -150,6 +152,7 @@ impl FileWriter {
     }
 
     fn start(sink: Sink, schema: SchemaRef, storage: Vec<Storage>, options: WriteOptions) -> Result<Self> {
+        let schema_columns = storage.len();
         let segment_rows = options.encode.segment_rows;
         if segment_rows == 0 || segment_rows > u32::MAX as usize {
             return Err(Error::InvalidArgument(format!("segment_rows {segment_rows} is not in 1..=2^32-1")));
@@ -181,6 +184,7 @@ impl FileWriter {
             pending: Vec::new(),
             pending_rows: 0,
             position: 0,
+            choices: vec![ChoiceChain::default(); schema_columns],
             columns,
             rows: 0,
             failed: false,
@@ -254,7 +258,23 @@ impl FileWriter {
     /// Encodes and appends every full row group buffered (and the last partial one when `last`).
     fn flush(&mut self, last: bool) -> Result<()> {
         let groups = self.buffered_groups(last).inspect_err(|_| self.failed = true)?;
-        for window in groups.chunks(GROUPS_AT_ONCE) {
+        // Windows never span two blocks of segments that keep one choice (see `ChoiceChain`).
+        let (first, keep) =
+            ((self.rows / self.options.encode.segment_rows as u64) as usize, self.options.encode.keep_choice);
+        let mut windows = Vec::new();
+        let mut at = 0;
+        while at < groups.len() {
+            let mut end = at + 1;
+            while end < groups.len()
+                && end - at < GROUPS_AT_ONCE
+                && ChoiceChain::block_start(first + end, keep) != first + end
+            {
+                end += 1;
+            }
+            windows.push(&groups[at..end]);
+            at = end;
+        }
+        for window in windows {
             let chunks = self.encode_groups(window).inspect_err(|_| self.failed = true)?;
             let ncols = self.storage.len();
             for (k, chunk) in chunks.into_iter().enumerate() {
@@ -308,8 +328,14 @@ impl FileWriter {
                 .map(|k| {
                     let (group, c) = (k / ncols, k % ncols);
                     let segment = self.columns[c].segments.len() + group;
-                    encode_chunk(window[group].column(c).as_ref(), self.storage[c], &self.column_encode[c])
-                        .map_err(|e| e.located(self.schema.field(c).name(), Some(segment)))
+                    let previous = self.choices[c].previous(segment, self.options.encode.keep_choice);
+                    encode_chunk(
+                        window[group].column(c).as_ref(),
+                        self.storage[c],
+                        &self.column_encode[c],
+                        previous.as_ref(),
+                    )
+                    .map_err(|e| e.located(self.schema.field(c).name(), Some(segment)))
                 })
                 .collect::<Result<Vec<_>>>()
         };
@@ -342,6 +368,8 @@ impl FileWriter {
         let stored = chunk.stored();
         self.write_bytes(stored)?;
         let (len, checksum) = (stored.len() as u64, segment_checksum(stored));
+        let segment = self.columns[column].segments.len();
+        self.choices[column].written(segment, self.options.encode.keep_choice, chunk.choice);
         let c = &mut self.columns[column];
         c.segments.push(SegmentInfo {
             offset,

@@ -279,3 +279,33 @@ fn threads_option_and_replacing_a_file() {
     write_file(&path, batch.schema(), std::slice::from_ref(&batch), opts).unwrap();
     assert_eq!(LwcFile::open(&path).unwrap().read_batch().unwrap(), batch);
 }
+
+/// Segments of a column keep the choice of the segment before their block (lwc::SegmentChoice): the
+/// explain records say which, a file written on any number of threads keeps the same ones, and the
+/// values read back. Odd segments are shifted by 2^12: kept from an even one (`bitpack`) they pack at
+/// 13 bits, within 10 % of the 12 that chose, while chosen alone they take `for` at 12, so a thread
+/// count that changed which segments keep would change the bytes.
+#[test]
+fn segments_keep_choices_whatever_the_threads() {
+    let value = |i: i64| (i * 7_919) % 4_096 + (i / 256 % 2) * 4_096;
+    let values = Int64Array::from_iter_values((0..40 * 256).map(value));
+    let schema = Arc::new(Schema::new(vec![Field::new("v", DataType::Int64, false)]));
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(values.clone())]).unwrap();
+    let explains = lwc_file::explain_array(&values, &options(256).encode).unwrap();
+    let kept: Vec<usize> =
+        (0..explains.len()).filter(|&k| explains[k].reason.starts_with("kept the cascade chosen")).collect();
+    // Segment 0 chooses, then every 16th: the last of each block, for the next block to keep.
+    assert_eq!(kept, (1..16).chain(17..32).chain(33..40).collect::<Vec<_>>());
+    let write = |threads| {
+        let options = WriteOptions { threads: Some(threads), ..options(256) };
+        write_to_bytes(schema.clone(), &cut(&batch, &[1000, 3000, 7]), options).unwrap()
+    };
+    let one = write(1);
+    for threads in [2, 5, 16] {
+        assert!(write(threads)[..] == one[..], "{threads} threads wrote other bytes");
+    }
+    let every = WriteOptions { encode: EncodeOptions { keep_choice: 0, ..options(256).encode }, ..options(256) };
+    assert!(lwc_file::explain_array(&values, &every.encode).unwrap().iter().all(|e| !e.reason.starts_with("kept")));
+    round_trip(std::slice::from_ref(&batch), every);
+    round_trip(&[batch], options(256));
+}

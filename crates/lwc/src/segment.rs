@@ -147,10 +147,22 @@ pub struct EncodeOptions {
     ///
     /// [`EncodedColumn::encode`]: crate::EncodedColumn::encode
     pub working_set_rows: Option<u64>,
+    /// Segments of a column that may keep the cascade chosen for the segment before them instead of
+    /// choosing again (see [`SegmentChoice`]); after this many in a row the next one chooses afresh.
+    /// 0 chooses for every segment. Only where the top of [`EncodeOptions::cascade`] is `Auto`.
+    pub keep_choice: usize,
 }
 
 /// Rows per segment unless configured otherwise: one Hyrise chunk, one Umbra data block.
 pub const DEFAULT_SEGMENT_ROWS: usize = 1 << 16;
+
+/// Segments that keep a choice before one chooses again, unless configured otherwise: a choice is made
+/// at least once per million rows in segments of [`DEFAULT_SEGMENT_ROWS`].
+pub const DEFAULT_KEEP_CHOICE: usize = 15;
+
+/// How much larger (bytes per row) a segment written with a kept cascade may be than the segment that
+/// chose it before it chooses afresh instead.
+const KEPT_SLACK: f64 = 1.10;
 
 impl Default for EncodeOptions {
     fn default() -> Self {
@@ -161,6 +173,7 @@ impl Default for EncodeOptions {
             cost_model: CostModel::builtin(),
             explain: false,
             working_set_rows: None,
+            keep_choice: DEFAULT_KEEP_CHOICE,
         }
     }
 }
@@ -231,6 +244,63 @@ pub struct EncodedSegment<M> {
     pub(crate) cascade: Cascade,
     pub(crate) read_costs: Costs,
     pub(crate) explain: Option<SegmentExplain>,
+    pub(crate) choice: Option<SegmentChoice>,
+}
+
+/// A segment's cascade as chosen by the selector, which the following segments of its column may keep
+/// ([`encode_segment_after`]) instead of choosing again: choosing estimates every candidate on a sample
+/// (several times what packing the segment costs), keeping it costs nothing.
+///
+/// A segment keeps it while its values' range has the bits of the one that chose (one more or less), and while the
+/// cascade writes it within 10 % of that one's bytes per row (else it chooses afresh, and is written as
+/// chosen); after [`EncodeOptions::keep_choice`] segments in a row, the next one chooses again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SegmentChoice {
+    cascade: Cascade,
+    value_type: ValueType,
+    /// Bits of the value range of the segment that chose.
+    width: u32,
+    /// Bytes per row of the segment that chose.
+    bytes_per_row: f64,
+    /// Segments that kept it since.
+    kept: usize,
+}
+
+impl SegmentChoice {
+    /// The cascade chosen.
+    pub fn cascade(&self) -> &Cascade {
+        &self.cascade
+    }
+
+    /// Segments that kept it since it was chosen.
+    pub fn kept(&self) -> usize {
+        self.kept
+    }
+
+    /// This choice as the segment `segments` further on sees it: a writer that encodes several segments
+    /// of a column at once hands each the last choice it knows, aged by the segments in between.
+    pub fn aged(&self, segments: usize) -> Self {
+        SegmentChoice { kept: self.kept + segments, ..self.clone() }
+    }
+
+    /// The explain record's reason for a segment that kept it.
+    fn kept_because(&self) -> String {
+        format!(
+            "kept the cascade chosen {} segments before (on a {}-bit value range): written within {:.0} % of its bytes per row",
+            self.kept,
+            self.width,
+            (KEPT_SLACK - 1.0) * 100.0
+        )
+    }
+
+    /// Whether a segment of `value_type` whose range takes `width` bits keeps this choice under `options`
+    /// (a bit more or less: sorted keys cross powers of two from segment to segment).
+    fn applies(&self, value_type: ValueType, width: u32, options: &EncodeOptions) -> bool {
+        options.cascade.encoding().id().is_none()
+            && self.kept < options.keep_choice
+            && self.value_type == value_type
+            && self.width.abs_diff(width) <= 1
+    }
 }
 
 /// The facts of an encoded segment of values (`M = V`) or of byte strings (`M = Vec<u8>`).
@@ -280,6 +350,12 @@ impl<M> EncodedSegment<M> {
     pub fn explain(&self) -> Option<&SegmentExplain> {
         self.explain.as_ref()
     }
+
+    /// The choice the next segment of the column may keep ([`encode_segment_after`]): `Some` where the
+    /// selector chose the cascade on this segment's values, or this segment kept it.
+    pub fn choice(&self) -> Option<&SegmentChoice> {
+        self.choice.as_ref()
+    }
 }
 
 impl<T> std::ops::Deref for EncodedSegment<T> {
@@ -311,6 +387,31 @@ pub fn encode_segment<V: Value>(
     values: &[V],
     validity: Option<&Bitmap>,
     options: impl Into<EncodeOptions>,
+) -> Result<EncodedSegment<V>> {
+    encode_segment_after(values, validity, options, None)
+}
+
+/// [`encode_segment`] for the segment after one whose [`EncodedSegment::choice`] is `previous`: it keeps
+/// that cascade without choosing again where the choice applies (see [`SegmentChoice`]).
+///
+/// ```
+/// use lwc::{encode_segment, encode_segment_after, EncodeOptions};
+///
+/// let options = EncodeOptions::default().explained();
+/// let first: Vec<u32> = (0..65_536).map(|i| (i * 7919) % 1_000).collect();
+/// let second: Vec<u32> = (0..65_536).map(|i| (i * 7_927 + 13) % 1_000).collect();
+/// let chosen = encode_segment(&first, None, &options)?;
+/// let kept = encode_segment_after(&second, None, &options, chosen.choice())?;
+/// assert_eq!(kept.cascade(), chosen.cascade());
+/// assert_eq!(kept.choice().unwrap().kept(), 1);
+/// assert_eq!(kept.explain().unwrap().choose_ns, 0);
+/// # Ok::<(), lwc::Error>(())
+/// ```
+pub fn encode_segment_after<V: Value>(
+    values: &[V],
+    validity: Option<&Bitmap>,
+    options: impl Into<EncodeOptions>,
+    previous: Option<&SegmentChoice>,
 ) -> Result<EncodedSegment<V>> {
     let options = options.into();
     let latents = V::latents(values);
@@ -355,16 +456,52 @@ pub fn encode_segment<V: Value>(
     if let Some(v) = validity {
         w.array(v.words());
     }
+    let header = w.len();
     let clock = ChoosingClock::default();
-    let driver = Driver::new(&options.cost_model, options.objective, options.cascade.clone(), &clock)
-        .for_floats(V::TYPE.is_float())
-        .reading_together(values.len(), options.working_set_rows);
-    let written = driver.encode_with(&filled, &stats, &mut w)?;
+    let driver = |cascade: Cascade| {
+        Driver::new(&options.cost_model, options.objective, cascade, &clock)
+            .for_floats(V::TYPE.is_float())
+            .reading_together(values.len(), options.working_set_rows)
+    };
+    let width = stats.range_bits();
+    let per_row = |w: &Writer| w.len() as f64 / values.len().max(1) as f64;
+    let mut choice = None;
+    if let Some(previous) = previous.filter(|p| p.applies(V::TYPE, width, &options)) {
+        match driver(previous.cascade.clone()).encode_with(&filled, &stats, &mut w) {
+            // Written as the segment before chose, and about as small: kept.
+            Ok(written) if per_row(&w) <= previous.bytes_per_row * KEPT_SLACK => {
+                choice = Some((written, SegmentChoice { kept: previous.kept + 1, ..previous.clone() }));
+            }
+            Ok(_) | Err(Error::NotApplicable { .. }) => w.truncate(header),
+            Err(e) => return Err(e),
+        }
+    }
+    let (written, choice) = match choice {
+        Some((written, kept)) => (written, Some(kept)),
+        None => {
+            let written = driver(options.cascade.clone()).encode_with(&filled, &stats, &mut w)?;
+            // Taken at once (constant, sequence) costs next to nothing to choose, and rarely fits the next.
+            let chosen = written.evaluation.as_ref().is_some_and(|e| !e.encoding().taken_at_once());
+            let choice = chosen.then(|| SegmentChoice {
+                cascade: written.cascade.clone(),
+                value_type: V::TYPE,
+                width,
+                bytes_per_row: per_row(&w),
+                kept: 0,
+            });
+            (written, choice)
+        }
+    };
     let bytes = w.into_aligned();
     let has_values = min_max.is_some();
     let read_costs = written.read_costs(&options.cost_model, values.len(), bytes.len());
     let explain = options.explain.then(|| {
-        written.explain(values.len(), nulls, options.objective, bytes.len(), read_costs, (clock.get().0, start))
+        let mut explain =
+            written.explain(values.len(), nulls, options.objective, bytes.len(), read_costs, (clock.get().0, start));
+        if let Some(c) = choice.as_ref().filter(|c| c.kept > 0) {
+            explain.reason = c.kept_because();
+        }
+        explain
     });
     Ok(EncodedSegment {
         bytes,
@@ -375,6 +512,7 @@ pub fn encode_segment<V: Value>(
         cascade: written.cascade,
         read_costs,
         explain,
+        choice,
     })
 }
 

@@ -361,6 +361,7 @@ pub fn encode_bytes_segment(
         cascade: written.cascade,
         read_costs,
         explain,
+        choice: None,
     })
 }
 

@@ -100,16 +100,22 @@ fn explain_records_say_what_was_written() {
     let explains = encoded.explains();
     let column = encoded.open::<u32>().unwrap();
     assert_eq!(explains.len(), column.segments().len());
+    assert!(!kept(&explains[0]));
     for (e, s) in explains.iter().zip(column.segments()) {
         assert_eq!(e.chosen, s.cascade());
         assert_eq!(e.actual_bytes, s.encoded_len());
+        assert!(e.choose_ns <= e.encode_ns && e.encode_ns > 0);
+        if kept(e) {
+            assert!(e.candidates.is_empty() && e.choose_ns == 0);
+            assert!(e.to_string().contains("kept the cascade chosen"));
+            continue;
+        }
         assert_eq!(
             e.candidates.len(),
             lwc::EncodingId::ALL.len(),
             "every candidate is listed, skipped ones with a reason"
         );
         assert!(e.candidates.iter().any(|c| c.estimated_bytes.is_none() && !c.note.is_empty()));
-        assert!(e.choose_ns <= e.encode_ns && e.encode_ns > 0);
         assert!(e.to_string().contains("candidate"));
     }
     let forced = encode_segment(&values, None, EncodeOptions::with_encoding(Encoding::For).explained()).unwrap();
@@ -274,4 +280,60 @@ fn cascades_are_priced_with_their_children() {
     let winner = e.candidates.iter().find(|c| Some(c.encoding) == e.chosen.encoding().id()).unwrap();
     let (estimated, written) = (winner.costs.unwrap(), auto.read_costs());
     assert!((estimated.get_ns / written.get_ns - 1.0).abs() < 0.5, "{estimated:?} against {written:?}\n{e}");
+}
+
+/// A column of `values` in default segments, each explained, segments keeping choices as `keep_choice` says.
+fn segment_explains<T: LwcInt>(values: &[T], keep_choice: usize) -> (EncodedColumn, Vec<SegmentExplain>) {
+    let options = EncodeOptions { keep_choice, ..EncodeOptions::default().explained() };
+    let encoded = EncodedColumn::encode(values, None, options).unwrap();
+    let explains = encoded.explains().to_vec();
+    (encoded, explains)
+}
+
+fn kept(e: &SegmentExplain) -> bool {
+    e.reason.starts_with("kept the cascade chosen")
+}
+
+/// A column of alike segments chooses once every `keep_choice + 1` segments and keeps the cascade in
+/// between, at no cost of choosing; each kept segment reads back its own values.
+#[test]
+fn alike_segments_keep_the_choice_before_them() {
+    let values: Vec<u32> = (0..20).flat_map(|_| few_distinct()).collect();
+    let (encoded, explains) = segment_explains(&values, 15);
+    let kept_at: Vec<usize> = (0..explains.len()).filter(|&k| kept(&explains[k])).collect();
+    assert_eq!(kept_at, (1..16).chain(17..20).collect::<Vec<_>>(), "{explains:#?}");
+    for (k, e) in explains.iter().enumerate() {
+        assert_eq!(e.chosen, explains[0].chosen, "segment {k}");
+        assert_eq!(e.choose_ns == 0, kept(e), "segment {k}: {e}");
+        if kept(e) {
+            assert!(e.candidates.is_empty());
+        }
+    }
+    let column = encoded.open::<u32>().unwrap();
+    assert_eq!(column.decode(0..values.len() as u64).unwrap().values, values);
+    // Choosing every segment writes the same bytes here: the data never changed.
+    let (every, explains) = segment_explains(&values, 0);
+    assert!(explains.iter().all(|e| !kept(e) && e.choose_ns > 0));
+    assert_eq!(every, encoded);
+}
+
+/// Data that changes under a kept cascade is chosen for afresh: a wider range, a cascade that no longer
+/// applies (a common divisor gone), or one that writes more than 10 % above the segment that chose it.
+#[test]
+fn segments_unlike_the_one_before_choose_again() {
+    let sorted: Vec<u32> = (0..65_536u32).map(|i| i / 4).collect();
+    let shuffled: Vec<u32> = random32().iter().map(|v| v >> 18).collect();
+    let thousands: Vec<u32> = random32().iter().map(|v| v % 50_000 * 1_000).collect();
+    let no_divisor: Vec<u32> = random32().iter().map(|v| v.rotate_left(7) % 50_000_000).collect();
+    let wider: Vec<u32> = random32();
+    let spread: Vec<u32> = random32().iter().map(|v| v >> 16).collect();
+    let cases = [(&sorted, &shuffled), (&thousands, &no_divisor), (&shuffled, &wider), (&few_distinct(), &spread)];
+    for (first, second) in cases {
+        let values: Vec<u32> = first.iter().chain(second.iter()).copied().collect();
+        let (encoded, explains) = segment_explains(&values, 15);
+        assert!(!kept(&explains[1]), "{} kept after {}", explains[1].chosen, explains[0].chosen);
+        let alone = encode_segment(second.as_slice(), None, EncodeOptions::default()).unwrap();
+        assert_eq!(explains[1].chosen, *alone.cascade());
+        assert_eq!(encoded.open::<u32>().unwrap().decode(0..values.len() as u64).unwrap().values, values);
+    }
 }

@@ -9,7 +9,7 @@
 use crate::bitmap::Bitmap;
 use crate::bytes::{AlignedBytes, Reader, Writer};
 use crate::error::{Error, Result};
-use crate::segment::{encode_segment, read_magic_and_type, EncodeOptions, Segment};
+use crate::segment::{encode_segment_after, read_magic_and_type, EncodeOptions, Segment, SegmentChoice};
 use crate::select::SegmentExplain;
 use crate::types::{Value, ValueType};
 
@@ -27,6 +27,8 @@ pub struct ColumnBuilder<T: Value> {
     rows: u64,
     /// How each segment's encoding was chosen, when the options ask for it.
     explains: Vec<SegmentExplain>,
+    /// The choice the next segment may keep.
+    previous: Option<SegmentChoice>,
 }
 
 impl<T: Value> ColumnBuilder<T> {
@@ -43,6 +45,7 @@ impl<T: Value> ColumnBuilder<T> {
             segments: Vec::new(),
             rows: 0,
             explains: Vec::new(),
+            previous: None,
         })
     }
 
@@ -86,7 +89,9 @@ impl<T: Value> ColumnBuilder<T> {
             return Ok(());
         }
         let validity = self.validity.take().map(|v| Bitmap::from_bools(&v));
-        let mut encoded = encode_segment(&self.values, validity.as_ref(), &self.options)?;
+        let previous = self.previous.take();
+        let mut encoded = encode_segment_after(&self.values, validity.as_ref(), &self.options, previous.as_ref())?;
+        self.previous = encoded.choice.take();
         if let Some(explain) = encoded.explain.take() {
             self.explains.push(explain);
         }
