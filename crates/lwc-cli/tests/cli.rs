@@ -112,6 +112,15 @@ fn every_input_format_round_trips_to_every_output_format() {
     ok(&["compress", parquet_in, "-o", p(&random), "--objective", "scan=0.2,get=0.8"]);
     ok(&["decompress", p(&random), "-o", p(&back)]);
     assert_same(&read_back(&back), &batch, "objective scan=0.2,get=0.8");
+    // Segments that each choose, or keep the choice before them, give the same values.
+    for keep in ["0", "3"] {
+        let kept = f.path(&format!("keep{keep}.lwc"));
+        ok(&["compress", parquet_in, "-o", p(&kept), "--keep-choice", keep, "--segment-rows", "700", "--quiet"]);
+        ok(&["decompress", p(&kept), "-o", p(&back)]);
+        assert_same(&read_back(&back), &batch, &format!("--keep-choice {keep}"));
+    }
+    let err = fails(&["compress", parquet_in, "-o", p(&forced), "--keep-choice", "some"]);
+    assert!(err.contains("--keep-choice"), "{err}");
 }
 
 /// The sum of the columns' encoded bytes, from `lwc inspect --json`.

@@ -1,4 +1,5 @@
-//! Time spent choosing encodings against time spent encoding, per data shape: the selector's overhead.
+//! Time spent choosing encodings against time spent encoding, per data shape: the selector's overhead,
+//! with segments keeping the choice before them (the default) and choosing every segment.
 //!
 //! Run: `cargo run --release -p lwc --example selection_overhead [objective]`.
 
@@ -16,9 +17,9 @@ fn noise(seed: u64) -> impl FnMut() -> u64 {
     }
 }
 
-fn measure<T: LwcInt>(name: &str, values: &[T], objective: Objective) -> (u64, u64) {
-    let encoded =
-        EncodedColumn::encode(values, None, EncodeOptions::with_objective(objective).explained()).expect("encodes");
+fn measure<T: LwcInt>(name: &str, values: &[T], objective: Objective, keep_choice: usize) -> (u64, u64) {
+    let options = EncodeOptions { keep_choice, ..EncodeOptions::with_objective(objective).explained() };
+    let encoded = EncodedColumn::encode(values, None, options).expect("encodes");
     let explains = encoded.explains();
     let choose: u64 = explains.iter().map(|e| e.choose_ns).sum();
     let encode: u64 = explains.iter().map(|e| e.encode_ns).sum();
@@ -46,16 +47,19 @@ fn main() {
         ("flags", (0..ROWS).map(|_| (r() % 3) as i64).collect()),
         ("partkey", (0..ROWS).map(|_| 1 + (r() % 200_000) as i64).collect()),
     ];
-    let (mut choose, mut encode) = (0u64, 0u64);
     let only = std::env::var("ONLY").ok();
-    for (name, values) in columns.iter().filter(|(n, _)| only.as_deref().is_none_or(|o| o == *n)) {
-        let (c, e) = measure(name, values, objective);
-        (choose, encode) = (choose + c, encode + e);
+    for (keep_choice, how) in [(lwc::DEFAULT_KEEP_CHOICE, "keeping choices"), (0, "choosing every segment")] {
+        println!("{how} (keep_choice {keep_choice}):");
+        let (mut choose, mut encode) = (0u64, 0u64);
+        for (name, values) in columns.iter().filter(|(n, _)| only.as_deref().is_none_or(|o| o == *n)) {
+            let (c, e) = measure(name, values, objective, keep_choice);
+            (choose, encode) = (choose + c, encode + e);
+        }
+        println!(
+            "total: choose {:.1} ms of {:.1} ms ({:.1} %), objective {objective}\n",
+            choose as f64 / 1e6,
+            encode as f64 / 1e6,
+            100.0 * choose as f64 / encode as f64
+        );
     }
-    println!(
-        "total: choose {:.1} ms of {:.1} ms ({:.1} %), objective {objective}",
-        choose as f64 / 1e6,
-        encode as f64 / 1e6,
-        100.0 * choose as f64 / encode as f64
-    );
 }

@@ -330,14 +330,19 @@ fn tpch_row<T: LwcInt>(values: &[T], cfg: &Config) -> (f64, Vec<String>) {
 }
 
 /// The explain records' lookup trade-off over a column's segments: the modeled lookup against plain's,
-/// and the bytes the fastest lookup would add, summed.
+/// and the bytes the fastest lookup would add, summed. Segments that kept the choice of one before them
+/// weighed no candidates: they count at the bytes per row of the segments that did.
 fn tradeoff(explains: &[SegmentExplain]) -> String {
     let offs: Vec<_> = explains.iter().filter_map(SegmentExplain::lookup_tradeoff).collect();
     if offs.is_empty() {
         return "taken at once: no other candidate weighed".into();
     }
     let times = offs.iter().map(|o| o.times_plain).sum::<f64>() / offs.len() as f64;
-    let extra: i64 = offs.iter().map(|o| o.extra_bytes).sum();
+    let rows = |weighed: bool| -> usize {
+        explains.iter().filter(|e| !weighed || e.lookup_tradeoff().is_some()).map(|e| e.rows).sum()
+    };
+    let weighed_extra = offs.iter().map(|o| o.extra_bytes).sum::<i64>() as f64;
+    let extra = (weighed_extra * rows(false) as f64 / rows(true).max(1) as f64).round() as i64;
     let fastest = offs[0].fastest;
     let get = offs.iter().map(|o| o.get_ns).sum::<f64>() / offs.len() as f64;
     let fast = offs.iter().map(|o| o.fastest_get_ns).sum::<f64>() / offs.len() as f64;
