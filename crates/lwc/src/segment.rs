@@ -251,9 +251,10 @@ pub struct EncodedSegment<M> {
 /// ([`encode_segment_after`]) instead of choosing again: choosing estimates every candidate on a sample
 /// (several times what packing the segment costs), keeping it costs nothing.
 ///
-/// A segment keeps it while its values' range has the bits of the one that chose (one more or less), and while the
-/// cascade writes it within 10 % of that one's bytes per row (else it chooses afresh, and is written as
-/// chosen); after [`EncodeOptions::keep_choice`] segments in a row, the next one chooses again.
+/// A segment keeps it while its values' range has the bits of the one that chose (one more or less),
+/// and while the cascade writes it within 10 % of that one's bytes per row (else it chooses afresh, and
+/// is written as chosen); after [`EncodeOptions::keep_choice`] segments in a row, the next one chooses
+/// again.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SegmentChoice {
     cascade: Cascade,
@@ -280,7 +281,7 @@ impl SegmentChoice {
     /// This choice as the segment `segments` further on sees it: a writer that encodes several segments
     /// of a column at once hands each the last choice it knows, aged by the segments in between.
     pub fn aged(&self, segments: usize) -> Self {
-        SegmentChoice { kept: self.kept + segments, ..self.clone() }
+        SegmentChoice { kept: self.kept.saturating_add(segments), ..self.clone() }
     }
 
     /// The explain record's reason for a segment that kept it.
