@@ -252,12 +252,11 @@ fn measure_column(
     let (mut bytes, mut read_ns) = (0u64, 0.0f64);
     let rows = array.len();
     let mut chunks = Vec::with_capacity(rows.div_ceil(options.segment_rows.max(1)));
-    let mut chain = ChoiceChain::default();
+    let mut chain = ChoiceChain::new(&options);
     for (k, start) in (0..rows).step_by(options.segment_rows.max(1)).enumerate() {
         let slice = array.slice(start, options.segment_rows.min(rows - start));
-        let previous = chain.previous(k, options.keep_choice);
-        let chunk = encode_chunk(slice.as_ref(), storage, &options, previous.as_ref())?;
-        chain.written(k, options.keep_choice, chunk.choice.clone());
+        let chunk = encode_chunk(slice.as_ref(), storage, &options, chain.previous(k).as_ref())?;
+        chain.written(k, chunk.choice.clone());
         bytes += chunk.stored().len() as u64;
         if let Some(costs) = chunk.read_costs {
             read_ns += slice.len() as f64 * (mix.scan * costs.scan_ns + mix.get * costs.get_ns);

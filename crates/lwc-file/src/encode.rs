@@ -58,29 +58,31 @@ impl EncodedChunk {
 /// of the segment before their block (the last of a block, its choice expired, chooses for the next).
 /// Segments of one block need nothing from each other, so a writer encodes them at once, and a file's
 /// bytes do not depend on how many threads wrote it.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(crate) struct ChoiceChain {
+    keep_choice: usize,
     before_block: Option<SegmentChoice>,
 }
 
 impl ChoiceChain {
-    /// The first segment of segment `k`'s block.
-    pub(crate) fn block_start(k: usize, keep_choice: usize) -> usize {
-        let block = keep_choice.saturating_add(1);
-        match k {
-            0 => 0,
-            k => 1 + (k - 1) / block * block,
-        }
+    /// A chain for a column encoded with `options`.
+    pub(crate) fn new(options: &EncodeOptions) -> Self {
+        ChoiceChain { keep_choice: options.keep_choice, before_block: None }
     }
 
-    /// The choice segment `k` may keep.
-    pub(crate) fn previous(&self, k: usize, keep_choice: usize) -> Option<SegmentChoice> {
-        self.before_block.as_ref().map(|c| c.aged(k - Self::block_start(k, keep_choice)))
+    /// Segment `k`'s place in its block: segment 0 alone, then blocks of `keep_choice + 1` segments.
+    pub(crate) fn place(k: usize, keep_choice: usize) -> usize {
+        k.saturating_sub(1) % keep_choice.saturating_add(1)
+    }
+
+    /// The choice segment `k` may keep: the one before its block, aged by `k`'s place in it.
+    pub(crate) fn previous(&self, k: usize) -> Option<SegmentChoice> {
+        self.before_block.as_ref().map(|c| c.aged(Self::place(k, self.keep_choice)))
     }
 
     /// Segment `k` was written with `choice`.
-    pub(crate) fn written(&mut self, k: usize, keep_choice: usize, choice: Option<SegmentChoice>) {
-        if Self::block_start(k + 1, keep_choice) == k + 1 {
+    pub(crate) fn written(&mut self, k: usize, choice: Option<SegmentChoice>) {
+        if Self::place(k + 1, self.keep_choice) == 0 {
             self.before_block = choice;
         }
     }
@@ -318,15 +320,14 @@ pub fn explain_array(array: &dyn Array, options: &EncodeOptions) -> Result<Vec<l
         })?;
     let options = EncodeOptions { explain: true, ..options.clone() };
     let step = options.segment_rows.max(1);
-    let mut chain = ChoiceChain::default();
+    let mut chain = ChoiceChain::new(&options);
     (0..array.len())
         .step_by(step)
         .enumerate()
         .map(|(k, start)| {
             let part = array.slice(start, step.min(array.len() - start));
-            let previous = chain.previous(k, options.keep_choice);
-            let chunk = encode_chunk(part.as_ref(), storage, &options, previous.as_ref())?;
-            chain.written(k, options.keep_choice, chunk.choice);
+            let chunk = encode_chunk(part.as_ref(), storage, &options, chain.previous(k).as_ref())?;
+            chain.written(k, chunk.choice);
             chunk.explain.ok_or_else(|| Error::InvalidArgument("no explain record was kept".into()))
         })
         .collect()

@@ -152,13 +152,13 @@ impl FileWriter {
     }
 
     fn start(sink: Sink, schema: SchemaRef, storage: Vec<Storage>, options: WriteOptions) -> Result<Self> {
-        let schema_columns = storage.len();
         let segment_rows = options.encode.segment_rows;
         if segment_rows == 0 || segment_rows > u32::MAX as usize {
             return Err(Error::InvalidArgument(format!("segment_rows {segment_rows} is not in 1..=2^32-1")));
         }
         options.encode.cascade.check()?;
         let column_encode = options.per_column(&schema)?;
+        let choices = column_encode.iter().map(ChoiceChain::new).collect();
         let pool = thread_pool(options.threads)?;
         // One row group's columns rarely cost alike (a comment column outweighs a flag), so a writer fed a
         // row group at a time would leave threads idle: it buffers as many row groups as it has threads.
@@ -184,7 +184,7 @@ impl FileWriter {
             pending: Vec::new(),
             pending_rows: 0,
             position: 0,
-            choices: vec![ChoiceChain::default(); schema_columns],
+            choices,
             columns,
             rows: 0,
             failed: false,
@@ -259,22 +259,20 @@ impl FileWriter {
     fn flush(&mut self, last: bool) -> Result<()> {
         let groups = self.buffered_groups(last).inspect_err(|_| self.failed = true)?;
         // Windows never span two blocks of segments that keep one choice (see `ChoiceChain`).
-        let (first, keep) =
-            ((self.rows / self.options.encode.segment_rows as u64) as usize, self.options.encode.keep_choice);
-        let mut windows = Vec::new();
-        let mut at = 0;
-        while at < groups.len() {
-            let mut end = at + 1;
-            while end < groups.len()
-                && end - at < GROUPS_AT_ONCE
-                && ChoiceChain::block_start(first + end, keep) != first + end
-            {
-                end += 1;
+        let first = (self.rows / self.options.encode.segment_rows as u64) as usize;
+        let mut windows: Vec<std::ops::Range<usize>> = Vec::new();
+        for g in 0..groups.len() {
+            match windows.last_mut() {
+                Some(w)
+                    if w.len() < GROUPS_AT_ONCE
+                        && ChoiceChain::place(first + g, self.options.encode.keep_choice) != 0 =>
+                {
+                    w.end += 1
+                }
+                _ => windows.push(g..g + 1),
             }
-            windows.push(&groups[at..end]);
-            at = end;
         }
-        for window in windows {
+        for window in windows.into_iter().map(|w| &groups[w]) {
             let chunks = self.encode_groups(window).inspect_err(|_| self.failed = true)?;
             let ncols = self.storage.len();
             for (k, chunk) in chunks.into_iter().enumerate() {
@@ -328,7 +326,7 @@ impl FileWriter {
                 .map(|k| {
                     let (group, c) = (k / ncols, k % ncols);
                     let segment = self.columns[c].segments.len() + group;
-                    let previous = self.choices[c].previous(segment, self.options.encode.keep_choice);
+                    let previous = self.choices[c].previous(segment);
                     encode_chunk(
                         window[group].column(c).as_ref(),
                         self.storage[c],
@@ -369,7 +367,7 @@ impl FileWriter {
         self.write_bytes(stored)?;
         let (len, checksum) = (stored.len() as u64, segment_checksum(stored));
         let segment = self.columns[column].segments.len();
-        self.choices[column].written(segment, self.options.encode.keep_choice, chunk.choice);
+        self.choices[column].written(segment, chunk.choice);
         let c = &mut self.columns[column];
         c.segments.push(SegmentInfo {
             offset,
