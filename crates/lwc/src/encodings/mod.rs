@@ -38,6 +38,7 @@ use crate::selection::Selection;
 use crate::stats::{Shape, SplitMix, Stats};
 use crate::types::{LwcInt, Word};
 
+use bitpack::{Frame, FrameSums};
 pub use byte_strings::ByteArray;
 pub(crate) use byte_strings::{ByteProfile, BytesEncoder, BytesOps, BytesTest, OpenBytes};
 pub use cascade::{Cascade, MAX_CASCADE_DEPTH};

@@ -390,6 +390,11 @@ macro_rules! registry {
                     $(StreamView::$variant(v) => v.wrapping_sum(start, len),)*
                 }
             }
+            fn frame(&self) -> Option<Frame<'_, T>> {
+                match self {
+                    $(StreamView::$variant(v) => v.frame(),)*
+                }
+            }
             fn rank(&self, value: T) -> usize {
                 match self {
                     $(StreamView::$variant(v) => v.rank(value),)*

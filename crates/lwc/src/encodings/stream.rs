@@ -2,6 +2,7 @@
 //! block-at-a-time defaults for what an encoding cannot do better on its encoded form), how a view is
 //! opened from bytes ([`OpenStream`]), and a child stream behind a trait object ([`WordStream`]).
 
+use super::bitpack::Frame;
 use super::{Cascade, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::Reader;
@@ -106,6 +107,12 @@ pub(crate) trait StreamOps<T: LwcInt> {
             sum = chunk.iter().fold(sum, |s, v| s.wrapping_add(v.to_bits()));
         }
         T::from_bits(sum)
+    }
+
+    /// The stream as packed fields plus a base, when that is what it is (`for`, `bitpack`): for readers
+    /// that read a few values at a time in a loop and so would pay a dispatch per value.
+    fn frame(&self) -> Option<Frame<'_, T>> {
+        None
     }
 
     /// About how many values one [`StreamOps::get`] decodes or probes: 1 where a value is read in place;
@@ -395,6 +402,7 @@ trait DynStream<U: LwcInt> {
     fn get(&self, i: usize) -> U;
     fn get_cost(&self) -> usize;
     fn wrapping_sum(&self, start: usize, len: usize) -> U;
+    fn frame(&self) -> Option<Frame<'_, U>>;
     fn take_into(&self, positions: &[u32], out: &mut [U]);
     fn take_sorted_into(&self, positions: &[u32], out: &mut [U]);
     fn filter_range(&self, lo: U, hi: U, out: &mut Bitmap);
@@ -419,6 +427,9 @@ impl<U: LwcInt> DynStream<U> for StreamView<'_, U> {
     }
     fn wrapping_sum(&self, start: usize, len: usize) -> U {
         StreamOps::wrapping_sum(self, start, len)
+    }
+    fn frame(&self) -> Option<Frame<'_, U>> {
+        StreamOps::frame(self)
     }
     fn take_into(&self, positions: &[u32], out: &mut [U]) {
         StreamOps::take_into(self, positions, out)
@@ -459,6 +470,9 @@ impl<U: LwcInt> StreamOps<U> for WordStream<'_, U> {
     }
     fn wrapping_sum(&self, start: usize, len: usize) -> U {
         self.0.wrapping_sum(start, len)
+    }
+    fn frame(&self) -> Option<Frame<'_, U>> {
+        self.0.frame()
     }
     fn take_into(&self, positions: &[u32], out: &mut [U]) {
         self.0.take_into(positions, out)

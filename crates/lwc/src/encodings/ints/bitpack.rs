@@ -34,6 +34,7 @@ impl Encoder for Bitpack {
 
 /// A view over `n` values packed at width `w`, shared by the encodings that bit-pack a stream of fields
 /// (bitpack, and the residuals of for and for_n).
+#[derive(Clone, Copy)]
 pub(crate) struct Packed<'a, U: Word> {
     fields: kernel::PackedRef<'a, U>,
 }
@@ -123,13 +124,15 @@ impl<'a, U: Word> Packed<'a, U> {
         );
     }
 
+    /// Sums of fields plus a `base` each (see [`FrameSums`]).
+    pub fn sums(&self, base: U) -> FrameSums<'a, U> {
+        FrameSums { base, fields: scan::RangeSums::new(self.fields) }
+    }
+
     /// Sum of fields `start .. start + len` plus `len` times `base`, wrapping in the word: values of a
     /// stream with this base (see [`StreamOps::wrapping_sum`]).
     pub fn wrapping_sum(&self, start: usize, len: usize, base: U) -> U {
-        let fields = scan::sum_packed_range::<U>(self.fields.bytes(), self.fields.len(), self.fields.width(), start, len);
-        // Wrapping in `u128` and then cut to the word: 2^64 divides 2^128.
-        let total = (base.to_u64() as u128).wrapping_mul(len as u128).wrapping_add(fields);
-        U::from_u64(total as u64)
+        self.sums(base).wrapping_sum(start, len)
     }
 
     /// Sum of the fields.
@@ -138,6 +141,44 @@ impl<'a, U: Word> Packed<'a, U> {
             return 0;
         }
         scan::sum_packed::<U>(self.fields.bytes(), self.fields.len(), self.fields.width())
+    }
+}
+
+/// A stream read as packed fields plus a base (`for`, and `bitpack` with base 0; see
+/// [`StreamOps::frame`]): what a walk that reads a few values at a time (delta's data points and deltas)
+/// reads in place, without a dispatch per read.
+#[derive(Clone, Copy)]
+pub(crate) struct Frame<'a, T: LwcInt> {
+    pub base: T,
+    pub fields: Packed<'a, T::Unsigned>,
+}
+
+impl<'a, T: LwcInt> Frame<'a, T> {
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> T {
+        T::add_offset(self.base, self.fields.get(i))
+    }
+
+    /// Sums of ranges of the values, wrapping in the word.
+    pub fn sums(&self) -> FrameSums<'a, T::Unsigned> {
+        self.fields.sums(self.base.to_bits())
+    }
+}
+
+/// Sums of ranges of packed fields plus a base each, wrapping in the word ([`StreamOps::wrapping_sum`]),
+/// with the summing masks worked out once for a caller that asks for many.
+#[derive(Clone, Copy)]
+pub(crate) struct FrameSums<'a, U: Word> {
+    base: U,
+    fields: scan::RangeSums<'a, U>,
+}
+
+impl<U: Word> FrameSums<'_, U> {
+    #[inline(always)]
+    pub fn wrapping_sum(&self, start: usize, len: usize) -> U {
+        let fields = self.fields.sum(start, len) as u64;
+        // Wrapping in `u64` and then cut to the word: 2^BITS divides 2^64 (and 2^128).
+        U::from_u64(self.base.to_u64().wrapping_mul(len as u64).wrapping_add(fields))
     }
 }
 
@@ -166,6 +207,10 @@ impl<T: LwcInt> StreamOps<T> for BitpackView<'_, T> {
 
     fn wrapping_sum(&self, start: usize, len: usize) -> T {
         T::from_bits(self.packed.wrapping_sum(start, len, T::Unsigned::ZERO))
+    }
+
+    fn frame(&self) -> Option<Frame<'_, T>> {
+        Some(Frame { base: T::default(), fields: self.packed })
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {

@@ -3,7 +3,7 @@
 //! needs no special case. Filters compare residuals against the constant rewritten into residual space;
 //! the sum is `n * reference + sum of residuals`.
 
-use super::bitpack::Packed;
+use super::bitpack::{Frame, Packed};
 use super::{Children, Encoder, OpenStream, StreamOps, SumMinMax, read_value, value_bits};
 use crate::stats::{Stats};
 use crate::bitmap::Bitmap;
@@ -74,6 +74,10 @@ impl<T: LwcInt> StreamOps<T> for ForView<'_, T> {
 
     fn wrapping_sum(&self, start: usize, len: usize) -> T {
         T::from_bits(self.residuals.wrapping_sum(start, len, self.reference.to_bits()))
+    }
+
+    fn frame(&self) -> Option<Frame<'_, T>> {
+        Some(Frame { base: self.reference, fields: self.residuals })
     }
 
     fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {

@@ -69,6 +69,19 @@ fn check<T: LwcInt>(values: &[T], cascade: &str) {
         assert_eq!(out, expect, "{what}: take {k} sorted");
     }
 
+    // Sorted lists that turn sparse and dense: rows at every place in their strides (the data point,
+    // either side of the middle, where a seek turns to the next data point, the end), a dense run, and
+    // the last rows, where no data point follows.
+    let mut placed: Vec<u32> = (0..n as u32).filter(|p| [0, 1, 7, 8, 9, 31, 32, 33, 63].contains(&(p % 64)) && p / 64 % 3 == 0).collect();
+    placed.extend((n as u32 / 2..n as u32 / 2 + 300).filter(|&p| p < n as u32));
+    placed.extend(n.saturating_sub(3) as u32..n as u32);
+    placed.sort_unstable();
+    placed.dedup();
+    let mut out = vec![T::default(); placed.len()];
+    view.take_sorted_into(&placed, &mut out);
+    let expect: Vec<T> = placed.iter().map(|&p| values[p as usize]).collect();
+    assert_eq!(out, expect, "{what}: take placed rows");
+
     let mut constants: Vec<T> = vec![T::MIN, T::MAX];
     constants.extend(values.iter().step_by(1 + n / 7).copied());
     constants.extend(values.iter().step_by(1 + n / 5).map(|&v| T::add_offset(v, T::Unsigned::from_u64(1))));
@@ -107,6 +120,23 @@ fn every_operation_on_keys_at_every_stride() {
         check(&l_orderkey(5000), cascade);
         let descending: Vec<i32> = l_orderkey(3000).iter().map(|&k| -(k as i32)).collect();
         check(&descending, cascade);
+    }
+    // Steps that need 9-20 and 33-40 bits: wider than the deltas summed eight to a load.
+    let mut x = 7u64;
+    let mut step = |bits: u32| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x >> (64 - bits)
+    };
+    let mut running_sum = |bits: std::ops::Range<u32>| -> Vec<u64> {
+        let mut acc = 0;
+        (0..5000u32).map(|i| { acc += step(bits.start + i % bits.len() as u32); acc }).collect()
+    };
+    let (mid, wide) = (running_sum(9..21), running_sum(33..41));
+    for cascade in ["delta:16", "delta:64", "delta"] {
+        check(&mid, cascade);
+        check(&wide, cascade);
     }
     check(&l_orderkey(5000), "delta:16(dict, for)");
     check(&o_orderkey(5000), "delta(dict(bitpack))");

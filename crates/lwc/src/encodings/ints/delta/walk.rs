@@ -37,14 +37,18 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
     /// else from `row`'s data point. The deltas between are summed where they are stored when they are
     /// plain (the stream's [`StreamOps::wrapping_sum`]), zigzagged ones in `scratch`; none is written out.
     pub(super) fn seek(&self, from: Option<Cursor<T>>, row: usize, scratch: &mut [T::Unsigned]) -> Cursor<T> {
+        if !self.zigzag {
+            // A cursor past `row` stands in no stride at or before it.
+            let from = from.unwrap_or(Cursor { row: usize::MAX, value: T::default() });
+            return match self.framed() {
+                Some(reads) => self.seek_plain(&reads, from, row),
+                None => self.seek_plain(&Dispatched(self), from, row),
+            };
+        }
         let mut c = match from {
             Some(c) if c.row <= row && c.row >> self.shift == row >> self.shift => c,
             _ => self.data_point(row),
         };
-        if !self.zigzag {
-            let between = self.deltas.wrapping_sum(c.row + 1, row - c.row);
-            return Cursor { row, value: T::add_offset(c.value, between) };
-        }
         let chunk = scratch.len();
         while c.row < row {
             let deltas = &mut scratch[..(row - c.row).min(chunk)];
@@ -53,6 +57,33 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
             c.row += deltas.len();
         }
         c
+    }
+
+    /// [`DeltaView::seek`] over plain deltas, from whichever is nearest: `from` when it stands in
+    /// `row`'s stride at or before it, the data point before `row`, or the one after it minus the deltas
+    /// between (which halves the deltas summed when positions lie in strides of their own). Without
+    /// branches on which: sparse positions pick at random, and a mispredicted pick cost more than the
+    /// sum.
+    #[inline(always)]
+    fn seek_plain(&self, reads: &impl PlainReads<T>, from: Cursor<T>, row: usize) -> Cursor<T> {
+        use std::hint::select_unpredictable as select;
+        let s = row >> self.shift;
+        let (stride_start, next) = (s << self.shift, (s + 1) << self.shift);
+        let in_stride = from.row <= row && from.row >= stride_start;
+        let start = select(in_stride, from.row, stride_start);
+        // The data point after `row` exists when its row does.
+        let back = next < self.len && next - row < row - start;
+        let point = reads.point(select(back, s + 1, s));
+        let (first, count) = select(back, (row + 1, next - row), (start + 1, row - start));
+        let sum = reads.sum(first, count);
+        let value = select(in_stride && !back, from.value, point).to_bits();
+        let value = select(back, value.wrapping_sub(sum), value.wrapping_add(sum));
+        Cursor { row, value: T::from_bits(value) }
+    }
+
+    /// The children read in place (see [`StreamOps::frame`]) when both are packed fields plus a base.
+    fn framed(&self) -> Option<Framed<'_, T>> {
+        Some(Framed { deltas: self.deltas.frame()?.sums(), points: self.data_points.frame()? })
     }
 
     /// Writes the rows after `cursor` into `out` (they exist) and moves the cursor to the last of them:
@@ -85,7 +116,26 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
     /// decoded with one call, then prefix-summed where positions are dense, or summed between positions
     /// where they are sparse; then a window ends with its stride, and a position in a later stride starts
     /// from its data point.
+    ///
+    /// Plain deltas whose children read in place ([`StreamOps::frame`]) go by chunks of positions instead:
+    /// a sparse chunk is sought position by position ([`DeltaView::seek_plain`]), without windows.
     pub(super) fn walk(&self, cursor: &mut Option<Cursor<T>>, positions: &[u32], out: &mut [T]) {
+        let Some(reads) = (!self.zigzag).then(|| self.framed()).flatten() else {
+            return self.walk_windows(cursor, positions, out, None);
+        };
+        for (positions, out) in positions.chunks(SPARSE_CHUNK).zip(out.chunks_mut(SPARSE_CHUNK)) {
+            let span = (positions[positions.len() - 1] - positions[0]) as usize + 1;
+            if self.dense(span, positions.len()) {
+                self.walk_windows(cursor, positions, out, Some(&reads));
+            } else {
+                let from = cursor.unwrap_or(Cursor { row: usize::MAX, value: T::default() });
+                *cursor = Some(self.seek_each(&reads, from, positions, out));
+            }
+        }
+    }
+
+    /// [`DeltaView::walk`] window by window.
+    fn walk_windows(&self, cursor: &mut Option<Cursor<T>>, positions: &[u32], out: &mut [T], framed: Option<&Framed<'_, T>>) {
         let mut deltas = [T::Unsigned::ZERO; BLOCK];
         let mut k = 0;
         while k < positions.len() {
@@ -104,11 +154,11 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
             if sparse && !self.zigzag {
                 // Plain deltas are summed where they are stored (packed), from the cursor or from the
                 // data point of a later stride: nothing is written but the values asked for.
-                for (o, &q) in out[k..k + run].iter_mut().zip(&positions[k..k + run]) {
-                    c = self.seek(Some(c), q as usize, &mut []);
-                    *o = c.value;
-                }
-                *cursor = Some(c);
+                let (positions, out) = (&positions[k..k + run], &mut out[k..k + run]);
+                *cursor = Some(match framed {
+                    Some(reads) => self.seek_each(reads, c, positions, out),
+                    None => self.seek_each(&Dispatched(self), c, positions, out),
+                });
                 k += run;
                 continue;
             }
@@ -139,6 +189,16 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
             *cursor = Some(c);
             k += run;
         }
+    }
+
+    /// `out[k]` = the value at `positions[k]` (ascending) over plain deltas, each sought from the one
+    /// before (see [`DeltaView::seek_plain`]); returns the cursor at the last.
+    fn seek_each(&self, reads: &impl PlainReads<T>, mut c: Cursor<T>, positions: &[u32], out: &mut [T]) -> Cursor<T> {
+        for (o, &q) in out.iter_mut().zip(positions) {
+            c = self.seek_plain(reads, c, q as usize);
+            *o = c.value;
+        }
+        c
     }
 
     /// Whether `positions` in a span of `rows` are served best by one prefix sum over them (see [`DENSE_GAP`]).
@@ -250,3 +310,42 @@ pub(super) fn set_positions(words: &[u64], base: usize, out: &mut [u32]) -> usiz
     k
 }
 
+
+/// Positions a sorted walk over plain deltas read in place weighs at once: dense ones go by windows,
+/// sparse ones are sought one by one.
+const SPARSE_CHUNK: usize = 64;
+
+/// How a seek over plain deltas reads the children: data points one at a time, deltas as wrapping sums.
+trait PlainReads<T: LwcInt> {
+    fn point(&self, s: usize) -> T;
+    fn sum(&self, start: usize, len: usize) -> T::Unsigned;
+}
+
+/// Children read in place, through their frames: no dispatch per read.
+struct Framed<'v, T: LwcInt> {
+    deltas: FrameSums<'v, T::Unsigned>,
+    points: Frame<'v, T>,
+}
+
+impl<T: LwcInt> PlainReads<T> for Framed<'_, T> {
+    #[inline(always)]
+    fn point(&self, s: usize) -> T {
+        self.points.get(s)
+    }
+    #[inline(always)]
+    fn sum(&self, start: usize, len: usize) -> T::Unsigned {
+        self.deltas.wrapping_sum(start, len)
+    }
+}
+
+/// Children of any encoding, through their streams' dispatch.
+struct Dispatched<'v, 'a, T: LwcInt>(&'v DeltaView<'a, T>);
+
+impl<T: LwcInt> PlainReads<T> for Dispatched<'_, '_, T> {
+    fn point(&self, s: usize) -> T {
+        self.0.data_points.get(s)
+    }
+    fn sum(&self, start: usize, len: usize) -> T::Unsigned {
+        self.0.deltas.wrapping_sum(start, len)
+    }
+}
