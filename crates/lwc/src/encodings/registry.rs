@@ -395,6 +395,11 @@ macro_rules! registry {
                     $(StreamView::$variant(v) => v.frame(),)*
                 }
             }
+            fn sums_in_place(&self) -> bool {
+                match self {
+                    $(StreamView::$variant(v) => v.sums_in_place(),)*
+                }
+            }
             fn rank(&self, value: T) -> usize {
                 match self {
                     $(StreamView::$variant(v) => v.rank(value),)*

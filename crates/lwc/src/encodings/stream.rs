@@ -98,21 +98,19 @@ pub(crate) trait StreamOps<T: LwcInt> {
     /// to move past them without writing them out. Decoded a chunk at a time, unless the encoding sums
     /// its encoded form (packed fields and their base).
     fn wrapping_sum(&self, start: usize, len: usize) -> T {
-        const CHUNK: usize = 64;
-        let mut buf = [T::default(); CHUNK];
-        let mut sum = T::Unsigned::ZERO;
-        for from in (start..start + len).step_by(CHUNK) {
-            let chunk = &mut buf[..(start + len - from).min(CHUNK)];
-            self.decode_into(from, chunk);
-            sum = chunk.iter().fold(sum, |s, v| s.wrapping_add(v.to_bits()));
-        }
-        T::from_bits(sum)
+        wrapping_sum_decoded(self, start, len)
     }
 
     /// The stream as packed fields plus a base, when that is what it is (`for`, `bitpack`): for readers
     /// that read a few values at a time in a loop and so would pay a dispatch per value.
     fn frame(&self) -> Option<Frame<'_, T>> {
         None
+    }
+
+    /// Whether [`StreamOps::wrapping_sum`] sums the encoded form where it lies instead of decoding: packed
+    /// fields and their base, and what reads as them.
+    fn sums_in_place(&self) -> bool {
+        self.frame().is_some()
     }
 
     /// About how many values one [`StreamOps::get`] decodes or probes: 1 where a value is read in place;
@@ -301,10 +299,16 @@ pub(crate) trait StreamOps<T: LwcInt> {
     /// [`StreamOps::take_sorted_into`] that costs at most about a decode of the rows the positions span
     /// and a gather: where their gets would decode more values than that, windows starting at a position
     /// are decoded and picked from.
+    /// About how many values a sorted take of `k` positions spanning `span` rows decodes or probes:
+    /// `k` gets, unless the encoding walks its positions and shares work between them (`delta`).
+    fn sorted_take_cost(&self, k: usize, _span: usize) -> usize {
+        k.saturating_mul(self.get_cost())
+    }
+
     fn take_sorted_bounded(&self, positions: &[u32], out: &mut [T]) {
         let (Some(&first), Some(&last)) = (positions.first(), positions.last()) else { return };
         let span = (last - first) as usize + 1;
-        if positions.len().saturating_mul(self.get_cost()) < span {
+        if self.sorted_take_cost(positions.len(), span) < span {
             return self.take_sorted_into(positions, out);
         }
         let mut window = vec![T::default(); span.min(DECODE_WINDOW)];
@@ -370,6 +374,20 @@ fn compact_selected<T: Copy>(block: &[T], words: &[u64], out: &mut [T]) -> usize
     k
 }
 
+/// [`StreamOps::wrapping_sum`] by decoding a chunk at a time: for encodings that cannot sum their encoded
+/// form, or only sometimes.
+pub(crate) fn wrapping_sum_decoded<T: LwcInt>(stream: &(impl StreamOps<T> + ?Sized), start: usize, len: usize) -> T {
+    const CHUNK: usize = 64;
+    let mut buf = [T::default(); CHUNK];
+    let mut sum = T::Unsigned::ZERO;
+    for from in (start..start + len).step_by(CHUNK) {
+        let chunk = &mut buf[..(start + len - from).min(CHUNK)];
+        stream.decode_into(from, chunk);
+        sum = chunk.iter().fold(sum, |s, v| s.wrapping_add(v.to_bits()));
+    }
+    T::from_bits(sum)
+}
+
 /// Values decoded at a time where a take decodes what its positions span: large enough that encodings
 /// whose decode starts with a search (run ends) search rarely, small enough to stay in L2 and, at 64 KiB
 /// of `u64`, to come from the allocator's free lists rather than fresh pages.
@@ -403,6 +421,7 @@ trait DynStream<U: LwcInt> {
     fn get_cost(&self) -> usize;
     fn wrapping_sum(&self, start: usize, len: usize) -> U;
     fn frame(&self) -> Option<Frame<'_, U>>;
+    fn sums_in_place(&self) -> bool;
     fn take_into(&self, positions: &[u32], out: &mut [U]);
     fn take_sorted_into(&self, positions: &[u32], out: &mut [U]);
     fn filter_range(&self, lo: U, hi: U, out: &mut Bitmap);
@@ -430,6 +449,9 @@ impl<U: LwcInt> DynStream<U> for StreamView<'_, U> {
     }
     fn frame(&self) -> Option<Frame<'_, U>> {
         StreamOps::frame(self)
+    }
+    fn sums_in_place(&self) -> bool {
+        StreamOps::sums_in_place(self)
     }
     fn take_into(&self, positions: &[u32], out: &mut [U]) {
         StreamOps::take_into(self, positions, out)
@@ -473,6 +495,9 @@ impl<U: LwcInt> StreamOps<U> for WordStream<'_, U> {
     }
     fn frame(&self) -> Option<Frame<'_, U>> {
         self.0.frame()
+    }
+    fn sums_in_place(&self) -> bool {
+        self.0.sums_in_place()
     }
     fn take_into(&self, positions: &[u32], out: &mut [U]) {
         self.0.take_into(positions, out)

@@ -176,9 +176,15 @@ pub(crate) struct FrameSums<'a, U: Word> {
 impl<U: Word> FrameSums<'_, U> {
     #[inline(always)]
     pub fn wrapping_sum(&self, start: usize, len: usize) -> U {
+        // Cut to the word: 2^BITS divides 2^64.
+        U::from_u64(self.sum_u64(start, len))
+    }
+
+    /// The sum of the values `start .. start + len` modulo 2^64, whatever the word.
+    #[inline(always)]
+    pub fn sum_u64(&self, start: usize, len: usize) -> u64 {
         let fields = self.fields.sum(start, len) as u64;
-        // Wrapping in `u64` and then cut to the word: 2^BITS divides 2^64 (and 2^128).
-        U::from_u64(self.base.to_u64().wrapping_mul(len as u64).wrapping_add(fields))
+        self.base.to_u64().wrapping_mul(len as u64).wrapping_add(fields)
     }
 }
 

@@ -3,7 +3,7 @@
 //! dictionary is sorted, a value range is a code range: filters run on codes, and min/max of a selection
 //! are the dictionary entries of its smallest and largest code.
 
-use super::{Cascade, Children, Encoder, Encoding, OpenStream, StreamOps, StreamView, SumMinMax};
+use super::{Cascade, Children, Encoder, Encoding, OpenStream, StreamOps, StreamView, SumMinMax, wrapping_sum_decoded};
 use crate::stats::{Stats, Shape, SplitMix, bits};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
@@ -103,6 +103,9 @@ fn codes_of<T: LwcInt>(values: &[T], dictionary: &[T]) -> Vec<u32> {
 pub(crate) struct DictView<'a, T: LwcInt> {
     dictionary: &'a [T],
     codes: StreamView<'a, u32>,
+    /// The step between entries when they are evenly spaced (always so for one or two): then the values
+    /// are `dictionary[0] + step · code`, and sum as their codes do.
+    step: Option<u64>,
 }
 
 impl<'a, T: LwcInt> OpenStream<'a, T> for DictView<'a, T> {
@@ -116,7 +119,13 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for DictView<'a, T> {
             return Err(Error::Corrupt("dict: dictionary is not sorted and distinct".into()));
         }
         let codes = StreamView::open_nested(r, n, depth + 1)?;
-        Ok(DictView { dictionary, codes })
+        let gap = |w: &[T]| w[1].to_bits().to_u64().wrapping_sub(w[0].to_bits().to_u64());
+        let step = dictionary.windows(2).map(gap).try_fold(None, |step, g| match step {
+            Some(s) if s != g => Err(()),
+            _ => Ok(Some(g)),
+        });
+        let step = step.ok().map(|s| s.unwrap_or(0));
+        Ok(DictView { dictionary, codes, step })
     }
 
     fn child_cascades(&self) -> Vec<Cascade> {
@@ -156,6 +165,23 @@ impl<T: LwcInt> StreamOps<T> for DictView<'_, T> {
 
     fn get(&self, i: usize) -> T {
         self.value(self.codes.get(i))
+    }
+
+    fn sums_in_place(&self) -> bool {
+        self.step.is_some() && self.codes.frame().is_some()
+    }
+
+    fn wrapping_sum(&self, start: usize, len: usize) -> T {
+        // Evenly spaced entries over codes packed in place (deltas taking two values, as sorted keys'
+        // do): `len · dictionary[0] + step · Σ codes`, modulo 2^64 and then cut to the word.
+        match (self.step, self.codes.frame()) {
+            (Some(step), Some(codes)) if !self.dictionary.is_empty() => {
+                let first = self.dictionary[0].to_bits().to_u64().wrapping_mul(len as u64);
+                let codes = codes.sums().sum_u64(start, len);
+                T::from_bits(T::Unsigned::from_u64(first.wrapping_add(step.wrapping_mul(codes))))
+            }
+            _ => wrapping_sum_decoded(self, start, len),
+        }
     }
 
     fn get_cost(&self) -> usize {

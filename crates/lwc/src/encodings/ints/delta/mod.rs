@@ -122,6 +122,10 @@ const DENSE_GAP: usize = 24;
 const SMALL_STRIDE: usize = 128;
 const SMALL_STRIDE_GAP: usize = 64;
 
+/// What seeking one position of a sorted walk costs beyond the rows it passes, in decoded values (see
+/// [`StreamOps::sorted_take_cost`] of `DeltaView`).
+const SEEK_COST: usize = 32;
+
 /// Deltas a short seek sums in one piece: a buffer is zeroed before use, and zeroing a block's worth for
 /// a few deltas cost as much as the rest of a `get` at small strides.
 const SHORT_SEEK: usize = 128;
@@ -294,6 +298,19 @@ impl<T: LwcInt> StreamOps<T> for DeltaView<'_, T> {
     fn get_cost(&self) -> usize {
         // Half a stride of deltas summed on average, from a data point.
         self.stride() as usize / 2 + self.deltas.get_cost() + self.data_points.get_cost()
+    }
+
+    fn sorted_take_cost(&self, k: usize, span: usize) -> usize {
+        // A sorted walk reads each position from the one before or from a data point, so it passes over
+        // at most the rows its positions span, and at most half a stride a position. A row passed costs
+        // about a decoded delta, except plain deltas summed where they lie but decoded through a gather
+        // (a dictionary of evenly spaced steps): about a quarter. `match_vectors` example, o_orderkey:
+        // a position sought at stride 16 took 8.6 ns, 39 values of a full decode (0.22 ns each); at
+        // stride 1,024, 1 % match vectors over `delta(dict)` took half the time walked as decoded, over
+        // `delta` a fifth more; at stride 16, 10 % ones a third more walked than decoded.
+        let rows = span.min(k.saturating_mul(self.stride() as usize / 2));
+        let cheap = !self.zigzag && self.deltas.sums_in_place() && self.deltas.frame().is_none();
+        k.saturating_mul(SEEK_COST + self.data_points.get_cost()) + if cheap { rows / 4 } else { rows }
     }
 
     fn rank(&self, value: T) -> usize {

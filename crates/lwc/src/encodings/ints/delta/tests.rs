@@ -138,6 +138,16 @@ fn every_operation_on_keys_at_every_stride() {
         check(&mid, cascade);
         check(&wide, cascade);
     }
+    // Dictionaries of steps summed as their codes are (evenly spaced: two entries, or 3, 5, 7 from a
+    // negative start; two far apart) and not (1, 2, 4).
+    let steps = |choices: &[u64]| -> Vec<i64> {
+        let mut acc = -(1i64 << 62);
+        (0..5000u64).map(|i| { acc += choices[(i * 7 + i / 3) as usize % choices.len()] as i64; acc }).collect()
+    };
+    for choices in [&[3, 5, 7][..], &[1, 1 << 40], &[1, 2, 4]] {
+        check(&steps(choices), "delta:16(dict)");
+        check(&steps(choices), "delta(dict(bitpack))");
+    }
     check(&l_orderkey(5000), "delta:16(dict, for)");
     check(&o_orderkey(5000), "delta(dict(bitpack))");
     check(&o_orderkey(5000), "delta(auto, auto)");
