@@ -327,6 +327,7 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
         segment_rows: args.segment_rows,
         objective: args.objective,
         cost_model: cost_model(args.costs.as_deref())?,
+        keep_choice: args.keep_choice,
         explain: true,
         ..EncodeOptions::default()
     };

@@ -248,6 +248,10 @@ pub struct ExplainArgs {
     /// Rows per segment.
     #[arg(long, default_value_t = lwc::column::DEFAULT_SEGMENT_ROWS, value_name = "N")]
     pub segment_rows: usize,
+    /// Segments that keep the encoding chosen before them, as `lwc compress --keep-choice` (their records
+    /// say so); 0 shows every segment's own choice and candidates.
+    #[arg(long, default_value_t = lwc::DEFAULT_KEEP_CHOICE, value_name = "N")]
+    pub keep_choice: usize,
     /// CSV field delimiter, for a CSV input (see `lwc compress --help`).
     #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
     pub delimiter: Option<u8>,

@@ -341,6 +341,14 @@ fn explain_prints_the_selectors_records() {
     let text = ok(&["explain", p(&prices), "--column", "price"]);
     assert!(text.contains("stored as f64") && text.contains("chose alp"), "{text}");
     assert!(fails(&["explain", p(&file), "--column", "nope"]).contains("nope"));
+    // Segments keep the choice before them, as `compress` writes them, unless --keep-choice 0.
+    let alike = f.path("alike.csv");
+    let rows: String = (0..4_000u64).map(|i| format!("{}\n", i * 7_919 % 1_000)).collect();
+    std::fs::write(&alike, format!("x\n{rows}")).unwrap();
+    let kept = ok(&["explain", p(&alike), "--segment-rows", "500"]);
+    assert_eq!(kept.matches("kept the cascade").count(), 7, "{kept}");
+    let fresh = ok(&["explain", p(&alike), "--segment-rows", "500", "--keep-choice", "0"]);
+    assert!(!fresh.contains("kept the cascade") && fresh.matches("chose").count() >= 8, "{fresh}");
 }
 
 #[test]
