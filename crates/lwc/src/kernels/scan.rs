@@ -176,6 +176,45 @@ impl<'a, U: Word> RangeSums<'a, U> {
             + self.sum_in_place(last_group * 8, end - last_group * 8)
     }
 
+    /// For fields of at most 2 bits, how many of `start .. start + len` have their low bit set, their
+    /// high bit, and both: what a sum of any function of the fields needs (a dictionary's values over
+    /// its codes). `None` for wider fields.
+    ///
+    /// # Panics
+    /// If `start + len > len()` of the stream.
+    pub fn bit_counts(&self, start: usize, len: usize) -> Option<[u64; 3]> {
+        let fields = &self.fields;
+        start.checked_add(len).filter(|&e| e <= fields.len()).expect("range inside the stream");
+        let w = fields.width() as usize;
+        if w == 0 || w > 2 {
+            return (w == 0).then_some([0; 3]);
+        }
+        // Ones of a word by pairwise adds (`popcnt` is not in the baseline x86-64 target).
+        let ones = |x: u64| {
+            let x = x - (x >> 1 & 0x5555_5555_5555_5555);
+            let x = (x & 0x3333_3333_3333_3333) + (x >> 2 & 0x3333_3333_3333_3333);
+            ((x + (x >> 4)) & 0x0f0f_0f0f_0f0f_0f0f).wrapping_mul(0x0101_0101_0101_0101) >> 56
+        };
+        // Bit `j` of every field, for 28 fields (56 bits) a load.
+        let lows = if w == 1 { u64::MAX } else { 0x5555_5555_5555_5555 };
+        let p = fields.bytes().as_ptr();
+        let (mut counts, mut field, end) = ([0u64; 3], start, start + len);
+        while field < end {
+            let k = (end - field).min(56 / w);
+            let bit = field * w;
+            // SAFETY: field `field < n` starts at byte `bit / 8`, and 16 bytes from any field's first byte
+            // are in bounds (`PackedRef::new` checked the stream's padding).
+            let x =
+                unsafe { p.add(bit / 8).cast::<u64>().read_unaligned() } >> (bit % 8) & u64::low_mask((k * w) as u32);
+            let (lo, hi) = (x & lows, if w == 2 { x >> 1 & lows } else { 0 });
+            counts[0] += ones(lo);
+            counts[1] += ones(hi);
+            counts[2] += ones(lo & hi);
+            field += k;
+        }
+        Some(counts)
+    }
+
     /// [`RangeSums::sum`] read where the fields lie.
     #[inline(always)]
     fn sum_in_place(&self, start: usize, len: usize) -> u128 {
@@ -393,6 +432,34 @@ mod tests {
         run::<u16>();
         run::<u32>();
         run::<u64>();
+    }
+
+    /// Counts of low, high and both bits of 1- and 2-bit fields against a loop, across the 28-field loads
+    /// and up to the stream's end; none for wider fields.
+    #[test]
+    fn bit_counts_agree_with_a_loop() {
+        let n = 300;
+        for w in 0..=3u32 {
+            let values: Vec<u32> =
+                (0..n as u32).map(|i| (i * 2_654_435_761u32).rotate_left(7) & u32::low_mask(w)).collect();
+            let mut packed = Vec::new();
+            bitpack::pack(&values, w, &mut packed);
+            let sums = RangeSums::new(bitpack::PackedRef::<u32>::new(&packed, n, w).unwrap());
+            for start in [0, 1, 27, 28, 29, 100, n - 29, n - 1, n] {
+                for len in [0, 1, 27, 28, 29, 56, 57, 200] {
+                    let len = len.min(n - start);
+                    let got = sums.bit_counts(start, len);
+                    if w > 2 {
+                        assert_eq!(got, None);
+                        continue;
+                    }
+                    let count =
+                        |f: fn(u32) -> bool| values[start..start + len].iter().filter(|&&v| f(v)).count() as u64;
+                    let want = [count(|v| v & 1 == 1), count(|v| v & 2 == 2), count(|v| v == 3)];
+                    assert_eq!(got, Some(want), "w={w} {start}+{len}");
+                }
+            }
+        }
     }
 
     #[test]

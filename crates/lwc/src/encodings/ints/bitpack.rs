@@ -180,6 +180,11 @@ impl<U: Word> FrameSums<'_, U> {
         U::from_u64(self.sum_u64(start, len))
     }
 
+    /// The base, and [`scan::RangeSums::bit_counts`] of the fields.
+    pub fn bit_counts(&self, start: usize, len: usize) -> Option<(U, [u64; 3])> {
+        Some((self.base, self.fields.bit_counts(start, len)?))
+    }
+
     /// The sum of the values `start .. start + len` modulo 2^64, whatever the word.
     #[inline(always)]
     pub fn sum_u64(&self, start: usize, len: usize) -> u64 {

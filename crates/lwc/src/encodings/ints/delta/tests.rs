@@ -139,12 +139,13 @@ fn every_operation_on_keys_at_every_stride() {
         check(&wide, cascade);
     }
     // Dictionaries of steps summed as their codes are (evenly spaced: two entries, or 3, 5, 7 from a
-    // negative start; two far apart) and not (1, 2, 4).
+    // negative start; two far apart), from the counts of their codes' bits (three or four entries, one
+    // far; l_orderkey's below, in `for` codes over a base), and decoded (five entries).
     let steps = |choices: &[u64]| -> Vec<i64> {
         let mut acc = -(1i64 << 62);
         (0..5000u64).map(|i| { acc += choices[(i * 7 + i / 3) as usize % choices.len()] as i64; acc }).collect()
     };
-    for choices in [&[3, 5, 7][..], &[1, 1 << 40], &[1, 2, 4]] {
+    for choices in [&[3, 5, 7][..], &[1, 1 << 40], &[1, 2, 4], &[1, 2, 4, 9], &[0, 1 << 40, 3], &[1, 2, 4, 9, 20]] {
         check(&steps(choices), "delta:16(dict)");
         check(&steps(choices), "delta(dict(bitpack))");
     }
