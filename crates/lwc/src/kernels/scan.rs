@@ -441,7 +441,7 @@ mod tests {
         let n = 300;
         for w in 0..=3u32 {
             let values: Vec<u32> =
-                (0..n as u32).map(|i| (i * 2_654_435_761u32).rotate_left(7) & u32::low_mask(w)).collect();
+                (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761).rotate_left(7) & u32::low_mask(w)).collect();
             let mut packed = Vec::new();
             bitpack::pack(&values, w, &mut packed);
             let sums = RangeSums::new(bitpack::PackedRef::<u32>::new(&packed, n, w).unwrap());
