@@ -197,15 +197,10 @@ impl<'a, U: Word> RangeSums<'a, U> {
         };
         // Bit `j` of every field, for 28 fields (56 bits) a load.
         let lows = if w == 1 { u64::MAX } else { 0x5555_5555_5555_5555 };
-        let p = fields.bytes().as_ptr();
         let (mut counts, mut field, end) = ([0u64; 3], start, start + len);
         while field < end {
             let k = (end - field).min(56 / w);
-            let bit = field * w;
-            // SAFETY: field `field < n` starts at byte `bit / 8`, and 16 bytes from any field's first byte
-            // are in bounds (`PackedRef::new` checked the stream's padding).
-            let x =
-                unsafe { p.add(bit / 8).cast::<u64>().read_unaligned() } >> (bit % 8) & u64::low_mask((k * w) as u32);
+            let x = self.bits_at(field * w) & u64::low_mask((k * w) as u32);
             let (lo, hi) = (x & lows, if w == 2 { x >> 1 & lows } else { 0 });
             counts[0] += ones(lo);
             counts[1] += ones(hi);
@@ -213,6 +208,19 @@ impl<'a, U: Word> RangeSums<'a, U> {
             field += k;
         }
         Some(counts)
+    }
+
+    /// The 64 bits of the stream from bit `bit` on (the top `bit % 8` of them zero), where `bit` starts a
+    /// field at most 7 past one below `n`, for fields of at most 32 bits.
+    #[inline(always)]
+    fn bits_at(&self, bit: usize) -> u64 {
+        // Such a field starts at most `(n + 6) * 32 / 8 <= n * w / 8 + 24` bytes in (`w <= 32`), and
+        // `PackedRef::new` checked that `(n * w).div_ceil(8) + PADDING` bytes are there.
+        const { assert!(bitpack::PADDING >= 32) };
+        let bytes = self.fields.bytes();
+        debug_assert!(bit / 8 + 8 <= bytes.len(), "a load past the stream's padding");
+        // SAFETY: the 8 bytes from `bit / 8` are in bounds (above).
+        (unsafe { bytes.as_ptr().add(bit / 8).cast::<u64>().read_unaligned() }) >> (bit % 8)
     }
 
     /// [`RangeSums::sum`] read where the fields lie.
@@ -230,12 +238,8 @@ impl<'a, U: Word> RangeSums<'a, U> {
         // them sum exactly in `u64`. Eight at a time, those past `len` masked off: a walk's sums have
         // lengths no branch predicts, and this leaves one exit to mispredict per eight fields, not one per
         // field.
-        const { assert!(bitpack::PADDING >= 32) };
-        let (w, p) = (fields.width() as usize, fields.bytes().as_ptr());
-        // SAFETY (of every load below): a load is at most 7 fields past the last one summed, which is
-        // below `n`, so it starts at most `(n + 6) * w / 8 <= n * w / 8 + 24` bytes in; `PackedRef::new`
-        // checked that `(n * w).div_ceil(8) + PADDING` bytes (`PADDING >= 32`) are there, so 8 bytes load.
-        let load = |bit: usize| unsafe { p.add(bit / 8).cast::<u64>().read_unaligned() } >> (bit % 8);
+        // Loads are at most 7 fields past the last one summed (see `bits_at`).
+        let (w, load) = (fields.width() as usize, |bit| self.bits_at(bit));
         let (mut sum, mut bit, mut left) = (0u64, start * w, len);
         if w <= 7 {
             // Eight fields and the bit offset fit one load, and are summed there in three steps of

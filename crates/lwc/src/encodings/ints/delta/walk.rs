@@ -11,6 +11,14 @@ pub(super) struct Cursor<T> {
     pub(super) value: T,
 }
 
+impl<T: LwcInt> Cursor<T> {
+    /// A cursor past every row: it stands in no stride at or before a row sought, so a seek starts
+    /// from a data point.
+    fn nowhere() -> Cursor<T> {
+        Cursor { row: usize::MAX, value: T::default() }
+    }
+}
+
 impl<'a, T: LwcInt> DeltaView<'a, T> {
 
     /// Rows per data point.
@@ -38,8 +46,7 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
     /// plain (the stream's [`StreamOps::wrapping_sum`]), zigzagged ones in `scratch`; none is written out.
     pub(super) fn seek(&self, from: Option<Cursor<T>>, row: usize, scratch: &mut [T::Unsigned]) -> Cursor<T> {
         if !self.zigzag {
-            // A cursor past `row` stands in no stride at or before it.
-            let from = from.unwrap_or(Cursor { row: usize::MAX, value: T::default() });
+            let from = from.unwrap_or_else(Cursor::nowhere);
             return match self.framed() {
                 Some(reads) => self.seek_plain(&reads, from, row),
                 None => self.seek_plain(&Dispatched(self), from, row),
@@ -128,7 +135,7 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
             if self.dense(span, positions.len()) {
                 self.walk_windows(cursor, positions, out, Some(&reads));
             } else {
-                let from = cursor.unwrap_or(Cursor { row: usize::MAX, value: T::default() });
+                let from = cursor.unwrap_or_else(Cursor::nowhere);
                 *cursor = Some(self.seek_each(&reads, from, positions, out));
             }
         }
