@@ -153,6 +153,8 @@ pub trait Word:
     fn wrapping_add(self, other: Self) -> Self;
     /// Wrapping subtraction.
     fn wrapping_sub(self, other: Self) -> Self;
+    /// Wrapping multiplication.
+    fn wrapping_mul(self, other: Self) -> Self;
     /// The mask of the low `width` bits (`width <= BITS`).
     #[inline(always)]
     fn low_mask(width: u32) -> Self {
@@ -184,6 +186,8 @@ macro_rules! impl_word {
             fn wrapping_add(self, other: Self) -> Self { <$t>::wrapping_add(self, other) }
             #[inline(always)]
             fn wrapping_sub(self, other: Self) -> Self { <$t>::wrapping_sub(self, other) }
+            #[inline(always)]
+            fn wrapping_mul(self, other: Self) -> Self { <$t>::wrapping_mul(self, other) }
         }
     )*};
 }

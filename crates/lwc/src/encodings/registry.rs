@@ -400,6 +400,16 @@ macro_rules! registry {
                     $(StreamView::$variant(v) => v.sums_in_place(),)*
                 }
             }
+            fn sorted_take_cost(&self, k: usize, span: usize) -> usize {
+                match self {
+                    $(StreamView::$variant(v) => v.sorted_take_cost(k, span),)*
+                }
+            }
+            fn decode_cost(&self, rows: usize) -> usize {
+                match self {
+                    $(StreamView::$variant(v) => v.decode_cost(rows),)*
+                }
+            }
             fn rank(&self, value: T) -> usize {
                 match self {
                     $(StreamView::$variant(v) => v.rank(value),)*

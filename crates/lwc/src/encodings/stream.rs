@@ -305,10 +305,16 @@ pub(crate) trait StreamOps<T: LwcInt> {
         k.saturating_mul(self.get_cost())
     }
 
+    /// About what decoding `rows` rows costs, in the unit of [`StreamOps::sorted_take_cost`]: a value
+    /// decoded by a kernel (about 0.2 ns), so `rows` unless the encoding does more per row (`rle`).
+    fn decode_cost(&self, rows: usize) -> usize {
+        rows
+    }
+
     fn take_sorted_bounded(&self, positions: &[u32], out: &mut [T]) {
         let (Some(&first), Some(&last)) = (positions.first(), positions.last()) else { return };
         let span = (last - first) as usize + 1;
-        if self.sorted_take_cost(positions.len(), span) < span {
+        if self.sorted_take_cost(positions.len(), span) < self.decode_cost(span) {
             return self.take_sorted_into(positions, out);
         }
         let mut window = vec![T::default(); span.min(DECODE_WINDOW)];
@@ -422,6 +428,8 @@ trait DynStream<U: LwcInt> {
     fn wrapping_sum(&self, start: usize, len: usize) -> U;
     fn frame(&self) -> Option<Frame<'_, U>>;
     fn sums_in_place(&self) -> bool;
+    fn sorted_take_cost(&self, k: usize, span: usize) -> usize;
+    fn decode_cost(&self, rows: usize) -> usize;
     fn take_into(&self, positions: &[u32], out: &mut [U]);
     fn take_sorted_into(&self, positions: &[u32], out: &mut [U]);
     fn filter_range(&self, lo: U, hi: U, out: &mut Bitmap);
@@ -452,6 +460,12 @@ impl<U: LwcInt> DynStream<U> for StreamView<'_, U> {
     }
     fn sums_in_place(&self) -> bool {
         StreamOps::sums_in_place(self)
+    }
+    fn sorted_take_cost(&self, k: usize, span: usize) -> usize {
+        StreamOps::sorted_take_cost(self, k, span)
+    }
+    fn decode_cost(&self, rows: usize) -> usize {
+        StreamOps::decode_cost(self, rows)
     }
     fn take_into(&self, positions: &[u32], out: &mut [U]) {
         StreamOps::take_into(self, positions, out)
@@ -498,6 +512,12 @@ impl<U: LwcInt> StreamOps<U> for WordStream<'_, U> {
     }
     fn sums_in_place(&self) -> bool {
         self.0.sums_in_place()
+    }
+    fn sorted_take_cost(&self, k: usize, span: usize) -> usize {
+        self.0.sorted_take_cost(k, span)
+    }
+    fn decode_cost(&self, rows: usize) -> usize {
+        self.0.decode_cost(rows)
     }
     fn take_into(&self, positions: &[u32], out: &mut [U]) {
         self.0.take_into(positions, out)

@@ -82,6 +82,40 @@ with_avx2! {
     }
 }
 
+/// Ends compared with a row at once by [`runs_of_rows`].
+pub const RUN_WINDOW: usize = 64;
+
+with_avx2! {
+    /// The runs of ascending `rows` among the ends of runs `first ..` (ascending, `held` of them, then
+    /// [`RUN_WINDOW`] ends of `u32::MAX` that no row reaches), going on from `ends[from]`: `out[k]` is
+    /// `first` plus the count of ends at or before `rows[k]`, until a row lies past the last end held.
+    /// Returns how many rows were placed and the index in `ends` the walk stands at.
+    ///
+    /// The ends are counted a window at a time, without a branch on each (they ascend, so those counted
+    /// are the first of the window): runs of a few rows are passed with one exit to predict per window,
+    /// and a wide window's compares do not wait on each other.
+    pub fn runs_of_rows(ends: &[u32], held: usize, first: usize, from: usize, rows: &[u32], out: &mut [u32]) -> (usize, usize) {
+        debug_assert!(ends.len() >= held + RUN_WINDOW && ends[held..].iter().all(|&e| e == u32::MAX));
+        let mut next = from;
+        for (k, (&row, o)) in rows.iter().zip(out.iter_mut()).enumerate() {
+            let bound = row.min(u32::MAX - 1);
+            loop {
+                let window: &[u32; RUN_WINDOW] = ends[next..next + RUN_WINDOW].try_into().expect("padded");
+                let before = window.iter().map(|&end| u32::from(end <= bound)).sum::<u32>() as usize;
+                next += before;
+                if before < RUN_WINDOW {
+                    break;
+                }
+            }
+            if next >= held {
+                return (k, next);
+            }
+            *o = (first + next) as u32;
+        }
+        (rows.len(), next)
+    }
+}
+
 /// How many leading `items` satisfy `pred`, which holds for a prefix of them: found by galloping from the
 /// front (1, 2, 4, … items, then a bisection of the last step), so a short prefix of a long list costs
 /// a few probes near its start instead of a bisection of the whole list.
@@ -112,6 +146,34 @@ mod tests {
         inner.swap(600, 601);
         assert_eq!(max_and_sorted(&inner), (Some(999), false));
         assert_eq!(max_and_sorted(&[3, 3, 3]), (Some(3), true));
+    }
+
+    #[test]
+    fn runs_of_rows_count_the_ends_at_or_before_each_row() {
+        // Ends 3 rows apart on average, irregular, with the padding of `u32::MAX` the kernel reads past
+        // them; rows that stay in a window, cross several, end exactly on an end, and pass the last.
+        let ends: Vec<u32> = (1..=300u32)
+            .scan(0, |end, k| {
+                *end += 1 + k * k % 5;
+                Some(*end)
+            })
+            .collect();
+        let held = ends.len();
+        let mut padded = ends.clone();
+        padded.extend([u32::MAX; RUN_WINDOW]);
+        let last = ends[held - 1];
+        for (from_row, step) in [(0, 1), (0, 7), (5, 190), (0, 400), (last - 3, 1), (ends[100], 64)] {
+            let rows: Vec<u32> = (from_row..last + 10).step_by(step as usize).collect();
+            let from = ends.partition_point(|&e| e <= from_row);
+            let mut out = vec![0; rows.len()];
+            let (placed, next) = runs_of_rows(&padded, held, 1_000, from, &rows, &mut out);
+            let expected: Vec<u32> = rows.iter().map(|&r| 1_000 + ends.partition_point(|&e| e <= r) as u32).collect();
+            let inside = rows.iter().take_while(|&&r| r < last).count();
+            assert_eq!(placed, inside, "from {from_row} by {step}");
+            assert_eq!(out[..placed], expected[..placed], "from {from_row} by {step}");
+            let stands = rows.get(placed).map_or(ends.partition_point(|&e| e <= rows[placed - 1]), |_| held);
+            assert_eq!(next, stands, "from {from_row} by {step}");
+        }
     }
 
     #[test]

@@ -159,6 +159,48 @@ impl<'a, T: LwcInt> DictView<'a, T> {
     fn value(&self, code: u32) -> T {
         self.dictionary[(code as usize).min(self.dictionary.len() - 1)]
     }
+
+    /// [`StreamOps::decode_into`] by a lookup per code. Out of line, as its sibling below: how the
+    /// lookup loop compiled depended on where it was inlined (measured: a large dictionary decoded 30 %
+    /// slower at one call site).
+    #[inline(never)]
+    fn decode_looked_up(&self, start: usize, out: &mut [T]) {
+        self.decode_codes(start, out, |codes, out| {
+            for (o, &c) in out.iter_mut().zip(codes) {
+                *o = self.value(c);
+            }
+        });
+    }
+
+    /// [`StreamOps::decode_into`] for entries `step` apart: values computed, `dictionary[0] + step · code`
+    /// (a code past the last entry clamped to it, as [`DictView::value`] does), a loop that vectorizes
+    /// where a lookup per code does not (`lwc-bench keys`, decode of `delta(dict)` over o_orderkey's steps
+    /// of 1 and 25: 0.81 ms -> 0.61 ms).
+    #[inline(never)]
+    fn decode_evenly_spaced(&self, step: u64, start: usize, out: &mut [T]) {
+        let Some(first) = self.dictionary.first() else {
+            return; // an empty stream may have an empty dictionary, and then nothing to decode
+        };
+        let (first, step) = (first.to_bits(), T::Unsigned::from_u64(step));
+        let last = self.dictionary.len() as u32 - 1;
+        self.decode_codes(start, out, |codes, out| {
+            for (o, &c) in out.iter_mut().zip(codes) {
+                let code = T::Unsigned::from_u64(u64::from(c.min(last)));
+                *o = T::from_bits(first.wrapping_add(step.wrapping_mul(code)));
+            }
+        });
+    }
+
+    /// Decodes the codes of rows `start ..` a block at a time, and `values(codes, out)` writes their values.
+    #[inline(always)]
+    fn decode_codes(&self, start: usize, out: &mut [T], mut values: impl FnMut(&[u32], &mut [T])) {
+        let mut codes = [0u32; BLOCK];
+        for (k, chunk) in out.chunks_mut(BLOCK).enumerate() {
+            let codes = &mut codes[..chunk.len()];
+            self.codes.decode_into(start + k * BLOCK, codes);
+            values(codes, chunk);
+        }
+    }
 }
 
 impl<T: LwcInt> StreamOps<T> for DictView<'_, T> {
@@ -167,13 +209,9 @@ impl<T: LwcInt> StreamOps<T> for DictView<'_, T> {
     }
 
     fn decode_into(&self, start: usize, out: &mut [T]) {
-        let mut codes = [0u32; BLOCK];
-        for (k, chunk) in out.chunks_mut(BLOCK).enumerate() {
-            let codes = &mut codes[..chunk.len()];
-            self.codes.decode_into(start + k * BLOCK, codes);
-            for (o, &c) in chunk.iter_mut().zip(codes.iter()) {
-                *o = self.value(c);
-            }
+        match self.step {
+            Some(step) => self.decode_evenly_spaced(step, start, out),
+            None => self.decode_looked_up(start, out),
         }
     }
 
