@@ -15,9 +15,11 @@
 //!
 //! Opening checks that the ends ascend strictly and that the last is the row count, so every run holds a
 //! row and the runs tile the rows; operations then walk runs without checks. `get` and unsorted `take`
-//! bisect the ends, sorted `take` gallops forward from the previous run; filters compare each run's value
-//! once, through the `values` stream's own filter on its encoded form, and set whole row ranges; the sum
-//! weighs each value by its run's length, and aggregates of a selection count the selected rows per run.
+//! bisect the ends; sorted `take` walks them forward (ends counted 64 at a time against each position,
+//! `delta`-coded ends decoded block after block) and takes the runs found from the values, as sorted as
+//! the positions, so a `delta` child walks them too; filters compare each run's value once, through the
+//! `values` stream's own filter on its encoded form, and set whole row ranges; the sum weighs each value
+//! by its run's length, and aggregates of a selection count the selected rows per run.
 
 use std::ops::Range;
 
