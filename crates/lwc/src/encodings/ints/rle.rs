@@ -541,7 +541,7 @@ mod tests {
         assert_eq!(column.get(123_457).unwrap(), Some(values[123_457]));
     }
 
-        #[test]
+    #[test]
     fn sorted_walks_find_every_run_however_far_apart() {
         // 5,000 runs of 1 to 9 rows. The walk itself (not the bound that may decode instead), over ends
         // read in place and ends decoded by blocks (`delta`): positions a few runs apart (the window
@@ -574,7 +574,7 @@ mod tests {
         }
     }
 
-#[test]
+    #[test]
     fn runs_across_blocks_of_runs() {
         // 3,000 runs of lengths 1 to 7: decodes and sorted takes that cross the 1,024-run blocks.
         let values: Vec<u16> = (0..3000u16).flat_map(|k| std::iter::repeat_n(k * 3, 1 + k as usize % 7)).collect();
