@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use crate::bitmap::{get_bit, Bitmap};
 use crate::bytes::{AlignedBytes, Reader, Writer};
-use crate::encodings::{read_value, value_bits, Cascade, EncodingId, StreamOps, StreamView, SumMinMax};
+use crate::encodings::{read_value, value_bits, Cascade, EncodingId, Frame, StreamOps, StreamView, SumMinMax};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::BLOCK;
 use crate::kernels::range_sum::{FloatLatent, RangeAggregate};
@@ -852,6 +852,12 @@ impl<'a, V: Value> Segment<'a, V> {
     /// The value of row `i` (`i < rows`, checked by the caller; a null row's is unspecified).
     pub(crate) fn value_at(&self, i: usize) -> V {
         V::from_latent(self.stream.get(i))
+    }
+
+    /// The segment's latents as packed fields plus a base, where it stores them so (`bitpack`, `for`): a
+    /// caller reading many lone rows reads them there, without a dispatch a row.
+    pub(crate) fn frame(&self) -> Option<Frame<'_, V::Latent>> {
+        self.stream.frame()
     }
 
     /// Whether one row's value is read in place: a lookup decodes nothing else (see

@@ -8,6 +8,7 @@ use std::ops::Range;
 use crate::bitmap::Bitmap;
 use crate::encodings::{Cascade, EncodingId};
 use crate::error::{Error, Result};
+use crate::kernels::positions;
 use crate::predicate::Predicate;
 use crate::segment::{Aggregates, Array, Segment};
 pub use crate::segment::{EncodeOptions, DEFAULT_SEGMENT_ROWS};
@@ -174,60 +175,60 @@ impl<'a, T: Value> Column<'a, T> {
     /// [`Column::take`] into `out` (`out.len() == rows.len()`); null rows hold an unspecified value. Row
     /// ids may be `u32` or `u64` (Arrow's take indices are either). Each segment gets all its rows in
     /// one call, so its take weighs them together (a segment whose gets walk decodes once instead of
-    /// walking for each row): ascending rows go as they come, a run per segment; other lists are
-    /// grouped by segment first. Only the segment-local positions are allocated. On an error `out` may
-    /// be partly written.
+    /// walking for each row): ascending rows go as they come, a run per segment, found, checked and made
+    /// segment-local in one pass; from the first row out of order on, the rest are read where they lie
+    /// or grouped by segment. Only the segment-local positions are allocated. On an error `out` may be
+    /// partly written.
     pub fn take_into<R: Copy + Into<u64>>(&self, rows: &[R], out: &mut [T]) -> Result<()> {
         if out.len() != rows.len() {
             return Err(Error::InvalidArgument(format!("{} outputs for {} rows", out.len(), rows.len())));
         }
-        let row = |k: usize| -> u64 { rows[k].into() };
         let mut local = Vec::new();
-        let sorted = ascending(rows);
-        if self.segments.len() <= 1 || sorted {
-            let mut k = 0;
-            while k < rows.len() {
-                let (seg, _) = self.locate(row(k))?;
-                let segment_rows = self.starts[seg]..self.starts[seg + 1];
-                let n = if self.segments.len() == 1 {
-                    rows.len()
-                } else {
-                    crate::kernels::positions::leading(&rows[k..], |r| r.into() < segment_rows.end)
-                };
-                let here = &rows[k..k + n];
-                // Only the rows of a one-segment column get here unlocated (a later one may be too large).
-                if self.segments.len() == 1 && here.iter().map(|&r| r.into()).max() >= Some(segment_rows.end) {
-                    let row = here.iter().map(|&r| r.into()).find(|&r| r >= segment_rows.end).expect("the max is");
-                    return Err(Error::RowOutOfRange { row, rows: self.rows });
-                }
-                local.clear();
-                // A loop without checks or pushes, which the compiler vectorizes.
-                local.extend(here.iter().map(|&r| (r.into() - segment_rows.start) as u32));
-                if sorted {
-                    // Located rows: ascending and inside the segment, so it need not check them again.
-                    self.segments[seg].take_ascending_into(&local, &mut out[k..k + n]);
-                } else {
-                    self.segments[seg].take_into(&local, &mut out[k..k + n])?;
-                }
-                k += n;
+        let mut k = 0;
+        while k < rows.len() {
+            let (seg, _) = self.locate(rows[k].into())?;
+            let segment_rows = self.starts[seg]..self.starts[seg + 1];
+            local.clear();
+            let n = positions::rebase_ascending(&rows[k..], segment_rows.start, segment_rows.end, &mut local);
+            // Located rows: ascending and inside the segment, so it need not check them again.
+            self.segments[seg].take_ascending_into(&local, &mut out[k..k + n]);
+            k += n;
+            if rows.get(k).is_some_and(|&r| r.into() < segment_rows.end) {
+                // Below the row before it: the rest are not ascending.
+                return self.take_scattered(&rows[k..], &mut out[k..], &mut local);
             }
-            return Ok(());
         }
-        // Checked once, so the rows are located without a check each.
-        if rows.iter().map(|&r| r.into()).max().is_some_and(|max| max >= self.rows) {
-            let row = rows.iter().map(|&r| r.into()).find(|&r| r >= self.rows).expect("the max is");
-            return Err(Error::RowOutOfRange { row, rows: self.rows });
+        Ok(())
+    }
+
+    /// [`Column::take_into`] of rows in any order.
+    fn take_scattered<R: Copy + Into<u64>>(&self, rows: &[R], out: &mut [T], local: &mut Vec<u32>) -> Result<()> {
+        let out_of_range = |row| Error::RowOutOfRange { row, rows: self.rows };
+        if self.segments.len() == 1 {
+            if let Some(row) = rows.iter().map(|&r| r.into()).find(|&r| r >= self.rows) {
+                return Err(out_of_range(row));
+            }
+            local.clear();
+            local.extend(rows.iter().map(|&r| r.into() as u32));
+            return self.segments[0].take_into(local, out);
         }
         if self.reads_in_place && rows.len().saturating_mul(SPARSE_TAKE) < self.rows as usize {
             // Each row read where it is: grouping rows by segment costs more than the reads (a lone row
-            // costs a few nanoseconds), and the rows are all in range. Denser lists go by segment, where
-            // each segment weighs decoding itself whole against its positions.
-            for (o, &r) in out.iter_mut().zip(rows) {
-                let r = r.into();
-                let seg = self.segment_of(r);
-                *o = self.segments[seg].value_at((r - self.starts[seg]) as usize);
-            }
-            return Ok(());
+            // costs a few nanoseconds). Denser lists go by segment, where each segment weighs decoding
+            // itself whole against its positions. Segments of packed fields (bitpack, for) are read
+            // inline, found once per take rather than dispatched per row; worth it once the rows
+            // outnumber the segments.
+            let frames = (rows.len() >= self.segments.len())
+                .then(|| self.segments.iter().map(Segment::frame).collect::<Option<Vec<_>>>())
+                .flatten();
+            return match frames {
+                Some(frames) => self.read_each(rows, out, |seg, at| T::from_latent(frames[seg].get(at))),
+                None => self.read_each(rows, out, |seg, at| self.segments[seg].value_at(at)),
+            };
+        }
+        // Checked once, so the rows are located without a check each.
+        if let Some(row) = rows.iter().map(|&r| r.into()).find(|&r| r >= self.rows) {
+            return Err(out_of_range(row));
         }
         // A counting sort of the rows by segment (stable, so rows ascending within a segment stay so).
         let segment_of: Vec<u32> = rows.iter().map(|&r| self.segment_of(r.into()) as u32).collect();
@@ -251,14 +252,42 @@ impl<'a, T: Value> Column<'a, T> {
                 continue;
             }
             local.clear();
-            local.extend(members.iter().map(|&k| (row(k as usize) - self.starts[seg]) as u32));
+            local.extend(members.iter().map(|&k| (rows[k as usize].into() - self.starts[seg]) as u32));
             values.resize(members.len(), T::default());
-            segment.take_into(&local, &mut values)?;
+            segment.take_into(local, &mut values)?;
             for (&k, &v) in members.iter().zip(&values) {
                 out[k as usize] = v;
             }
         }
         Ok(())
+    }
+
+    /// `out[k] = read(segment, row in it)` of `rows[k]`, each row checked; equal segments are found by a
+    /// shift and a mask, so the loop holds little beyond the read.
+    fn read_each<R: Copy + Into<u64>>(
+        &self,
+        rows: &[R],
+        out: &mut [T],
+        read: impl Fn(usize, usize) -> T,
+    ) -> Result<()> {
+        let mut each = |locate: &dyn Fn(u64) -> (usize, usize)| {
+            for (o, &r) in out.iter_mut().zip(rows) {
+                let r = r.into();
+                if r >= self.rows {
+                    return Err(Error::RowOutOfRange { row: r, rows: self.rows });
+                }
+                let (seg, at) = locate(r);
+                *o = read(seg, at);
+            }
+            Ok(())
+        };
+        match self.uniform_shift {
+            Some(shift) => each(&|r| ((r >> shift) as usize, (r & ((1 << shift) - 1)) as usize)),
+            None => each(&|r| {
+                let seg = self.segment_of(r);
+                (seg, (r - self.starts[seg]) as usize)
+            }),
+        }
     }
 
     /// The rows matching `predicate`, segment by segment (segments the zone map rules out cost nothing).
@@ -349,21 +378,6 @@ impl ColumnSelection {
     }
 }
 
-/// Whether `rows` ascend (repeats allowed): each chunk is folded without an early exit, which the compiler
-/// vectorizes, and the first chunk out of order ends the check.
-fn ascending<R: Copy + Into<u64>>(rows: &[R]) -> bool {
-    const CHUNK: usize = 256;
-    let mut start = 0;
-    while start + 1 < rows.len() {
-        let end = (start + CHUNK + 1).min(rows.len());
-        if !rows[start..end].windows(2).fold(true, |ok, w| ok & (w[0].into() <= w[1].into())) {
-            return false;
-        }
-        start = end - 1;
-    }
-    true
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -416,6 +430,18 @@ mod tests {
                     rows.sort_unstable();
                     column.take_into(&rows, &mut out).unwrap();
                     assert!(out.iter().zip(&rows).all(|(&o, &r)| o == data[r as usize]), "{cascade} {k} sorted");
+                    // Ascending, then in any order: the rows from the first one out of order on go scattered.
+                    let mut mixed = rows.clone();
+                    mixed[k / 2..].reverse();
+                    let narrow: Vec<u32> = mixed.iter().map(|&r| r as u32).collect();
+                    column.take_into(&narrow, &mut out).unwrap();
+                    assert!(out.iter().zip(&mixed).all(|(&o, &r)| o == data[r as usize]), "{cascade} {k} mixed");
+                    // A row id past `u32` is out of range, not cut to 32 bits, sorted or not.
+                    let last = rows[k - 1];
+                    rows[k - 1] = (1 << 32) + last;
+                    let err = column.take_into(&rows, &mut out).unwrap_err();
+                    assert!(matches!(err, Error::RowOutOfRange { row, .. } if row == (1 << 32) + last), "{cascade}");
+                    rows[k - 1] = last;
                     rows.reverse();
                     rows[k / 2] = n as u64 + 3;
                     let err = column.take_into(&rows, &mut out).unwrap_err();

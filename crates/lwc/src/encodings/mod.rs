@@ -38,7 +38,8 @@ use crate::selection::Selection;
 use crate::stats::{Shape, SplitMix, Stats};
 use crate::types::{LwcInt, Word};
 
-use bitpack::{Frame, FrameSums};
+pub(crate) use bitpack::Frame;
+use bitpack::FrameSums;
 pub use byte_strings::ByteArray;
 pub(crate) use byte_strings::{ByteProfile, BytesEncoder, BytesOps, BytesTest, OpenBytes};
 pub use cascade::{Cascade, MAX_CASCADE_DEPTH};

@@ -82,6 +82,70 @@ with_avx2! {
     }
 }
 
+/// Rows whose order is checked at once by [`rebase_ascending`], after the first [`REBASE_HEAD`] one by one.
+const REBASE_CHUNK: usize = 256;
+const REBASE_HEAD: usize = 8;
+
+/// Appends `row - start` to `local` for the leading `rows` that ascend (repeats allowed) from `start` and
+/// lie below `end`, and returns how many: a column's rows in one segment, found, checked and made
+/// segment-local. The first few rows are looked at one at a time; then the rows below `end` are found by
+/// galloping (exact where they ascend), their order checked a chunk at a time without a branch on each row
+/// (a fold the compiler vectorizes; an exit per row would not be), and the chunk that breaks it gone
+/// through one row at a time. `end - start` fits in `u32`.
+pub fn rebase_ascending<R: Copy + Into<u64>>(rows: &[R], start: u64, end: u64, local: &mut Vec<u32>) -> usize {
+    #[inline(always)]
+    fn body<R: Copy + Into<u64>>(rows: &[R], start: u64, end: u64, local: &mut Vec<u32>) -> usize {
+        // Rows out of order mostly are so from the first few on: those are looked at one at a time first,
+        // so such a list costs neither a gallop nor a chunk.
+        let mut prev = start;
+        for (k, &row) in rows.iter().take(REBASE_HEAD).enumerate() {
+            let row = row.into();
+            if row < prev || row >= end {
+                local.extend(rows[..k].iter().map(|&r| (r.into() - start) as u32));
+                return k;
+            }
+            prev = row;
+        }
+        let below = leading(rows, |r| r.into() < end);
+        let (mut good, mut prev) = (0, start);
+        for chunk in rows[..below].chunks(REBASE_CHUNK) {
+            let (first, last) = (chunk[0].into(), chunk[chunk.len() - 1].into());
+            // Ascending from `prev >= start` to a last row below `end`: every row lies in the segment.
+            let inside = chunk.windows(2).fold(prev <= first && last < end, |ok, w| ok & (w[0].into() <= w[1].into()));
+            if !inside {
+                for &row in chunk {
+                    let row = row.into();
+                    if row < prev || row >= end {
+                        break;
+                    }
+                    local.push((row - start) as u32);
+                    (prev, good) = (row, good + 1);
+                }
+                break;
+            }
+            // Rebased while the chunk is in L1.
+            local.extend(chunk.iter().map(|&r| (r.into() - start) as u32));
+            (prev, good) = (last, good + chunk.len());
+        }
+        good
+    }
+
+    // Unsigned 64-bit compares take AVX2 (baseline x86-64 has none).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2<R: Copy + Into<u64>>(rows: &[R], start: u64, end: u64, local: &mut Vec<u32>) -> usize {
+        body(rows, start, end, local)
+    }
+
+    debug_assert!(start <= end && end - start <= 1 << 32);
+    #[cfg(target_arch = "x86_64")]
+    if crate::kernels::cpu::avx2() {
+        // SAFETY: the CPU supports AVX2, checked just above; the body is safe code.
+        return unsafe { avx2(rows, start, end, local) };
+    }
+    body(rows, start, end, local)
+}
+
 /// Ends compared with a row at once by [`runs_of_rows`].
 pub const RUN_WINDOW: usize = 64;
 
@@ -146,6 +210,39 @@ mod tests {
         inner.swap(600, 601);
         assert_eq!(max_and_sorted(&inner), (Some(999), false));
         assert_eq!(max_and_sorted(&[3, 3, 3]), (Some(3), true));
+    }
+
+    #[test]
+    fn rebase_ascending_stops_at_the_first_row_out_of_order_or_out_of_the_segment() {
+        // The leading rows that ascend from `start` and lie below `end`, one at a time.
+        let expected = |rows: &[u64], start: u64, end: u64| {
+            let mut prev = start;
+            rows.iter().take_while(|&&r| (r >= prev && r < end, prev = r).0).count()
+        };
+        let (start, end) = (1_000u64, 5_000u64);
+        let up: Vec<u64> = (0..2_000).map(|i| start + i * 2).collect();
+        let mut cases = vec![up.clone(), vec![start], vec![end - 1, end - 1, end], vec![start; 300]];
+        for at in [1, 15, 16, 255, 256, 257, 511, 1_999] {
+            let mut descent = up.clone();
+            descent[at] = descent[at - 1] - 1; // a descent (the gallop does not see it) inside a chunk or at its edge
+            cases.push(descent);
+            let mut outside = up.clone();
+            outside[at] = end + 7; // past the segment, then back inside: as if unsorted
+            cases.push(outside);
+        }
+        cases.push(vec![start, start + 3, start - 1]); // back below the segment
+        cases.push(vec![start + 5, (1 << 32) + start + 6, start + 9]); // would alias if cut to 32 bits first
+        for rows in &cases {
+            let mut local = vec![7]; // appended to
+            let n = rebase_ascending(rows, start, end, &mut local);
+            assert_eq!(n, expected(rows, start, end), "{:?}", &rows[..rows.len().min(8)]);
+            let rebased: Vec<u32> = rows[..n].iter().map(|&r| (r - start) as u32).collect();
+            assert_eq!(local[1..], rebased[..]);
+            let narrow: Vec<u32> = rows.iter().map(|&r| r.min(u32::MAX as u64) as u32).collect();
+            if rows.iter().all(|&r| r <= u32::MAX as u64) {
+                assert_eq!(rebase_ascending(&narrow, start, end, &mut Vec::new()), n);
+            }
+        }
     }
 
     #[test]

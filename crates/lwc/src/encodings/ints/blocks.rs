@@ -180,6 +180,9 @@ impl<T: LwcInt, C: ByteCompressor> StreamOps<T> for BlocksView<'_, T, C> {
         }
     }
 
+    // Out of line: the block buffer would otherwise give every dispatched `get` (a lone row of any
+    // encoding) a stack frame of pages to probe.
+    #[inline(never)]
     fn get(&self, i: usize) -> T {
         let mut buf = [T::default(); BLOCK];
         let b = i / BLOCK;

@@ -291,6 +291,9 @@ impl<T: LwcInt> StreamOps<T> for DeltaView<'_, T> {
         Self::with_scratch(gap, |scratch| self.fill(&mut None, start, out, scratch));
     }
 
+    // Out of line, as `blocks`' get: the scratch buffer would otherwise sit in the frame of every
+    // dispatched `get`.
+    #[inline(never)]
     fn get(&self, i: usize) -> T {
         Self::with_scratch(i & (self.stride() as usize - 1), |scratch| self.seek(None, i, scratch)).value
     }
