@@ -205,12 +205,16 @@ impl<'a, T: Value> Column<'a, T> {
     fn take_scattered<R: Copy + Into<u64>>(&self, rows: &[R], out: &mut [T], local: &mut Vec<u32>) -> Result<()> {
         let out_of_range = |row| Error::RowOutOfRange { row, rows: self.rows };
         if self.segments.len() == 1 {
-            if let Some(row) = rows.iter().map(|&r| r.into()).find(|&r| r >= self.rows) {
-                return Err(out_of_range(row));
-            }
+            // The segment checks its positions; a row id past `u32` saturates to a position past every
+            // segment, and the error names the row as given.
             local.clear();
-            local.extend(rows.iter().map(|&r| r.into() as u32));
-            return self.segments[0].take_into(local, out);
+            local.extend(rows.iter().map(|&r| r.into().min(u32::MAX.into()) as u32));
+            return self.segments[0].take_into(local, out).map_err(|e| match e {
+                Error::RowOutOfRange { .. } => {
+                    out_of_range(rows.iter().map(|&r| r.into()).find(|&r| r >= self.rows).unwrap_or(self.rows))
+                }
+                e => e,
+            });
         }
         if self.reads_in_place && rows.len().saturating_mul(SPARSE_TAKE) < self.rows as usize {
             // Each row read where it is: grouping rows by segment costs more than the reads (a lone row
@@ -270,24 +274,39 @@ impl<'a, T: Value> Column<'a, T> {
         out: &mut [T],
         read: impl Fn(usize, usize) -> T,
     ) -> Result<()> {
-        let mut each = |locate: &dyn Fn(u64) -> (usize, usize)| {
-            for (o, &r) in out.iter_mut().zip(rows) {
-                let r = r.into();
-                if r >= self.rows {
-                    return Err(Error::RowOutOfRange { row: r, rows: self.rows });
-                }
-                let (seg, at) = locate(r);
-                *o = read(seg, at);
-            }
-            Ok(())
-        };
         match self.uniform_shift {
-            Some(shift) => each(&|r| ((r >> shift) as usize, (r & ((1 << shift) - 1)) as usize)),
-            None => each(&|r| {
-                let seg = self.segment_of(r);
-                (seg, (r - self.starts[seg]) as usize)
-            }),
+            Some(shift) => {
+                self.read_located(rows, out, |r| ((r >> shift) as usize, (r & ((1 << shift) - 1)) as usize), read)
+            }
+            None => self.read_located(
+                rows,
+                out,
+                |r| {
+                    let seg = self.segment_of(r);
+                    (seg, (r - self.starts[seg]) as usize)
+                },
+                read,
+            ),
         }
+    }
+
+    /// [`Column::read_each`] with rows located by `locate`.
+    fn read_located<R: Copy + Into<u64>>(
+        &self,
+        rows: &[R],
+        out: &mut [T],
+        locate: impl Fn(u64) -> (usize, usize),
+        read: impl Fn(usize, usize) -> T,
+    ) -> Result<()> {
+        for (o, &r) in out.iter_mut().zip(rows) {
+            let r = r.into();
+            if r >= self.rows {
+                return Err(Error::RowOutOfRange { row: r, rows: self.rows });
+            }
+            let (seg, at) = locate(r);
+            *o = read(seg, at);
+        }
+        Ok(())
     }
 
     /// The rows matching `predicate`, segment by segment (segments the zone map rules out cost nothing).
@@ -420,7 +439,14 @@ mod tests {
             let uneven = Column::from_segments(segments);
             assert_eq!(uneven.uniform_shift, None);
             let uniform = encoded.open::<u32>().unwrap();
-            for (column, data) in [(&uniform, data.as_slice()), (&uneven, shifted.as_slice())] {
+            let whole =
+                EncodedColumn::encode(data, None, EncodeOptions::with_encoding(cascade.parse::<Cascade>().unwrap()))
+                    .unwrap();
+            let single = whole.open::<u32>().unwrap();
+            assert_eq!(single.segments.len(), 1);
+            for (column, data) in
+                [(&uniform, data.as_slice()), (&uneven, shifted.as_slice()), (&single, data.as_slice())]
+            {
                 let n = data.len();
                 for k in [1, 7, 100, 5_000, 30_000] {
                     let mut rows: Vec<u64> = (0..k).map(|_| rng.below(n) as u64).collect();
@@ -443,10 +469,10 @@ mod tests {
                     assert!(matches!(err, Error::RowOutOfRange { row, .. } if row == (1 << 32) + last), "{cascade}");
                     rows[k - 1] = last;
                     rows.reverse();
-                    rows[k / 2] = n as u64 + 3;
+                    rows[k / 2] = if k % 2 == 0 { n as u64 + 3 } else { (1 << 32) + 3 };
                     let err = column.take_into(&rows, &mut out).unwrap_err();
                     assert!(
-                        matches!(err, Error::RowOutOfRange { row, .. } if row == n as u64 + 3),
+                        matches!(err, Error::RowOutOfRange { row, .. } if row == rows[k / 2]),
                         "{cascade} {k}: {err}"
                     );
                 }
