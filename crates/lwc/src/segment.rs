@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use crate::bitmap::{get_bit, Bitmap};
 use crate::bytes::{AlignedBytes, Reader, Writer};
-use crate::encodings::{read_value, value_bits, Cascade, EncodingId, Frame, StreamOps, StreamView, SumMinMax};
+use crate::encodings::{read_value, value_bits, Cascade, EncodingId, InPlace, StreamOps, StreamView, SumMinMax};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::BLOCK;
 use crate::kernels::range_sum::{FloatLatent, RangeAggregate};
@@ -854,10 +854,10 @@ impl<'a, V: Value> Segment<'a, V> {
         V::from_latent(self.stream.get(i))
     }
 
-    /// The segment's latents as packed fields plus a base, where it stores them so (`bitpack`, `for`): a
-    /// caller reading many lone rows reads them there, without a dispatch a row.
-    pub(crate) fn frame(&self) -> Option<Frame<'_, V::Latent>> {
-        self.stream.frame()
+    /// How the segment reads a lone row's latent where it lies, where it does so without a dispatch
+    /// (`bitpack`, `for`, `dict` over packed codes): a caller reading many lone rows reads them there.
+    pub(crate) fn in_place(&self) -> Option<InPlace<'_, V::Latent>> {
+        self.stream.in_place()
     }
 
     /// Whether one row's value is read in place: a lookup decodes nothing else (see

@@ -190,13 +190,14 @@ impl<'a, T: Value> Column<'a, T> {
             let segment_rows = self.starts[seg]..self.starts[seg + 1];
             local.clear();
             let n = positions::rebase_ascending(&rows[k..], segment_rows.start, segment_rows.end, &mut local);
+            if rows.get(k + n).is_some_and(|&r| r.into() < segment_rows.end) {
+                // Below the row before it: from this segment's rows on the list is not ascending, and goes
+                // scattered whole (a segment whose gets walk would otherwise walk for its first rows).
+                return self.take_scattered(&rows[k..], &mut out[k..], &mut local);
+            }
             // Located rows: ascending and inside the segment, so it need not check them again.
             self.segments[seg].take_ascending_into(&local, &mut out[k..k + n]);
             k += n;
-            if rows.get(k).is_some_and(|&r| r.into() < segment_rows.end) {
-                // Below the row before it: the rest are not ascending.
-                return self.take_scattered(&rows[k..], &mut out[k..], &mut local);
-            }
         }
         Ok(())
     }
@@ -219,16 +220,21 @@ impl<'a, T: Value> Column<'a, T> {
         if self.reads_in_place && rows.len().saturating_mul(SPARSE_TAKE) < self.rows as usize {
             // Each row read where it is: grouping rows by segment costs more than the reads (a lone row
             // costs a few nanoseconds). Denser lists go by segment, where each segment weighs decoding
-            // itself whole against its positions. Segments of packed fields (bitpack, for) are read
-            // inline, found once per take rather than dispatched per row; worth it once the rows
-            // outnumber the segments.
-            let frames = (rows.len() >= self.segments.len())
-                .then(|| self.segments.iter().map(Segment::frame).collect::<Option<Vec<_>>>())
-                .flatten();
-            return match frames {
-                Some(frames) => self.read_each(rows, out, |seg, at| T::from_latent(frames[seg].get(at))),
-                None => self.read_each(rows, out, |seg, at| self.segments[seg].value_at(at)),
-            };
+            // itself whole against its positions. Segments of packed fields or codes (bitpack, for,
+            // dict) are read inline, found once per take rather than dispatched per row; worth it once
+            // the rows outnumber the segments.
+            let inline = rows.len() >= self.segments.len();
+            // Where every segment holds packed fields the loop leaves out the match on how to read.
+            let frames =
+                inline.then(|| self.segments.iter().map(|s| s.in_place()?.frame()).collect::<Option<Vec<_>>>());
+            if let Some(frames) = frames.flatten() {
+                return self.read_each(rows, out, |seg, at| T::from_latent(frames[seg].get(at)));
+            }
+            let readers = inline.then(|| self.segments.iter().map(Segment::in_place).collect::<Option<Vec<_>>>());
+            if let Some(readers) = readers.flatten() {
+                return self.read_each(rows, out, |seg, at| T::from_latent(readers[seg].get(at)));
+            }
+            return self.read_each(rows, out, |seg, at| self.segments[seg].value_at(at));
         }
         // Checked once, so the rows are located without a check each.
         if let Some(row) = rows.iter().map(|&r| r.into()).find(|&r| r >= self.rows) {
@@ -444,9 +450,17 @@ mod tests {
                     .unwrap();
             let single = whole.open::<u32>().unwrap();
             assert_eq!(single.segments.len(), 1);
-            for (column, data) in
-                [(&uniform, data.as_slice()), (&uneven, shifted.as_slice()), (&single, data.as_slice())]
-            {
+            // One segment written otherwise (`for`): segments that read rows in place in different ways.
+            let other = encode_segment(&data[256..512], None, "for".parse::<Cascade>().unwrap()).unwrap();
+            let mut segments = encoded.open::<u32>().unwrap().segments;
+            segments[1] = Segment::open(&other).unwrap();
+            let mixed = Column::from_segments(segments);
+            for (column, data) in [
+                (&uniform, data.as_slice()),
+                (&uneven, shifted.as_slice()),
+                (&single, data.as_slice()),
+                (&mixed, data.as_slice()),
+            ] {
                 let n = data.len();
                 for k in [1, 7, 100, 5_000, 30_000] {
                     let mut rows: Vec<u64> = (0..k).map(|_| rng.below(n) as u64).collect();

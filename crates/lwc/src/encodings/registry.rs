@@ -395,6 +395,11 @@ macro_rules! registry {
                     $(StreamView::$variant(v) => v.frame(),)*
                 }
             }
+            fn in_place(&self) -> Option<InPlace<'_, T>> {
+                match self {
+                    $(StreamView::$variant(v) => v.in_place(),)*
+                }
+            }
             fn sums_in_place(&self) -> bool {
                 match self {
                     $(StreamView::$variant(v) => v.sums_in_place(),)*

@@ -11,6 +11,39 @@ use crate::kernels::{bitpack::BLOCK, positions::has_dense_block, scan};
 use crate::selection::Selection;
 use crate::types::{LwcInt, Word};
 
+/// How a stream reads a lone value where it lies, for a caller that reads many of them from many streams
+/// (a column's scattered rows): found once, then read without a dispatch a value (see
+/// [`StreamOps::in_place`]).
+#[derive(Clone, Copy)]
+pub(crate) enum InPlace<'a, T: LwcInt> {
+    /// Packed fields plus a base (`bitpack`, `for`).
+    Frame(Frame<'a, T>),
+    /// Packed codes into a dictionary (`dict` over `bitpack` or `for` codes).
+    Coded { codes: Frame<'a, u32>, dictionary: &'a [T] },
+}
+
+impl<'a, T: LwcInt> InPlace<'a, T> {
+    /// The packed fields, where that is what the stream is.
+    pub fn frame(&self) -> Option<Frame<'a, T>> {
+        match self {
+            InPlace::Frame(frame) => Some(*frame),
+            InPlace::Coded { .. } => None,
+        }
+    }
+
+    /// Value `i` (`i` below the stream's length).
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> T {
+        match self {
+            InPlace::Frame(frame) => frame.get(i),
+            // As `dict` reads a code: a corrupt one past the end reads the last entry.
+            InPlace::Coded { codes, dictionary } => {
+                dictionary[(codes.get(i) as usize).min(dictionary.len().saturating_sub(1))]
+            }
+        }
+    }
+}
+
 /// The sum, min and max of some values (their count is the caller's): what aggregates of a selection
 /// add up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,6 +138,12 @@ pub(crate) trait StreamOps<T: LwcInt> {
     /// that read a few values at a time in a loop and so would pay a dispatch per value.
     fn frame(&self) -> Option<Frame<'_, T>> {
         None
+    }
+
+    /// How the stream reads a lone value where it lies, when it does so without decoding anything else
+    /// or dispatching on a child: its [`StreamOps::frame`] by default.
+    fn in_place(&self) -> Option<InPlace<'_, T>> {
+        self.frame().map(InPlace::Frame)
     }
 
     /// Whether [`StreamOps::wrapping_sum`] sums the encoded form where it lies instead of decoding: packed
@@ -427,6 +466,7 @@ trait DynStream<U: LwcInt> {
     fn get_cost(&self) -> usize;
     fn wrapping_sum(&self, start: usize, len: usize) -> U;
     fn frame(&self) -> Option<Frame<'_, U>>;
+    fn in_place(&self) -> Option<InPlace<'_, U>>;
     fn sums_in_place(&self) -> bool;
     fn sorted_take_cost(&self, k: usize, span: usize) -> usize;
     fn decode_cost(&self, rows: usize) -> usize;
@@ -457,6 +497,9 @@ impl<U: LwcInt> DynStream<U> for StreamView<'_, U> {
     }
     fn frame(&self) -> Option<Frame<'_, U>> {
         StreamOps::frame(self)
+    }
+    fn in_place(&self) -> Option<InPlace<'_, U>> {
+        StreamOps::in_place(self)
     }
     fn sums_in_place(&self) -> bool {
         StreamOps::sums_in_place(self)
@@ -509,6 +552,9 @@ impl<U: LwcInt> StreamOps<U> for WordStream<'_, U> {
     }
     fn frame(&self) -> Option<Frame<'_, U>> {
         self.0.frame()
+    }
+    fn in_place(&self) -> Option<InPlace<'_, U>> {
+        self.0.in_place()
     }
     fn sums_in_place(&self) -> bool {
         self.0.sums_in_place()

@@ -3,7 +3,7 @@
 //! dictionary is sorted, a value range is a code range: filters run on codes, and min/max of a selection
 //! are the dictionary entries of its smallest and largest code.
 
-use super::{Cascade, Children, Encoder, Encoding, Frame, OpenStream, StreamOps, StreamView, SumMinMax, wrapping_sum_decoded};
+use super::{Cascade, Children, Encoder, Encoding, Frame, InPlace, OpenStream, StreamOps, StreamView, SumMinMax, wrapping_sum_decoded};
 use crate::stats::{Stats, Shape, SplitMix, bits};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
@@ -217,6 +217,10 @@ impl<T: LwcInt> StreamOps<T> for DictView<'_, T> {
 
     fn get(&self, i: usize) -> T {
         self.value(self.codes.get(i))
+    }
+
+    fn in_place(&self) -> Option<InPlace<'_, T>> {
+        Some(InPlace::Coded { codes: self.codes.frame()?, dictionary: self.dictionary })
     }
 
     fn sums_in_place(&self) -> bool {
