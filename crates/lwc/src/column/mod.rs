@@ -176,8 +176,8 @@ impl<'a, T: Value> Column<'a, T> {
     /// ids may be `u32` or `u64` (Arrow's take indices are either). Each segment gets all its rows in
     /// one call, so its take weighs them together (a segment whose gets walk decodes once instead of
     /// walking for each row): ascending rows go as they come, a run per segment, found, checked and made
-    /// segment-local in one pass; from the first row out of order on, the rest are read where they lie
-    /// or grouped by segment. Only the segment-local positions are allocated. On an error `out` may be
+    /// segment-local in one pass; from the first segment whose rows fall out of order on, the rest are
+    /// read where they lie or grouped by segment. Only the segment-local positions are allocated. On an error `out` may be
     /// partly written.
     pub fn take_into<R: Copy + Into<u64>>(&self, rows: &[R], out: &mut [T]) -> Result<()> {
         if out.len() != rows.len() {
@@ -471,11 +471,11 @@ mod tests {
                     column.take_into(&rows, &mut out).unwrap();
                     assert!(out.iter().zip(&rows).all(|(&o, &r)| o == data[r as usize]), "{cascade} {k} sorted");
                     // Ascending, then in any order: the rows from the first one out of order on go scattered.
-                    let mut mixed = rows.clone();
-                    mixed[k / 2..].reverse();
-                    let narrow: Vec<u32> = mixed.iter().map(|&r| r as u32).collect();
+                    let mut turned = rows.clone();
+                    turned[k / 2..].reverse();
+                    let narrow: Vec<u32> = turned.iter().map(|&r| r as u32).collect();
                     column.take_into(&narrow, &mut out).unwrap();
-                    assert!(out.iter().zip(&mixed).all(|(&o, &r)| o == data[r as usize]), "{cascade} {k} mixed");
+                    assert!(out.iter().zip(&turned).all(|(&o, &r)| o == data[r as usize]), "{cascade} {k} turned");
                     // A row id past `u32` is out of range, not cut to 32 bits, sorted or not.
                     let last = rows[k - 1];
                     rows[k - 1] = (1 << 32) + last;
