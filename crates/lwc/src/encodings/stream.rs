@@ -36,12 +36,16 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
     pub fn get(&self, i: usize) -> T {
         match self {
             InPlace::Frame(frame) => frame.get(i),
-            // As `dict` reads a code: a corrupt one past the end reads the last entry.
-            InPlace::Coded { codes, dictionary } => {
-                dictionary[(codes.get(i) as usize).min(dictionary.len().saturating_sub(1))]
-            }
+            InPlace::Coded { codes, dictionary } => dictionary_entry(dictionary, codes.get(i)),
         }
     }
+}
+
+/// The entry of `code` in a non-empty dictionary; a corrupt code past the end reads the last entry instead
+/// of out of bounds (`dict`'s reads, in place or not).
+#[inline(always)]
+pub(crate) fn dictionary_entry<T: Copy>(dictionary: &[T], code: u32) -> T {
+    dictionary[(code as usize).min(dictionary.len() - 1)]
 }
 
 /// The sum, min and max of some values (their count is the caller's): what aggregates of a selection
