@@ -6,17 +6,17 @@
 //! baseline x86-64 has no unsigned 32-bit max or compare, and its emulation costs three times as much.
 
 /// Defines `pub fn $name` that runs `$body` compiled for AVX2 when the CPU has it, for baseline
-/// x86-64 otherwise.
+/// x86-64 otherwise. Generic parameters, if any, go in brackets after the name: `pub fn f[R: Copy](…)`.
 macro_rules! with_avx2 {
-    ($(#[$doc:meta])* pub fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty $body:block) => {
+    ($(#[$doc:meta])* pub fn $name:ident $([$($generics:tt)*])? ($($arg:ident: $ty:ty),*) -> $ret:ty $body:block) => {
         $(#[$doc])*
-        pub fn $name($($arg: $ty),*) -> $ret {
+        pub fn $name $(<$($generics)*>)? ($($arg: $ty),*) -> $ret {
             #[inline(always)]
-            fn body($($arg: $ty),*) -> $ret $body
+            fn body $(<$($generics)*>)? ($($arg: $ty),*) -> $ret $body
 
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx2")]
-            unsafe fn avx2($($arg: $ty),*) -> $ret {
+            unsafe fn avx2 $(<$($generics)*>)? ($($arg: $ty),*) -> $ret {
                 body($($arg),*)
             }
 
@@ -86,15 +86,16 @@ with_avx2! {
 const REBASE_CHUNK: usize = 256;
 const REBASE_HEAD: usize = 8;
 
-/// Appends `row - start` to `local` for the leading `rows` that ascend (repeats allowed) from `start` and
-/// lie below `end`, and returns how many: a column's rows in one segment, found, checked and made
-/// segment-local. The first few rows are looked at one at a time; then the rows below `end` are found by
-/// galloping (exact where they ascend), their order checked a chunk at a time without a branch on each row
-/// (a fold the compiler vectorizes; an exit per row would not be), and the chunk that breaks it gone
-/// through one row at a time. `end - start` fits in `u32`.
-pub fn rebase_ascending<R: Copy + Into<u64>>(rows: &[R], start: u64, end: u64, local: &mut Vec<u32>) -> usize {
-    #[inline(always)]
-    fn body<R: Copy + Into<u64>>(rows: &[R], start: u64, end: u64, local: &mut Vec<u32>) -> usize {
+with_avx2! {
+    /// Appends `row - start` to `local` for the leading `rows` that ascend (repeats allowed) from `start` and
+    /// lie below `end`, and returns how many: a column's rows in one segment, found, checked and made
+    /// segment-local. The first few rows are looked at one at a time; then the rows below `end` are found by
+    /// galloping (exact where they ascend), their order checked a chunk at a time without a branch on each row
+    /// (a fold the compiler vectorizes; an exit per row would not be), and the chunk that breaks it gone
+    /// through one row at a time (its 64-bit compares take AVX2: baseline x86-64 has none). `end - start`
+    /// fits in `u32`.
+    pub fn rebase_ascending[R: Copy + Into<u64>](rows: &[R], start: u64, end: u64, local: &mut Vec<u32>) -> usize {
+        debug_assert!(start <= end && end - start <= 1 << 32);
         // Rows out of order mostly are so from the first few on: those are looked at one at a time first,
         // so such a list costs neither a gallop nor a chunk.
         let mut prev = start;
@@ -129,21 +130,6 @@ pub fn rebase_ascending<R: Copy + Into<u64>>(rows: &[R], start: u64, end: u64, l
         }
         good
     }
-
-    // Unsigned 64-bit compares take AVX2 (baseline x86-64 has none).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn avx2<R: Copy + Into<u64>>(rows: &[R], start: u64, end: u64, local: &mut Vec<u32>) -> usize {
-        body(rows, start, end, local)
-    }
-
-    debug_assert!(start <= end && end - start <= 1 << 32);
-    #[cfg(target_arch = "x86_64")]
-    if crate::kernels::cpu::avx2() {
-        // SAFETY: the CPU supports AVX2, checked just above; the body is safe code.
-        return unsafe { avx2(rows, start, end, local) };
-    }
-    body(rows, start, end, local)
 }
 
 /// Ends compared with a row at once by [`runs_of_rows`].
