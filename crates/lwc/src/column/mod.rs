@@ -6,7 +6,7 @@ mod container;
 use std::ops::Range;
 
 use crate::bitmap::Bitmap;
-use crate::encodings::{Cascade, EncodingId};
+use crate::encodings::{Cascade, EncodingId, InPlace};
 use crate::error::{Error, Result};
 use crate::kernels::positions;
 use crate::predicate::Predicate;
@@ -224,14 +224,14 @@ impl<'a, T: Value> Column<'a, T> {
             // dict) are read inline, found once per take rather than dispatched per row; worth it once
             // the rows outnumber the segments.
             let inline = rows.len() >= self.segments.len();
-            // Where every segment holds packed fields the loop leaves out the match on how to read.
-            let frames =
-                inline.then(|| self.segments.iter().map(|s| s.in_place()?.frame()).collect::<Option<Vec<_>>>());
-            if let Some(frames) = frames.flatten() {
-                return self.read_each(rows, out, |seg, at| T::from_latent(frames[seg].get(at)));
-            }
             let readers = inline.then(|| self.segments.iter().map(Segment::in_place).collect::<Option<Vec<_>>>());
             if let Some(readers) = readers.flatten() {
+                let in_parts = self
+                    .uniform_shift
+                    .and_then(|shift| InPlace::gather_in_parts(&readers, shift, rows, out, T::from_latent));
+                if let Some(read) = in_parts {
+                    return read.map_err(out_of_range);
+                }
                 return self.read_each(rows, out, |seg, at| T::from_latent(readers[seg].get(at)));
             }
             return self.read_each(rows, out, |seg, at| self.segments[seg].value_at(at));
@@ -428,8 +428,12 @@ mod tests {
     fn takes_over_many_segments_agree_with_the_values() {
         let values: Vec<u32> = (0..10_000u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
         let sorted: Vec<u32> = (0..10_000u32).map(|i| i * 3 + (i % 7)).collect();
+        // A step a segment: `auto` writes each segment `constant` (with another value each).
+        let steps: Vec<u32> = (0..10_000u32).map(|i| (i >> 8) * 1000).collect();
         let mut rng = crate::stats::SplitMix(9);
-        for (data, cascade) in [(&values, "bitpack"), (&values, "dict"), (&sorted, "delta:16"), (&sorted, "rle")] {
+        let cases =
+            [(&values, "bitpack"), (&values, "dict"), (&sorted, "delta:16"), (&sorted, "rle"), (&steps, "auto")];
+        for (data, cascade) in cases {
             let short = encode_segment(&data[..100], None, cascade.parse::<Cascade>().unwrap()).unwrap();
             let options = EncodeOptions {
                 segment_rows: 256,
@@ -438,6 +442,9 @@ mod tests {
             let encoded = EncodedColumn::encode(data, None, options).unwrap();
             let uniform = encoded.open::<u32>().unwrap();
             assert_eq!(uniform.uniform_shift, Some(8), "{cascade}");
+            if cascade == "auto" {
+                assert!(uniform.segments.iter().all(|s| s.encoding() == EncodingId::Constant), "{cascade}");
+            }
             // The same segments, cut unevenly: the first one alone, then the rest, as another writer might.
             let mut segments = uniform.segments;
             segments[0] = Segment::open(&short).unwrap();

@@ -7,7 +7,11 @@ use super::{Cascade, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::Reader;
 use crate::error::Result;
-use crate::kernels::{bitpack::BLOCK, positions::has_dense_block, scan};
+use crate::kernels::{
+    bitpack::{FieldsInParts, BLOCK},
+    positions::has_dense_block,
+    scan,
+};
 use crate::selection::Selection;
 use crate::types::{LwcInt, Word};
 
@@ -38,6 +42,31 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
             InPlace::Frame(frame) => frame.get(i),
             InPlace::Coded { codes, dictionary } => dictionary_entry(dictionary, codes.get(i)),
         }
+    }
+
+    /// `out[k] = to_value(value rows[k])` of a list cut into parts of `2^shift` values (every part but the
+    /// last that many), `parts[p]` reading part `p`: one load a row and no match on the kind, where every
+    /// part reads the same way and at most 56 bits wide ([`FieldsInParts`]); `None` otherwise. `Err(row)`
+    /// at the first row past the parts.
+    pub fn gather_in_parts<R: Copy + Into<u64>, V>(
+        parts: &[InPlace<'a, T>],
+        shift: u32,
+        rows: &[R],
+        out: &mut [V],
+        to_value: impl Fn(T) -> V,
+    ) -> Option<Result<(), u64>> {
+        let frames = parts.iter().map(|part| part.frame().map(|frame| (frame.fields.fields(), frame.base)));
+        if let Some(frames) = frames.collect::<Option<Vec<_>>>().and_then(|f| FieldsInParts::new(f, shift)) {
+            let value = |base, field| to_value(T::add_offset(base, T::Unsigned::from_u64(field)));
+            return Some(frames.gather(rows, out, value));
+        }
+        let coded = parts.iter().map(|part| match part {
+            InPlace::Coded { codes, dictionary } => Some((codes.fields.fields(), *dictionary)),
+            InPlace::Frame(_) => None,
+        });
+        let coded = coded.collect::<Option<Vec<_>>>().and_then(|c| FieldsInParts::new(c, shift))?;
+        // A code is at most 32 bits wide.
+        Some(coded.gather(rows, out, |dictionary, code| to_value(dictionary_entry(dictionary, code as u32))))
     }
 }
 

@@ -48,6 +48,16 @@ impl<'a, U: Word> Packed<'a, U> {
         Ok(Packed { fields })
     }
 
+    /// The fields, `n` of them at one width (padding checked).
+    pub fn fields(&self) -> kernel::PackedRef<'a, U> {
+        self.fields
+    }
+
+    /// A stream of `n` fields of width 0 (all zero), which takes no bytes.
+    pub fn zeros(n: usize) -> Self {
+        Packed { fields: kernel::PackedRef::new(&[], n, 0).expect("zero-width fields take no bytes") }
+    }
+
     /// Fields in the stream.
     pub fn len(&self) -> usize {
         self.fields.len()

@@ -1,6 +1,7 @@
 //! `constant`: one value repeated (Umbra's Single). Every operation is O(1) or O(output).
 
-use super::{Children, Encoder, OpenStream, Requirement, StreamOps, SumMinMax, read_value, value_bits};
+use super::bitpack::{Frame, Packed};
+use super::{Children, Encoder, InPlace, OpenStream, Requirement, StreamOps, SumMinMax, read_value, value_bits};
 use crate::stats::{Stats, Shape, SplitMix};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
@@ -86,6 +87,12 @@ impl<T: LwcInt> StreamOps<T> for ConstantView<T> {
 
     fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
         self.take_into(positions, out) // already a direct read per position
+    }
+
+    /// Fields of width 0 on the value, so a column's scattered rows read this segment in the same loop
+    /// as its packed neighbours'.
+    fn in_place(&self) -> Option<InPlace<'_, T>> {
+        Some(InPlace::Frame(Frame { base: self.value, fields: Packed::zeros(self.n) }))
     }
 
     fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {

@@ -517,6 +517,9 @@ fn unpack_groups<U: Word>(src: &[u8], w: u32, base: U, out: &mut [U]) {
     unpack_dispatch::unpack_groups(src, w, base, out)
 }
 
+mod parts;
+pub use parts::FieldsInParts;
+
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 #[cfg(target_arch = "x86_64")]

@@ -1,0 +1,213 @@
+//! Lone values read from many packed streams: a column cut into parts of `2^shift` values each, every
+//! part packed at its own width. A scattered read finds its part by a shift and reads one 8-byte load,
+//! with no branch on the width and one check of the row, because each part's length, width and bytes
+//! are checked once, when the parts are gathered here.
+
+use super::{packed_len, PackedRef};
+use crate::types::Word;
+
+/// Stands in for the bytes of a zero-width part, whose stream holds none: every field reads 0 from it.
+static ZERO_FIELDS: [u8; 8] = [0; 8];
+
+/// One part: its packed bytes (padding included), width, mask and what the caller reads a field with.
+#[derive(Clone, Copy)]
+struct Part<'a, E> {
+    bytes: &'a [u8],
+    w: u32,
+    mask: u64,
+    extra: E,
+}
+
+/// Packed streams read as one list of values: part `p` holds values `p << shift ..`, every part but the
+/// last exactly `2^shift` of them, each part at most 56 bits wide.
+pub struct FieldsInParts<'a, E> {
+    parts: Vec<Part<'a, E>>,
+    shift: u32,
+    len: u64,
+    /// Every part's width, when they share one: reads then keep it in a register.
+    width: Option<u32>,
+}
+
+impl<'a, E: Copy> FieldsInParts<'a, E> {
+    /// The parts, each with what a field of it is read with (a base, a dictionary); `None` unless every
+    /// part but the last holds `2^shift` values, the last one at least one and at most that, and each
+    /// is at most 56 bits wide (a field is then one 8-byte load).
+    pub fn new<U: Word>(parts: impl IntoIterator<Item = (PackedRef<'a, U>, E)>, shift: u32) -> Option<Self> {
+        let full = 1u64.checked_shl(shift)?;
+        let (mut len, mut last) = (0u64, full);
+        let mut gathered = Vec::new();
+        for (fields, extra) in parts {
+            // Only the last part may be short.
+            if last != full || fields.len() == 0 || fields.len() as u64 > full || fields.width() > 56 {
+                return None;
+            }
+            last = fields.len() as u64;
+            len += last;
+            let w = fields.width();
+            let bytes = if w == 0 { &ZERO_FIELDS[..] } else { fields.bytes() };
+            debug_assert!(w == 0 || bytes.len() >= packed_len(fields.len(), w));
+            gathered.push(Part { bytes, w, mask: low_mask(w), extra });
+        }
+        let width = gathered.first().map(|p| p.w).filter(|&w| gathered.iter().all(|p| p.w == w));
+        Some(FieldsInParts { parts: gathered, shift, len, width })
+    }
+
+    /// Values in all parts together.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether there is no part.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// `out[k] = value(extra of its part, field rows[k])`, rows in any order; `Err(row)` at the first row
+    /// `>= len()` (`out` written up to it).
+    #[inline]
+    pub fn gather<R: Copy + Into<u64>, T>(
+        &self,
+        rows: &[R],
+        out: &mut [T],
+        value: impl Fn(E, u64) -> T,
+    ) -> Result<(), u64> {
+        #[cfg(target_arch = "x86_64")]
+        if crate::kernels::cpu::avx2_bmi2() {
+            // SAFETY: the CPU has BMI2, checked just above.
+            return unsafe { self.gather_bmi2(rows, out, value) };
+        }
+        self.gather_rows(rows, out, value)
+    }
+
+    /// [`FieldsInParts::gather`] with BMI2's shifts by any register (no move of each count to `cl`).
+    ///
+    /// # Safety
+    /// The CPU supports BMI2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi2")]
+    unsafe fn gather_bmi2<R: Copy + Into<u64>, T>(
+        &self,
+        rows: &[R],
+        out: &mut [T],
+        value: impl Fn(E, u64) -> T,
+    ) -> Result<(), u64> {
+        self.gather_rows(rows, out, value)
+    }
+
+    #[inline(always)]
+    fn gather_rows<R: Copy + Into<u64>, T>(
+        &self,
+        rows: &[R],
+        out: &mut [T],
+        value: impl Fn(E, u64) -> T,
+    ) -> Result<(), u64> {
+        match self.width {
+            Some(w) => self.gather_at(rows, out, value, |_| (w, low_mask(w))),
+            None => self.gather_at(rows, out, value, |part| (part.w, part.mask)),
+        }
+    }
+
+    /// The loop of [`FieldsInParts::gather`], each part's width and mask from `width`.
+    #[inline(always)]
+    fn gather_at<R: Copy + Into<u64>, T>(
+        &self,
+        rows: &[R],
+        out: &mut [T],
+        value: impl Fn(E, u64) -> T,
+        width: impl Fn(&Part<'a, E>) -> (u32, u64),
+    ) -> Result<(), u64> {
+        for (o, &row) in out.iter_mut().zip(rows) {
+            let row = row.into();
+            if row >= self.len {
+                return Err(row);
+            }
+            // SAFETY: `row < len` (checked above), and `len <= parts.len() << shift` (checked in `new`).
+            let part = unsafe { self.parts.get_unchecked((row >> self.shift) as usize) };
+            let (w, mask) = width(part);
+            let bit = (row & ((1 << self.shift) - 1)) as usize * w as usize;
+            // SAFETY: `row < len`, so its place in its part is below the part's length (every part but the
+            // last holds `2^shift` values, checked in `new`), and a load of 8 bytes at the field's first
+            // byte stays inside the stream's padding (`PackedRef` checked its bytes against `packed_len`;
+            // a zero-width part reads `ZERO_FIELDS` at offset 0).
+            let word = unsafe { part.bytes.as_ptr().add(bit / 8).cast::<u64>().read_unaligned() };
+            *o = value(part.extra, u64::from_le(word) >> (bit % 8) & mask);
+        }
+        Ok(())
+    }
+}
+
+/// The mask of a field `w <= 56` bits wide.
+#[inline(always)]
+fn low_mask(w: u32) -> u64 {
+    (1u64 << w) - 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::bitpack::pack;
+
+    fn packed(values: &[u64], w: u32) -> Vec<u8> {
+        let mut out = Vec::new();
+        pack(values, w, &mut out);
+        out
+    }
+
+    #[test]
+    fn gathers_across_parts_of_any_width_as_the_values_are() {
+        // Parts of 8 values at widths 0, 3, 56 and 17, the last one short.
+        let shift = 3;
+        let widths = [0u32, 3, 56, 17];
+        let lens = [8usize, 8, 8, 5];
+        let values: Vec<Vec<u64>> = widths
+            .iter()
+            .zip(lens)
+            .map(|(&w, n)| (0..n as u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) & u64::low_mask(w)).collect())
+            .collect();
+        let bytes: Vec<Vec<u8>> = values.iter().zip(widths).map(|(v, w)| packed(v, w)).collect();
+        let refs = bytes
+            .iter()
+            .zip(&values)
+            .zip(widths)
+            .enumerate()
+            .map(|(p, ((b, v), w))| (PackedRef::<u64>::new(b, v.len(), w).unwrap(), 1000 * p as u64));
+        let parts = FieldsInParts::new(refs, shift).unwrap();
+        assert_eq!(parts.len(), 29);
+        let expected = |row: u64| values[(row >> shift) as usize][(row & 7) as usize] + 1000 * (row >> shift);
+        let rows: Vec<u64> = (0..29).rev().chain([7, 8, 0, 28, 16, 16]).collect();
+        let mut out = vec![0u64; rows.len()];
+        parts.gather(&rows, &mut out, |base, field| base + field).unwrap();
+        assert_eq!(out, rows.iter().map(|&r| expected(r)).collect::<Vec<_>>());
+        // u32 row ids read the same.
+        let narrow: Vec<u32> = rows.iter().map(|&r| r as u32).collect();
+        let mut again = vec![0u64; rows.len()];
+        parts.gather(&narrow, &mut again, |base, field| base + field).unwrap();
+        assert_eq!(again, out);
+        // The first row past the end is named, and the rows before it are written.
+        let mut out = vec![0u64; 3];
+        assert_eq!(parts.gather(&[3u64, 29, 1], &mut out, |base, field| base + field), Err(29));
+        assert_eq!(out[0], expected(3));
+        assert_eq!(parts.gather(&[u64::MAX], &mut out[..1], |base, field| base + field), Err(u64::MAX));
+    }
+
+    #[test]
+    fn refuses_parts_it_cannot_read_with_one_load() {
+        let short = packed(&[1, 2, 3], 2);
+        let full = packed(&[1; 8], 2);
+        let wide = packed(&[1; 8], 57);
+        fn part(b: &[u8], n: usize, w: u32) -> (PackedRef<'_, u64>, ()) {
+            (PackedRef::new(b, n, w).unwrap(), ())
+        }
+        let new = |parts: Vec<(PackedRef<'_, u64>, ())>| FieldsInParts::new(parts, 3).is_some();
+        assert!(new(vec![part(&full, 8, 2), part(&short, 3, 2)]));
+        assert!(!new(vec![part(&short, 3, 2), part(&full, 8, 2)]), "a short part before the last");
+        assert!(!new(vec![part(&full, 8, 2), part(&wide, 8, 57)]), "a part wider than 56 bits");
+        assert!(!new(vec![part(&full, 8, 2), part(&[], 0, 0)]), "an empty part");
+        let long = packed(&[1; 9], 2);
+        assert!(!new(vec![part(&long, 9, 2)]), "a part longer than 2^shift");
+        assert!(FieldsInParts::new([(PackedRef::<u64>::new(&full, 8, 2).unwrap(), ())], 64).is_none());
+        let none = FieldsInParts::<()>::new(std::iter::empty::<(PackedRef<'_, u64>, ())>(), 3).unwrap();
+        assert!(none.is_empty());
+        assert_eq!(none.gather(&[0u64], &mut [0u64], |_, f| f), Err(0));
+    }
+}
