@@ -38,7 +38,7 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
         let mut gathered = Vec::new();
         for (fields, extra) in parts {
             // Only the last part may be short.
-            if last != full || fields.len() == 0 || fields.len() as u64 > full || fields.width() > 56 {
+            if last != full || fields.is_empty() || fields.len() as u64 > full || fields.width() > 56 {
                 return None;
             }
             last = fields.len() as u64;
