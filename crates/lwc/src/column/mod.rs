@@ -430,9 +430,16 @@ mod tests {
         let sorted: Vec<u32> = (0..10_000u32).map(|i| i * 3 + (i % 7)).collect();
         // A step a segment: `auto` writes each segment `constant` (with another value each).
         let steps: Vec<u32> = (0..10_000u32).map(|i| (i >> 8) * 1000).collect();
+        let digits: Vec<u32> = (0..10_000u32).map(|i| (i * 7 + i / 13) % 11 + 40).collect();
         let mut rng = crate::stats::SplitMix(9);
-        let cases =
-            [(&values, "bitpack"), (&values, "dict"), (&sorted, "delta:16"), (&sorted, "rle"), (&steps, "auto")];
+        let cases = [
+            (&values, "bitpack"),
+            (&values, "dict"),
+            (&sorted, "delta:16"),
+            (&sorted, "rle"),
+            (&steps, "auto"),
+            (&digits, "radix"),
+        ];
         for (data, cascade) in cases {
             let short = encode_segment(&data[..100], None, cascade.parse::<Cascade>().unwrap()).unwrap();
             let options = EncodeOptions {

@@ -10,6 +10,7 @@ use crate::error::Result;
 use crate::kernels::{
     bitpack::{FieldsInParts, BLOCK},
     positions::has_dense_block,
+    radix::Digits,
     scan,
 };
 use crate::selection::Selection;
@@ -24,6 +25,8 @@ pub(crate) enum InPlace<'a, T: LwcInt> {
     Frame(Frame<'a, T>),
     /// Packed codes into a dictionary (`dict` over `bitpack` or `for` codes).
     Coded { codes: Frame<'a, u32>, dictionary: &'a [T] },
+    /// Digits of a base packed into words, plus a reference (`radix`).
+    Digits { words: &'a [u64], digits: &'a Digits, reference: T },
 }
 
 impl<'a, T: LwcInt> InPlace<'a, T> {
@@ -31,7 +34,7 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
     pub fn frame(&self) -> Option<Frame<'a, T>> {
         match self {
             InPlace::Frame(frame) => Some(*frame),
-            InPlace::Coded { .. } => None,
+            InPlace::Coded { .. } | InPlace::Digits { .. } => None,
         }
     }
 
@@ -41,6 +44,9 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
         match self {
             InPlace::Frame(frame) => frame.get(i),
             InPlace::Coded { codes, dictionary } => dictionary_entry(dictionary, codes.get(i)),
+            InPlace::Digits { words, digits, reference } => {
+                T::add_offset(*reference, T::Unsigned::from_u64(digits.get(words, i)))
+            }
         }
     }
 
@@ -62,7 +68,7 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
         }
         let coded = parts.iter().map(|part| match part {
             InPlace::Coded { codes, dictionary } => Some((codes.fields.fields(), *dictionary)),
-            InPlace::Frame(_) => None,
+            InPlace::Frame(_) | InPlace::Digits { .. } => None,
         });
         let coded = coded.collect::<Option<Vec<_>>>().and_then(|c| FieldsInParts::new(c, shift))?;
         // A code is at most 32 bits wide.

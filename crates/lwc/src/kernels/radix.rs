@@ -48,6 +48,73 @@ impl Divisor {
     }
 }
 
+/// Reads one digit of a list packed `m` digits a word in base `k` (digit `i` is digit `i % m` of word
+/// `i / m`) with four multiplications and no division, in two steps of two that do not wait on each other:
+/// `c_j · word mod 2^128`, with `c_j = ⌈2^128 / k^(j+1)⌉`, is the fraction `(word mod k^(j+1)) / k^(j+1)` in
+/// 128-bit fixed point, and its product with `k`, cut to the integer part, is digit `j` (Lemire, Kaser and
+/// Kurz's remainder by direct computation, stopped one digit early: exact because `k^(j+1) ≤ 2^64`).
+/// `i / m` is a 64-bit multiplication by `⌈2^64 / m⌉`, exact for `i < 2^58`.
+#[derive(Debug, Clone)]
+pub struct Digits {
+    k: u64,
+    m: usize,
+    per_word: u64,
+    fractions: Vec<u128>,
+}
+
+impl Digits {
+    /// Digits of base `k ≥ 2`, [`digits_per_word`]`(k)` of them a word.
+    pub fn new(k: u64) -> Digits {
+        assert!(k >= 2, "a base of at least 2");
+        let m = digits_per_word(k);
+        let mut power = 1u128;
+        let fractions = (0..m)
+            .map(|_| {
+                power *= k as u128; // at most 2^64, by the choice of `m`
+                u128::MAX / power + 1
+            })
+            .collect();
+        // ⌈2^64 / m⌉, m ≥ 2 (m = 1 divides by nothing: see `place`).
+        let per_word = if m == 1 { 0 } else { (u64::MAX / m as u64).wrapping_add(1) };
+        Digits { k, m, per_word, fractions }
+    }
+
+    /// Digits a word.
+    pub fn per_word(&self) -> usize {
+        self.m
+    }
+
+    /// The word holding digit `i` and the digit's place in it (`i < 2^58`).
+    #[inline(always)]
+    pub fn place(&self, i: usize) -> (usize, usize) {
+        debug_assert!((i as u64) < 1 << 58);
+        if self.m == 1 {
+            return (i, 0);
+        }
+        let word = ((i as u128 * self.per_word as u128) >> 64) as usize;
+        (word, i - word * self.m)
+    }
+
+    /// Digit `j < m` of `word`.
+    #[inline(always)]
+    pub fn digit(&self, word: u64, j: usize) -> u64 {
+        let fraction = self.fractions[j].wrapping_mul(word as u128);
+        let (high, low) = ((fraction >> 64) as u64, fraction as u64);
+        let carry = (low as u128 * self.k as u128) >> 64;
+        ((high as u128 * self.k as u128 + carry) >> 64) as u64
+    }
+
+    /// Digit `i` of `words`.
+    ///
+    /// # Panics
+    /// If `words` holds fewer than `i / m + 1` words.
+    #[inline(always)]
+    pub fn get(&self, words: &[u64], i: usize) -> u64 {
+        let (word, j) = self.place(i);
+        self.digit(words[word], j)
+    }
+}
+
 /// The word of the `values` (each below `k`), least significant digit first.
 pub fn pack_word(values: impl DoubleEndedIterator<Item = u64>, k: u64) -> u64 {
     values.rev().fold(0u64, |word, v| word.wrapping_mul(k).wrapping_add(v))
@@ -101,6 +168,43 @@ mod tests {
             ) {
                 assert_eq!(divisor.div_rem(n), (n / d, n % d), "{n} / {d}");
             }
+        }
+    }
+
+    #[test]
+    fn digits_read_one_at_a_time_as_unpacked_whole() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            x
+        };
+        let bases = (2..=300).chain([1 << 16, 1 << 32, (1 << 32) + 1, 3_000_000_019, 1 << 63, u64::MAX - 1, u64::MAX]);
+        for k in bases {
+            let digits = Digits::new(k);
+            let m = digits.per_word();
+            assert_eq!(m, digits_per_word(k));
+            // Words of random digits, and the words whose digits are all `k - 1` (the largest) or 0.
+            let mut lists: Vec<Vec<u64>> = (0..3).map(|_| (0..3 * m).map(|_| next() % k).collect()).collect();
+            lists.push(vec![k - 1; 3 * m]);
+            lists.push(vec![0; 3 * m]);
+            for list in lists {
+                let words: Vec<u64> = list.chunks(m).map(|c| pack_word(c.iter().copied(), k)).collect();
+                for (i, &d) in list.iter().enumerate() {
+                    assert_eq!(digits.get(&words, i), d, "digit {i} of base {k}");
+                }
+            }
+            // Any word at all (a corrupt stream's) reads digits below `k`, as division would.
+            for _ in 0..20 {
+                let word = next();
+                let mut back = vec![0; m];
+                unpack_word(word, Divisor::new(k), &mut back);
+                assert!((0..m).all(|j| digits.digit(word, j) == back[j] || j == m - 1), "base {k}");
+            }
+        }
+        // Places past 2^32 divide exactly too.
+        let digits = Digits::new(10);
+        for i in [(1usize << 32) + 5, (1 << 40) + 18, (1 << 57) + 3] {
+            assert_eq!(digits.place(i), (i / 19, i % 19));
         }
     }
 

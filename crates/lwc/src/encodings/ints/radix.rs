@@ -7,14 +7,14 @@
 //! Bytes: the reference (8, zero-extended bits), the base `k` (8; 0 stands for `2^64`, one digit a word),
 //! then `⌈n / m⌉` words (8-aligned), digit `j` of word `w` holding row `w·m + j`.
 //!
-//! Reads divide by `k` and its powers through precomputed reciprocals ([`crate::kernels::radix`]); filters
-//! and aggregates decode a block and work on plain values.
+//! Decoding divides by `k` through a precomputed reciprocal, and a lone row's digit is two products away
+//! ([`crate::kernels::radix`]); filters and aggregates decode a block and work on plain values.
 
-use super::{Encoder, OpenStream, StreamOps, read_value, value_bits, Children};
+use super::{Children, Encoder, InPlace, OpenStream, StreamOps, read_value, value_bits};
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::BLOCK;
-use crate::kernels::radix::{digits_per_word, pack_word, unpack_word, unpack_words, Divisor, WORDS_IN_FLIGHT};
+use crate::kernels::radix::{digits_per_word, pack_word, unpack_word, unpack_words, Digits, Divisor, WORDS_IN_FLIGHT};
 use crate::stats::{Shape, SplitMix, Stats};
 use crate::types::{LwcInt, Word};
 
@@ -68,8 +68,8 @@ pub(crate) struct RadixView<'a, T: LwcInt> {
     reference: T,
     /// `None` for base `2^64`: each word is one residual.
     base: Option<Divisor>,
-    /// Division by `k^j` for digit `j` (`powers[0]` unused).
-    powers: Vec<Divisor>,
+    /// One digit's reads (`None` for base `2^64`).
+    digits: Option<Digits>,
     m: usize,
     words: &'a [u64],
     n: usize,
@@ -86,14 +86,9 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for RadixView<'a, T> {
             0 => (None, 1),
             k => (Some(Divisor::new(k)), digits_per_word(k)),
         };
-        let mut powers = Vec::with_capacity(m);
-        let mut power = 1u64;
-        for _ in 0..m {
-            powers.push(Divisor::new(power.max(2)));
-            power = power.wrapping_mul(k);
-        }
+        let digits = base.is_some().then(|| Digits::new(k));
         let words = r.array("radix words", n.div_ceil(m))?;
-        Ok(RadixView { reference, base, powers, m, words, n })
+        Ok(RadixView { reference, base, digits, m, words, n })
     }
 }
 
@@ -106,11 +101,10 @@ impl<T: LwcInt> RadixView<'_, T> {
     /// The residual of row `i`.
     #[inline]
     fn residual(&self, i: usize) -> u64 {
-        let word = self.words[i / self.m];
-        let Some(base) = self.base else { return word };
-        let j = i % self.m;
-        let shifted = if j == 0 { word } else { self.powers[j].quotient(word) };
-        base.div_rem(shifted).1
+        match &self.digits {
+            Some(digits) => digits.get(self.words, i),
+            None => self.words[i],
+        }
     }
 }
 
@@ -158,6 +152,10 @@ impl<T: LwcInt> StreamOps<T> for RadixView<'_, T> {
         for (o, &p) in out.iter_mut().zip(positions) {
             *o = self.value(self.residual(p as usize));
         }
+    }
+
+    fn in_place(&self) -> Option<InPlace<'_, T>> {
+        Some(InPlace::Digits { words: self.words, digits: self.digits.as_ref()?, reference: self.reference })
     }
 }
 
