@@ -102,6 +102,8 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
         value: impl Fn(E, u64) -> T,
     ) -> Result<(), u64> {
         match self.width {
+            // Every field zero (constant segments): the loop reads no field at all.
+            Some(0) => self.gather_at(rows, out, value, |_| (0, 0)),
             Some(w) => self.gather_at(rows, out, value, |_| (w, low_mask(w))),
             None => self.gather_at(rows, out, value, |part| (part.w, part.mask)),
         }
@@ -183,6 +185,18 @@ mod tests {
         let mut again = vec![0u64; rows.len()];
         parts.gather(&narrow, &mut again, |base, field| base + field).unwrap();
         assert_eq!(again, out);
+        // Parts of one width read as parts of many do, zero-width ones included.
+        for w in [0, 9] {
+            let fields: Vec<u64> = (0..8).map(|i| i * 37 & u64::low_mask(w)).collect();
+            let bytes = packed(&fields, w);
+            let same = (0..3u64).map(|p| (PackedRef::<u64>::new(&bytes, 8, w).unwrap(), 100 * p));
+            let parts = FieldsInParts::new(same, shift).unwrap();
+            let rows = [23u64, 0, 9, 17, 8, 7];
+            let mut out = [0u64; 6];
+            parts.gather(&rows, &mut out, |base, field| base + field).unwrap();
+            let expected = rows.map(|r| 100 * (r >> shift) + fields[(r & 7) as usize]);
+            assert_eq!(out, expected, "width {w}");
+        }
         // The first row past the end is named, and the rows before it are written.
         let mut out = vec![0u64; 3];
         assert_eq!(parts.gather(&[3u64, 29, 1], &mut out, |base, field| base + field), Err(29));
