@@ -132,7 +132,7 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
             // byte stays inside the stream's padding (`PackedRef` checked its bytes against `packed_len`;
             // a zero-width part reads `ZERO_FIELDS` at offset 0).
             let word = unsafe { part.bytes.as_ptr().add(bit / 8).cast::<u64>().read_unaligned() };
-            *o = value(part.extra, u64::from_le(word) >> (bit % 8) & mask);
+            *o = value(part.extra, (u64::from_le(word) >> (bit % 8)) & mask);
         }
         Ok(())
     }
@@ -187,7 +187,7 @@ mod tests {
         assert_eq!(again, out);
         // Parts of one width read as parts of many do, zero-width ones included.
         for w in [0, 9] {
-            let fields: Vec<u64> = (0..8).map(|i| i * 37 & u64::low_mask(w)).collect();
+            let fields: Vec<u64> = (0..8).map(|i| (i * 37) & u64::low_mask(w)).collect();
             let bytes = packed(&fields, w);
             let same = (0..3u64).map(|p| (PackedRef::<u64>::new(&bytes, 8, w).unwrap(), 100 * p));
             let parts = FieldsInParts::new(same, shift).unwrap();
