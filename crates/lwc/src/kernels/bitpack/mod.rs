@@ -480,6 +480,15 @@ pub fn unpack_range<U: Word>(packed: &[u8], n: usize, w: u32, base: U, start: us
         return;
     }
     assert!(packed.len() >= packed_len(n, w), "packed stream too short");
+    if w == U::BITS {
+        // Each field is a whole little-endian word: a copy, then the base.
+        let size = U::BITS as usize / 8;
+        bytemuck::cast_slice_mut::<U, u8>(out).copy_from_slice(&packed[start * size..end * size]);
+        if base != U::ZERO {
+            out.iter_mut().for_each(|o| *o = o.wrapping_add(base));
+        }
+        return;
+    }
     let mask = U::low_mask(w);
     let one_at_a_time = |from: usize, out: &mut [U]| {
         for (k, o) in out.iter_mut().enumerate() {
