@@ -461,6 +461,20 @@ fn pack_groups_generic<U: Word>(values: &[U], references: &[U], shift: u32, w: u
     with_const_width!(U, w, |W| pack_groups_const::<U, W>(values, references, shift, dst))
 }
 
+/// `out[k] = word k of `src` + base` (wrapping), `src` holding `out.len()` unaligned little-endian words.
+#[inline(always)]
+fn add_words_generic<U: Word>(src: &[u8], base: U, out: &mut [U]) {
+    for (o, word) in out.iter_mut().zip(src.chunks_exact(U::BITS as usize / 8)) {
+        *o = bytemuck::pod_read_unaligned::<U>(word).wrapping_add(base);
+    }
+}
+
+mod add_words_dispatch {
+    use super::*;
+    dispatch_simd!(add_words_generic, add_words_avx2, <U>(src: &[u8], base: U, out: &mut [U]));
+    pub(super) use dispatch as add_words;
+}
+
 mod pack_dispatch {
     use super::*;
     dispatch_simd!(pack_groups_generic, pack_groups_avx2, <U>(values: &[U], references: &[U], shift: u32, w: u32, dst: &mut [u8]));
@@ -481,11 +495,13 @@ pub fn unpack_range<U: Word>(packed: &[u8], n: usize, w: u32, base: U, start: us
     }
     assert!(packed.len() >= packed_len(n, w), "packed stream too short");
     if w == U::BITS {
-        // Each field is a whole little-endian word: a copy, then the base.
+        // Each field is a whole little-endian word: a copy, with the base added on the way.
         let size = U::BITS as usize / 8;
-        bytemuck::cast_slice_mut::<U, u8>(out).copy_from_slice(&packed[start * size..end * size]);
-        if base != U::ZERO {
-            out.iter_mut().for_each(|o| *o = o.wrapping_add(base));
+        let words = &packed[start * size..end * size];
+        if base == U::ZERO {
+            bytemuck::cast_slice_mut::<U, u8>(out).copy_from_slice(words);
+        } else {
+            add_words_dispatch::add_words(words, base, out);
         }
         return;
     }
