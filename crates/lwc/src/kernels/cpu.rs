@@ -28,12 +28,19 @@ pub fn avx512_vbmi() -> bool {
         && std::arch::is_x86_feature_detected!("avx512vl")
 }
 
+/// AVX-512 F, BW and VBMI on 512-bit vectors.
+#[inline]
+pub fn avx512_vbmi_zmm() -> bool {
+    avx512_vbmi() && std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw")
+}
+
 #[cfg(test)]
 mod tests {
     /// A `portable` build reports no SIMD at all, so its test run covers the portable kernels alone.
     #[test]
     fn portable_builds_take_no_simd_path() {
         let any_simd = super::avx2() || super::avx2_bmi2() || super::avx2_fma() || super::avx512_vbmi();
+        assert!(!super::avx512_vbmi_zmm() || any_simd);
         assert_eq!(any_simd, !cfg!(feature = "portable") && std::arch::is_x86_feature_detected!("avx2"));
     }
 }

@@ -409,3 +409,48 @@ fn pack_block_offsets_equals_residuals_packed() {
         }
     }
 }
+
+/// The 512-bit decoder on its own, at every width it takes and every first bit a run can start at,
+/// with and without a base: it decodes exactly the pairs of runs whose loads stay inside the bytes.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn the_512_bit_decoder_reads_every_width_from_every_first_bit() {
+    if !x86::use_zmm() {
+        return; // no 512-bit path on this CPU
+    }
+    let mut rng = crate::stats::SplitMix(11);
+    for w in 1..=x86::ZMM_WIDTHS as usize {
+        for s0 in 0..8u32 {
+            let n = 100;
+            let values: Vec<u32> = (0..n).map(|_| rng.next() as u32 & u32::low_mask(w as u32)).collect();
+            // The values at bits `s0 + k * w`, then room for every load, or for few: the decoder stops
+            // where a load would pass the end.
+            for room in [64, 8] {
+                let mut bytes = vec![0u8; (s0 as usize + n * w).div_ceil(8) + room];
+                for (k, &v) in values.iter().enumerate() {
+                    for b in 0..w {
+                        let bit = s0 as usize + k * w + b;
+                        bytes[bit / 8] |= (((v >> b) & 1) as u8) << (bit % 8);
+                    }
+                }
+                for base in [0u32, u32::MAX - 5] {
+                    let mut out = vec![0u32; n];
+                    // SAFETY: the CPU has AVX-512 F, BW and VBMI (checked above), and `w <= ZMM_WIDTHS`.
+                    let done = unsafe {
+                        if base == 0 {
+                            x86::unpack_u32_zmm::<false>(&bytes, w, s0, base, &mut out)
+                        } else {
+                            x86::unpack_u32_zmm::<true>(&bytes, w, s0, base, &mut out)
+                        }
+                    };
+                    let fits = bytes.len().checked_sub(64).map_or(0, |r| r / (2 * w) + 1);
+                    assert_eq!(done, 16 * fits.min(n / 16), "w={w} s0={s0} room={room}");
+                    assert!(room == 8 || done == n / 16 * 16, "w={w} s0={s0}: every pair fits");
+                    let want: Vec<u32> = values[..done].iter().map(|v| v.wrapping_add(base)).collect();
+                    assert_eq!(out[..done], want, "w={w} s0={s0} base={base}");
+                    assert!(out[done..].iter().all(|&o| o == 0), "nothing written past the pairs decoded");
+                }
+            }
+        }
+    }
+}

@@ -42,6 +42,13 @@ fn use_vbmi() -> bool {
     has_avx2() && has_vbmi()
 }
 
+/// Whether `u32` decoding at widths up to [`ZMM_WIDTHS`] takes 512-bit vectors ([`unpack_u32_zmm`]): as
+/// [`use_vbmi`], on a CPU with AVX-512 F and BW too.
+#[inline]
+pub(super) fn use_zmm() -> bool {
+    use_vbmi() && crate::kernels::cpu::avx512_vbmi_zmm()
+}
+
 #[cfg(test)]
 thread_local! {
     static AVX2_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -442,6 +449,19 @@ pub fn unpack_aligned_u32(packed: &[u8], w: u32, base: u32, start: usize, out: &
 /// byte the first run loads), as `plan` places them, adding `base`.
 fn unpack_runs_u32(src: &[u8], w: u32, plan: &Plan32, base: u32, out: &mut [u32]) {
     assert!(has_avx2() && out.len().is_multiple_of(8));
+    let mut done = 0;
+    if w <= ZMM_WIDTHS && use_zmm() {
+        // SAFETY: the CPU has AVX-512 F, BW and VBMI (`use_zmm`), and `w <= ZMM_WIDTHS`.
+        done = unsafe {
+            if base == 0 {
+                unpack_u32_zmm::<false>(src, w as usize, plan.shr[0], base, out)
+            } else {
+                unpack_u32_zmm::<true>(src, w as usize, plan.shr[0], base, out)
+            }
+        };
+    }
+    // The runs the 512-bit loop left (the last ones, whose 64-byte loads would pass the stream).
+    let (src, out) = (&src[done / 8 * w as usize..], &mut out[done..]);
     let mode = if use_vbmi() { plan.vbmi_mode } else { plan.mode };
     plan.check_in(mode, src, w, out.len() / 8);
     // SAFETY: AVX2 is present, and VBMI and VL where `mode` is a permute mode (`use_vbmi`);
@@ -559,6 +579,54 @@ unsafe fn unpack_u32_body<const MODE: u8, const ADD: bool>(
             p = p.add(step);
         }
     }
+}
+
+/// Widths [`unpack_u32_zmm`] decodes: every value's bits lie in the 4 bytes from its first byte.
+pub(super) const ZMM_WIDTHS: u32 = 25;
+
+/// Decodes pairs of runs (16 values, `2 * w` bytes, the first value at bit `s0 < 8` of `src`'s first byte)
+/// 512 bits at a time: one 64-byte load, one `vpermb` over all of it, one shift and one AND for 16 values,
+/// half the instructions of two runs on 256-bit vectors, whose ALUs bound decoding in L2 on a CPU with
+/// full-width AVX-512 (Zen 5). Decodes the pairs whose 64-byte loads stay inside `src` and returns how
+/// many values that was (a multiple of 16), adding `base` where `ADD`.
+///
+/// # Safety
+/// The CPU supports AVX-512 F, BW and VBMI; `w <= ZMM_WIDTHS`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(super) unsafe fn unpack_u32_zmm<const ADD: bool>(
+    src: &[u8],
+    w: usize,
+    s0: u32,
+    base: u32,
+    out: &mut [u32],
+) -> usize {
+    debug_assert!(w >= 1 && w <= ZMM_WIDTHS as usize && s0 < 8);
+    let (mut permute, mut shr) = ([0u8; 64], [0u32; 16]);
+    for (k, shift) in shr.iter_mut().enumerate() {
+        let bit = s0 as usize + k * w;
+        // Value `k`'s 4 bytes: at most byte (7 + 15 * 25) / 8 + 3 = 50 of the 64.
+        for (t, index) in permute[k * 4..k * 4 + 4].iter_mut().enumerate() {
+            *index = (bit / 8 + t) as u8;
+        }
+        *shift = (bit % 8) as u32;
+    }
+    let step = 2 * w;
+    let pairs = (out.len() / 16).min(src.len().checked_sub(64).map_or(0, |room| room / step + 1));
+    // SAFETY: AVX-512 F, BW and VBMI are present (contract); pair `p` loads `src[p * step ..][..64]`,
+    // inside `src` for `p < pairs`, and stores `out[p * 16 ..][..16]`, inside `out`.
+    unsafe {
+        let permute = _mm512_loadu_si512(permute.as_ptr().cast());
+        let shr = _mm512_loadu_si512(shr.as_ptr().cast());
+        let mask = _mm512_set1_epi32(((1u64 << w) - 1) as i32);
+        let base = _mm512_set1_epi32(base as i32);
+        for pair in 0..pairs {
+            let bytes = _mm512_loadu_si512(src.as_ptr().add(pair * step).cast());
+            let v = _mm512_and_si512(_mm512_srlv_epi32(_mm512_permutexvar_epi8(permute, bytes), shr), mask);
+            let v = if ADD { _mm512_add_epi32(v, base) } else { v };
+            _mm512_storeu_si512(out.as_mut_ptr().add(pair * 16).cast(), v);
+        }
+    }
+    pairs * 16
 }
 
 /// # Safety
