@@ -220,9 +220,10 @@ impl<'a, T: Value> Column<'a, T> {
         if self.reads_in_place && rows.len().saturating_mul(SPARSE_TAKE) < self.rows as usize {
             // Each row read where it is: grouping rows by segment costs more than the reads (a lone row
             // costs a few nanoseconds). Denser lists go by segment, where each segment weighs decoding
-            // itself whole against its positions. Segments of packed fields or codes (bitpack, for,
-            // dict) are read inline, found once per take rather than dispatched per row; worth it once
-            // the rows outnumber the segments.
+            // itself whole against its positions. Segments that read a row in place (bitpack, for,
+            // constant, dict over packed codes, radix) are read inline, found once per take rather than
+            // dispatched per row; worth it once the rows outnumber the segments. Equal segments of one
+            // kind of packed fields go through one loop with no match on the kind.
             let inline = rows.len() >= self.segments.len();
             let readers = inline.then(|| self.segments.iter().map(Segment::in_place).collect::<Option<Vec<_>>>());
             if let Some(readers) = readers.flatten() {

@@ -123,11 +123,11 @@ fn all_paths_agree_for_every_width_of_every_word() {
     run::<u8>();
     run::<u16>();
     on_every_u32_path(run::<u32>);
-    run::<u64>();
+    on_every_u32_path(run::<u64>);
 }
 
-/// Runs `f` on every `u32` decoding path this CPU has: the default one (the VBMI permute modes where
-/// the CPU has them), then, on a CPU with VBMI, the AVX2 path it would otherwise skip.
+/// Runs `f` on every decoding path this CPU has: the default one (the VBMI permute modes and the
+/// 512-bit loops where the CPU has them), then, on a CPU with VBMI, the AVX2 path it would otherwise skip.
 fn on_every_u32_path(f: impl Fn()) {
     f();
     #[cfg(target_arch = "x86_64")]
@@ -450,6 +450,37 @@ fn the_512_bit_decoder_reads_every_width_from_every_first_bit() {
                     assert_eq!(out[..done], want, "w={w} s0={s0} base={base}");
                     assert!(out[done..].iter().all(|&o| o == 0), "nothing written past the pairs decoded");
                 }
+            }
+        }
+    }
+}
+
+/// The 512-bit `u64` decoder on its own, at every width it takes, with and without a base, on streams
+/// with room for every load and with only the padding: it decodes exactly the groups whose loads fit.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn the_512_bit_u64_decoder_reads_every_width() {
+    if !x86::use_zmm() {
+        return; // no 512-bit path on this CPU
+    }
+    let mut rng = crate::stats::SplitMix(12);
+    for w in 1..=56usize {
+        let n = 96;
+        let values: Vec<u64> = (0..n).map(|_| rng.next() & u64::low_mask(w as u32)).collect();
+        let mut packed = Vec::new();
+        pack(&values, w as u32, &mut packed);
+        for room in [64, 0] {
+            let bytes: Vec<u8> = packed.iter().copied().chain(std::iter::repeat_n(0, room)).collect();
+            for base in [0u64, u64::MAX - 5] {
+                let mut out = vec![0u64; n];
+                // SAFETY: the CPU has AVX-512 F, BW and VBMI (checked above), and `w <= 56`.
+                let done = unsafe { x86::unpack_u64_zmm(&bytes, w, base, &mut out) };
+                let fits = bytes.len().checked_sub(64).map_or(0, |r| r / w + 1);
+                assert_eq!(done, 8 * fits.min(n / 8), "w={w} room={room}");
+                assert!(room == 0 || done == n, "w={w}: every group fits");
+                let want: Vec<u64> = values[..done].iter().map(|v| v.wrapping_add(base)).collect();
+                assert_eq!(out[..done], want, "w={w} base={base}");
+                assert!(out[done..].iter().all(|&o| o == 0), "nothing written past the groups decoded");
             }
         }
     }
