@@ -97,6 +97,12 @@ impl<'a, U: Word> Packed<'a, U> {
         }
     }
 
+    /// `out[k] = field(start + k) + references[(start + k) >> shift]` (for_n's values).
+    pub fn decode_from_references(&self, start: usize, references: &[U], shift: u32, out: &mut [U]) {
+        let (bytes, n, w) = (self.fields.bytes(), self.fields.len(), self.fields.width());
+        kernel::unpack_range_block_offsets(bytes, n, w, references, shift, start, out);
+    }
+
     /// `out[k] = field(positions[k]) + references[positions[k] >> shift]` (for_n's values): field and
     /// reference read together; long lists decode everything once and gather from that.
     pub fn take_from_references(&self, positions: &[u32], references: &[U], shift: u32, out: &mut [U]) {

@@ -9,7 +9,7 @@ use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack as kernel;
 use crate::kernels::extremes as kernel_extremes;
-use crate::types::{LwcInt, Word};
+use crate::types::LwcInt;
 
 pub(crate) struct ForN;
 
@@ -119,21 +119,8 @@ impl<T: LwcInt> StreamOps<T> for ForNView<'_, T> {
     }
 
     fn decode_into(&self, start: usize, out: &mut [T]) {
-        self.residuals.decode_into(start, T::Unsigned::ZERO, bytemuck::cast_slice_mut(out));
-        let block = 1usize << self.shift;
-        // Add each block's reference to the run of outputs it covers.
-        let mut pos = start;
-        let mut rest = &mut out[..];
-        while !rest.is_empty() {
-            let take = (block - pos % block).min(rest.len());
-            let (head, tail) = rest.split_at_mut(take);
-            let reference = self.reference(pos);
-            for v in head {
-                *v = T::add_offset(reference, v.to_bits());
-            }
-            pos += take;
-            rest = tail;
-        }
+        let references: &[T::Unsigned] = bytemuck::cast_slice(self.refs);
+        self.residuals.decode_from_references(start, references, self.shift, bytemuck::cast_slice_mut(out));
     }
 
     fn get(&self, i: usize) -> T {

@@ -533,6 +533,52 @@ pub fn unpack_range<U: Word>(packed: &[u8], n: usize, w: u32, base: U, start: us
     one_at_a_time(start + head + body, tail_out);
 }
 
+/// Values decoded at a time by [`unpack_range_block_offsets`]: small enough that a chunk's fields are
+/// still in L1 when its references are added.
+const REFERENCED_CHUNK: usize = 2048;
+
+/// Decodes values `start .. start + out.len()` of a stream whose value `i` is field `i` plus
+/// `references[i >> shift]` (wrapping; for_n's values), a chunk at a time: the chunk's fields, then its
+/// references added while it is in L1.
+///
+/// # Panics
+/// As [`unpack_range`], and if `references` has no reference for a value in the range.
+pub fn unpack_range_block_offsets<U: Word>(
+    packed: &[u8],
+    n: usize,
+    w: u32,
+    references: &[U],
+    shift: u32,
+    start: usize,
+    out: &mut [U],
+) {
+    for (k, chunk) in out.chunks_mut(REFERENCED_CHUNK).enumerate() {
+        let first = start + k * REFERENCED_CHUNK;
+        unpack_range(packed, n, w, U::ZERO, first, chunk);
+        add_references_dispatch::add_references(chunk, first, references, shift);
+    }
+}
+
+/// `values[k] += references[(first + k) >> shift]` (wrapping), a block's run at a time.
+#[inline(always)]
+fn add_references_generic<U: Word>(values: &mut [U], first: usize, references: &[U], shift: u32) {
+    let block = 1usize << shift;
+    let (mut at, mut rest) = (first, values);
+    while !rest.is_empty() {
+        let (run, tail) = rest.split_at_mut((block - at % block).min(rest.len()));
+        let reference = references[at >> shift];
+        run.iter_mut().for_each(|v| *v = v.wrapping_add(reference));
+        at += run.len();
+        rest = tail;
+    }
+}
+
+mod add_references_dispatch {
+    use super::*;
+    dispatch_simd!(add_references_generic, add_references_avx2, <U>(values: &mut [U], first: usize, references: &[U], shift: u32));
+    pub(super) use dispatch as add_references;
+}
+
 /// Decodes whole groups (`out.len()` a multiple of 8) from `src`, which starts at the first group's byte.
 fn unpack_groups<U: Word>(src: &[u8], w: u32, base: U, out: &mut [U]) {
     #[cfg(target_arch = "x86_64")]

@@ -485,3 +485,31 @@ fn the_512_bit_u64_decoder_reads_every_width() {
         }
     }
 }
+
+/// for_n's decode (fields plus each block's reference, a chunk at a time) against one value at a time, for
+/// ranges that start and end inside blocks and chunks, on every word.
+#[test]
+fn block_offsets_decode_as_each_value_plus_its_reference() {
+    fn run<U: Word>() {
+        let mut rng = crate::stats::SplitMix(5);
+        let n: usize = 5000;
+        for w in [0u32, 3, U::BITS / 2, U::BITS] {
+            let fields: Vec<U> = (0..n).map(|_| U::from_u64(rng.next()) & U::low_mask(w)).collect();
+            let mut packed = Vec::new();
+            pack(&fields, w, &mut packed);
+            for shift in [3u32, 6, 12] {
+                let references: Vec<U> = (0..n.div_ceil(1 << shift)).map(|_| U::from_u64(rng.next())).collect();
+                let want: Vec<U> = (0..n).map(|i| fields[i].wrapping_add(references[i >> shift])).collect();
+                for (start, len) in [(0, n), (1, 4098), (63, 2049), (2047, 2), (4999, 1), (100, 0)] {
+                    let mut out = vec![U::ZERO; len];
+                    unpack_range_block_offsets(&packed, n, w, &references, shift, start, &mut out);
+                    assert_eq!(out, want[start..start + len], "w={w} shift={shift} start={start} len={len}");
+                }
+            }
+        }
+    }
+    run::<u8>();
+    run::<u16>();
+    on_every_u32_path(run::<u32>);
+    on_every_u32_path(run::<u64>);
+}
