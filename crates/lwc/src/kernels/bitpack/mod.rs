@@ -533,9 +533,10 @@ pub fn unpack_range<U: Word>(packed: &[u8], n: usize, w: u32, base: U, start: us
     one_at_a_time(start + head + body, tail_out);
 }
 
-/// Values decoded at a time by [`unpack_range_block_offsets`]: small enough that a chunk's fields are
-/// still in L1 when its references are added.
-const REFERENCED_CHUNK: usize = 2048;
+/// Bytes of values decoded at a time by [`unpack_range_block_offsets`]: 32 KiB, still in L1 (48 KiB on a
+/// Zen 5) when the chunk's references are added. Chunks of 2,048 `u32` ran slower than none at all (each
+/// call sets its tables up); 8,192 ran 2 % faster than none on 65,535 values.
+const REFERENCED_CHUNK_BYTES: usize = 32 << 10;
 
 /// Decodes values `start .. start + out.len()` of a stream whose value `i` is field `i` plus
 /// `references[i >> shift]` (wrapping; for_n's values), a chunk at a time: the chunk's fields, then its
@@ -552,10 +553,18 @@ pub fn unpack_range_block_offsets<U: Word>(
     start: usize,
     out: &mut [U],
 ) {
-    for (k, chunk) in out.chunks_mut(REFERENCED_CHUNK).enumerate() {
-        let first = start + k * REFERENCED_CHUNK;
-        unpack_range(packed, n, w, U::ZERO, first, chunk);
-        add_references_dispatch::add_references(chunk, first, references, shift);
+    // Chunks after the first start on a 64-byte boundary, so each decodes whole without a head or tail of
+    // values one at a time (`unpack_range` decodes up to an aligned output first).
+    let lead = (out.as_ptr() as usize).wrapping_neg() % 64 / size_of::<U>();
+    let chunk_len = REFERENCED_CHUNK_BYTES / size_of::<U>();
+    let (mut at, mut rest) = (start, out);
+    while !rest.is_empty() {
+        let len = if at == start { lead + chunk_len } else { chunk_len };
+        let (chunk, tail) = rest.split_at_mut(len.min(rest.len()));
+        unpack_range(packed, n, w, U::ZERO, at, chunk);
+        add_references_dispatch::add_references(chunk, at, references, shift);
+        at += chunk.len();
+        rest = tail;
     }
 }
 

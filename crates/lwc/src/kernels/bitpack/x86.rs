@@ -427,7 +427,7 @@ pub fn unpack<U: Word>(src: &[u8], w: u32, base: U, out: &mut [U]) -> bool {
 }
 
 /// Decodes the runs of 8 values of a `u32` stream in values `start .. start + out.len()` whose
-/// outputs are 32-byte aligned, from `packed` (the whole stream, `packed_len` checked by the caller);
+/// outputs are 32-byte aligned (64 for the 512-bit loop), from `packed` (the whole stream, `packed_len` checked by the caller);
 /// returns how many values come before them and how many they are, for the caller to decode the
 /// rest one at a time. `None` (touching nothing) without AVX2, when `out` is too short for a run,
 /// or when no plan fits the first run's start in its group.
@@ -439,8 +439,10 @@ pub fn unpack_aligned_u32(packed: &[u8], w: u32, base: u32, start: usize, out: &
     if !has_avx2() {
         return None;
     }
-    // `u32` slices are 4-byte aligned, so this is a whole number of values below 8.
-    let head = (out.as_ptr() as usize).wrapping_neg() % 32 / 4;
+    // `u32` slices are 4-byte aligned, so this is a whole number of values below 16. The 512-bit loop
+    // stores 64 bytes at a time, which a 32-byte aligned output would split every other time.
+    let align = if use_zmm() { 64 } else { 32 };
+    let head = (out.as_ptr() as usize).wrapping_neg() % align / 4;
     if out.len() < head + 8 {
         return None;
     }
@@ -608,22 +610,20 @@ pub(super) unsafe fn unpack_u32_zmm<const ADD: bool>(
     out: &mut [u32],
 ) -> usize {
     debug_assert!(w >= 1 && w <= ZMM_WIDTHS as usize && s0 < 8);
-    let (mut permute, mut shr) = ([0u8; 64], [0u32; 16]);
-    for (k, shift) in shr.iter_mut().enumerate() {
-        let bit = s0 as usize + k * w;
-        // Value `k`'s 4 bytes: at most byte (7 + 15 * 25) / 8 + 3 = 50 of the 64.
-        for (t, index) in permute[k * 4..k * 4 + 4].iter_mut().enumerate() {
-            *index = (bit / 8 + t) as u8;
-        }
-        *shift = (bit % 8) as u32;
-    }
     let step = 2 * w;
     let pairs = (out.len() / 16).min(src.len().checked_sub(64).map_or(0, |room| room / step + 1));
     // SAFETY: AVX-512 F, BW and VBMI are present (contract); pair `p` loads `src[p * step ..][..64]`,
     // inside `src` for `p < pairs`, and stores `out[p * 16 ..][..16]`, inside `out`.
     unsafe {
-        let permute = _mm512_loadu_si512(permute.as_ptr().cast());
-        let shr = _mm512_loadu_si512(shr.as_ptr().cast());
+        // Lane `k` holds value `k`, at bit `s0 + k * w`: its 4 bytes from the one holding that bit (at
+        // most byte (7 + 15 * 25) / 8 + 3 = 50 of the 64), shifted right by the bit's place in it.
+        // Worked out in registers: a loop over the lanes cost more than decoding a chunk of 2,048 values.
+        let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let bits =
+            _mm512_add_epi32(_mm512_set1_epi32(s0 as i32), _mm512_mullo_epi32(lanes, _mm512_set1_epi32(w as i32)));
+        let shr = _mm512_and_si512(bits, _mm512_set1_epi32(7));
+        let first = _mm512_mullo_epi32(_mm512_srli_epi32::<3>(bits), _mm512_set1_epi32(0x0101_0101));
+        let permute = _mm512_add_epi32(first, _mm512_set1_epi32(0x0302_0100));
         let mask = _mm512_set1_epi32(((1u64 << w) - 1) as i32);
         let base = _mm512_set1_epi32(base as i32);
         for pair in 0..pairs {
@@ -781,21 +781,19 @@ unsafe fn unpack_u64(src: *const u8, step: usize, plan: &Plan64, base: u64, out:
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(super) unsafe fn unpack_u64_zmm(src: &[u8], w: usize, base: u64, out: &mut [u64]) -> usize {
     debug_assert!((1..=56).contains(&w));
-    let (mut permute, mut shr) = ([0u8; 64], [0u64; 8]);
-    for (k, shift) in shr.iter_mut().enumerate() {
-        let bit = k * w;
-        // Value `k`'s 8 bytes: at most byte 7 * 56 / 8 + 7 = 56 of the 64; its bits end within them.
-        for (t, index) in permute[k * 8..k * 8 + 8].iter_mut().enumerate() {
-            *index = (bit / 8 + t) as u8;
-        }
-        *shift = (bit % 8) as u64;
-    }
     let groups = (out.len() / 8).min(src.len().checked_sub(64).map_or(0, |room| room / w + 1));
     // SAFETY: AVX-512 F, BW and VBMI are present (contract); group `g` loads `src[g * w ..][..64]`, inside
     // `src` for `g < groups`, and stores `out[g * 8 ..][..8]`, inside `out`.
     unsafe {
-        let permute = _mm512_loadu_si512(permute.as_ptr().cast());
-        let shr = _mm512_loadu_si512(shr.as_ptr().cast());
+        // Lane `k` holds value `k`, at bit `k * w`: its 8 bytes from the one holding that bit (at most
+        // byte 7 * 56 / 8 + 7 = 56 of the 64; its bits end within them), shifted by the bit's place in it.
+        let bits = _mm512_mul_epu32(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64(w as i64));
+        let shr = _mm512_and_si512(bits, _mm512_set1_epi64(7));
+        // Each lane's first byte copied into all 8 of its bytes, plus 0, 1, …, 7.
+        let (low, high) = (0, 0x0808_0808_0808_0808);
+        let spread = _mm512_setr_epi64(low, high, low, high, low, high, low, high);
+        let first = _mm512_shuffle_epi8(_mm512_srli_epi64::<3>(bits), spread);
+        let permute = _mm512_add_epi64(first, _mm512_set1_epi64(0x0706_0504_0302_0100));
         let mask = _mm512_set1_epi64(((1u64 << w) - 1) as i64);
         let base = _mm512_set1_epi64(base as i64);
         for g in 0..groups {
