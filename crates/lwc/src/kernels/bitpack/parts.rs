@@ -30,8 +30,8 @@ pub struct FieldsInParts<'a, E> {
 
 impl<'a, E: Copy> FieldsInParts<'a, E> {
     /// The parts, each with what a field of it is read with (a base, a dictionary); `None` unless every
-    /// part but the last holds `2^shift` values, the last one at least one and at most that, and each
-    /// is at most 56 bits wide (a field is then one 8-byte load).
+    /// part but the last holds `2^shift` values, the last one at least one and at most that, each is at
+    /// most 56 bits wide (a field is then one 8-byte load), and they hold fewer than 2^64 values together.
     pub fn new<U: Word>(parts: impl IntoIterator<Item = (PackedRef<'a, U>, E)>, shift: u32) -> Option<Self> {
         let full = 1u64.checked_shl(shift)?;
         let (mut len, mut last) = (0u64, full);
@@ -42,7 +42,8 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
                 return None;
             }
             last = fields.len() as u64;
-            len += last;
+            // Zero-width parts take no bytes, so nothing else bounds their lengths.
+            len = len.checked_add(last)?;
             let w = fields.width();
             let bytes = if w == 0 { &ZERO_FIELDS[..] } else { fields.bytes() };
             debug_assert!(w == 0 || bytes.len() >= packed_len(fields.len(), w));
@@ -220,6 +221,10 @@ mod tests {
         let long = packed(&[1; 9], 2);
         assert!(!new(vec![part(&long, 9, 2)]), "a part longer than 2^shift");
         assert!(FieldsInParts::new([(PackedRef::<u64>::new(&full, 8, 2).unwrap(), ())], 64).is_none());
+        // Zero-width parts of 2^63 values each: two are 2^64 values, which no row id can address.
+        let huge = || (PackedRef::<u64>::new(&[], 1 << 63, 0).unwrap(), ());
+        assert!(FieldsInParts::new([huge()], 63).is_some());
+        assert!(FieldsInParts::new([huge(), huge()], 63).is_none(), "more values than row ids");
         let none = FieldsInParts::<()>::new(std::iter::empty::<(PackedRef<'_, u64>, ())>(), 3).unwrap();
         assert!(none.is_empty());
         assert_eq!(none.gather(&[0u64], &mut [0u64], |_, f| f), Err(0));
