@@ -2,6 +2,31 @@
 //! call them after validating lengths once. The only home of `unsafe` (runtime CPU-feature dispatch, and
 //! FSST decoding's writes into space reserved up front).
 
+/// Defines `pub fn $name` that runs `$body` compiled for AVX2 when the CPU has it, for baseline
+/// x86-64 otherwise. Generic parameters, if any, go in brackets after the name: `pub fn f[R: Copy](…)`.
+macro_rules! with_avx2 {
+    ($(#[$doc:meta])* pub fn $name:ident $([$($generics:tt)*])? ($($arg:ident: $ty:ty),*) -> $ret:ty $body:block) => {
+        $(#[$doc])*
+        pub fn $name $(<$($generics)*>)? ($($arg: $ty),*) -> $ret {
+            #[inline(always)]
+            fn body $(<$($generics)*>)? ($($arg: $ty),*) -> $ret $body
+
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2")]
+            unsafe fn avx2 $(<$($generics)*>)? ($($arg: $ty),*) -> $ret {
+                body($($arg),*)
+            }
+
+            #[cfg(target_arch = "x86_64")]
+            if crate::kernels::cpu::avx2() {
+                // SAFETY: the CPU supports AVX2, checked just above; the body is safe code.
+                return unsafe { avx2($($arg),*) };
+            }
+            body($($arg),*)
+        }
+    };
+}
+
 pub mod bitpack;
 #[cfg(target_arch = "x86_64")]
 pub mod cpu;

@@ -5,31 +5,6 @@
 //! Each pass folds without early exits so it vectorizes; AVX2 builds are dispatched at run time because
 //! baseline x86-64 has no unsigned 32-bit max or compare, and its emulation costs three times as much.
 
-/// Defines `pub fn $name` that runs `$body` compiled for AVX2 when the CPU has it, for baseline
-/// x86-64 otherwise. Generic parameters, if any, go in brackets after the name: `pub fn f[R: Copy](…)`.
-macro_rules! with_avx2 {
-    ($(#[$doc:meta])* pub fn $name:ident $([$($generics:tt)*])? ($($arg:ident: $ty:ty),*) -> $ret:ty $body:block) => {
-        $(#[$doc])*
-        pub fn $name $(<$($generics)*>)? ($($arg: $ty),*) -> $ret {
-            #[inline(always)]
-            fn body $(<$($generics)*>)? ($($arg: $ty),*) -> $ret $body
-
-            #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = "avx2")]
-            unsafe fn avx2 $(<$($generics)*>)? ($($arg: $ty),*) -> $ret {
-                body($($arg),*)
-            }
-
-            #[cfg(target_arch = "x86_64")]
-            if crate::kernels::cpu::avx2() {
-                // SAFETY: the CPU supports AVX2, checked just above; the body is safe code.
-                return unsafe { avx2($($arg),*) };
-            }
-            body($($arg),*)
-        }
-    };
-}
-
 with_avx2! {
     /// The largest position (`None` when empty) and whether the positions ascend, in one pass: chunks
     /// are folded without early exits, and order stops being tracked at the first chunk that breaks it.

@@ -7,7 +7,7 @@ use crate::stats::Stats;
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
-use crate::kernels::scan;
+use crate::kernels::{bitpack, scan};
 use crate::types::{LwcInt, Word};
 
 pub(crate) struct Bytepack;
@@ -102,12 +102,9 @@ impl<T: LwcInt> StreamOps<T> for BytepackView<'_, T> {
     }
 
     fn decode_into(&self, start: usize, out: &mut [T]) {
-        with_residuals!(&self.residuals, |s| {
-            let end = start + out.len();
-            for (o, &r) in out.iter_mut().zip(&s[start..end]) {
-                *o = self.value(Word::to_u64(r));
-            }
-        })
+        let end = start + out.len();
+        let (base, out) = (self.reference.to_bits(), bytemuck::cast_slice_mut::<T, T::Unsigned>(out));
+        with_residuals!(&self.residuals, |s| bitpack::widen_offsets(&s[start..end], base, out))
     }
 
     fn get(&self, i: usize) -> T {

@@ -461,6 +461,16 @@ fn pack_groups_generic<U: Word>(values: &[U], references: &[U], shift: u32, w: u
     with_const_width!(U, w, |W| pack_groups_const::<U, W>(values, references, shift, dst))
 }
 
+with_avx2! {
+    /// `out[k] = residuals[k] + base` (wrapping), each residual widened (or cut) to the word: values stored
+    /// in whole bytes (`bytepack`), decoded in one pass that vectorizes.
+    pub fn widen_offsets[R: Word, U: Word](residuals: &[R], base: U, out: &mut [U]) -> () {
+        for (o, &r) in out.iter_mut().zip(residuals) {
+            *o = U::from_u64(r.to_u64()).wrapping_add(base);
+        }
+    }
+}
+
 /// `out[k] = word k of `src` + base` (wrapping), `src` holding `out.len()` unaligned little-endian words.
 #[inline(always)]
 fn add_words_generic<U: Word>(src: &[u8], base: U, out: &mut [U]) {

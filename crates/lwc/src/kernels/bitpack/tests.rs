@@ -516,3 +516,17 @@ fn block_offsets_decode_as_each_value_plus_its_reference() {
     on_every_u32_path(run::<u32>);
     on_every_u32_path(run::<u64>);
 }
+
+/// Whole-byte residuals widened to the word plus a base that wraps, and cut where the stored word is wider
+/// (a corrupt stream's), against one value at a time.
+#[test]
+fn widened_offsets_are_each_residual_plus_the_base() {
+    let residuals: Vec<u8> = (0..=255).chain(0..77).collect();
+    let mut out = vec![0u32; residuals.len()];
+    widen_offsets(&residuals, u32::MAX - 100, &mut out);
+    assert!(out.iter().zip(&residuals).all(|(&o, &r)| o == (r as u32).wrapping_add(u32::MAX - 100)));
+    let wide: Vec<u64> = (0..100).map(|i| (i << 40) | i).collect();
+    let mut cut = vec![0u16; wide.len()];
+    widen_offsets(&wide, 7, &mut cut);
+    assert!(cut.iter().zip(&wide).all(|(&o, &r)| o == (r as u16).wrapping_add(7)));
+}
