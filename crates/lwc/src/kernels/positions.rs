@@ -84,10 +84,14 @@ with_avx2! {
         }
         let below = leading(rows, |r| r.into() < end);
         let (mut good, mut prev) = (0, start);
-        for chunk in rows[..below].chunks(REBASE_CHUNK) {
+        for (c, chunk) in rows[..below].chunks(REBASE_CHUNK).enumerate() {
             let (first, last) = (chunk[0].into(), chunk[chunk.len() - 1].into());
+            // Each row against the one before it, the first chunk's first against `prev`: a whole chunk
+            // then makes a whole number of vectors of pairs, with no scalar tail (as `windows(2)` left).
+            let from = (c * REBASE_CHUNK).saturating_sub(1);
+            let pairs = rows[from..c * REBASE_CHUNK + chunk.len() - 1].iter().zip(&rows[from + 1..]);
             // Ascending from `prev >= start` to a last row below `end`: every row lies in the segment.
-            let inside = chunk.windows(2).fold(prev <= first && last < end, |ok, w| ok & (w[0].into() <= w[1].into()));
+            let inside = pairs.fold(prev <= first && last < end, |ok, (&a, &b)| ok & (a.into() <= b.into()));
             if !inside {
                 for &row in chunk {
                     let row = row.into();
