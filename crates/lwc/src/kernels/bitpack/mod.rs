@@ -549,8 +549,10 @@ pub fn unpack_range<U: Word>(packed: &[u8], n: usize, w: u32, base: U, start: us
 const REFERENCED_CHUNK_BYTES: usize = 32 << 10;
 
 /// Decodes values `start .. start + out.len()` of a stream whose value `i` is field `i` plus
-/// `references[i >> shift]` (wrapping; for_n's values), a chunk at a time: the chunk's fields, then its
-/// references added while it is in L1.
+/// `references[i >> shift]` (wrapping; for_n's values), a chunk at a time: on 512-bit vectors with each
+/// reference added in register where the CPU has them (`u32` at widths up to 25, blocks of 16 values or
+/// more); else the chunk's fields, then its references added while it is in L1 (a second pass over the
+/// output, which cost as much as decoding it on an Intel Xeon).
 ///
 /// # Panics
 /// As [`unpack_range`], and if `references` has no reference for a value in the range.
@@ -571,11 +573,52 @@ pub fn unpack_range_block_offsets<U: Word>(
     while !rest.is_empty() {
         let len = if at == start { lead + chunk_len } else { chunk_len };
         let (chunk, tail) = rest.split_at_mut(len.min(rest.len()));
-        unpack_range(packed, n, w, U::ZERO, at, chunk);
-        add_references_dispatch::add_references(chunk, at, references, shift);
+        unpack_chunk_block_offsets(packed, n, w, references, shift, at, chunk);
         at += chunk.len();
         rest = tail;
     }
+}
+
+/// One chunk of [`unpack_range_block_offsets`]: on 512-bit vectors with the references added in register
+/// where the CPU and the stream allow it, else the fields decoded, then the references added.
+fn unpack_chunk_block_offsets<U: Word>(
+    packed: &[u8],
+    n: usize,
+    w: u32,
+    references: &[U],
+    shift: u32,
+    start: usize,
+    out: &mut [U],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if U::BITS == 32 {
+        assert!(start + out.len() <= n, "range {start}..{} past {n} values", start + out.len());
+        assert!(packed.len() >= packed_len(n, w), "packed stream too short");
+        let words: &mut [u32] = bytemuck::cast_slice_mut(out);
+        if let Some((head, body)) =
+            x86::unpack_blocks_u32(packed, w, bytemuck::cast_slice(references), shift, start, words)
+        {
+            let (head_out, rest) = out.split_at_mut(head);
+            unpack_chunk_block_offsets_apart(packed, n, w, references, shift, start, head_out);
+            unpack_chunk_block_offsets_apart(packed, n, w, references, shift, start + head + body, &mut rest[body..]);
+            return;
+        }
+    }
+    unpack_chunk_block_offsets_apart(packed, n, w, references, shift, start, out);
+}
+
+/// The fields of values `start .. start + out.len()`, then their references added.
+fn unpack_chunk_block_offsets_apart<U: Word>(
+    packed: &[u8],
+    n: usize,
+    w: u32,
+    references: &[U],
+    shift: u32,
+    start: usize,
+    out: &mut [U],
+) {
+    unpack_range(packed, n, w, U::ZERO, start, out);
+    add_references_dispatch::add_references(out, start, references, shift);
 }
 
 /// `values[k] += references[(first + k) >> shift]` (wrapping), a block's run at a time.

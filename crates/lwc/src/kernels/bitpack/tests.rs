@@ -493,17 +493,27 @@ fn block_offsets_decode_as_each_value_plus_its_reference() {
     fn run<U: Word>() {
         let mut rng = crate::stats::SplitMix(5);
         let n: usize = 20_000;
-        for w in [0u32, 3, U::BITS / 2, U::BITS] {
+        // Widths of the 512-bit `u32` path (up to 25) and past it; blocks shorter than its 16 values, as
+        // long, and longer.
+        for w in [0u32, 3, U::BITS / 2, U::BITS * 3 / 4 + 1, U::BITS] {
             let fields: Vec<U> = (0..n).map(|_| U::from_u64(rng.next()) & U::low_mask(w)).collect();
             let mut packed = Vec::new();
             pack(&fields, w, &mut packed);
-            for shift in [3u32, 6, 12] {
+            for shift in [3u32, 4, 5, 6, 12] {
                 let references: Vec<U> = (0..n.div_ceil(1 << shift)).map(|_| U::from_u64(rng.next())).collect();
                 let want: Vec<U> = (0..n).map(|i| fields[i].wrapping_add(references[i >> shift])).collect();
                 // Chunks hold 32 KiB of values: 4,096 `u64`, 8,192 `u32`, 16,384 `u16`.
-                for (start, len) in
-                    [(0, n), (1, 16_390), (63, 8_193), (4_095, 2), (8_191, 9_000), (19_999, 1), (100, 0)]
-                {
+                for (start, len) in [
+                    (0, n),
+                    (1, 16_390),
+                    (63, 8_193),
+                    (4_095, 2),
+                    (8_191, 9_000),
+                    (19_999, 1),
+                    (100, 0),
+                    (7, 40),
+                    (n - 37, 37),
+                ] {
                     let mut out = vec![U::ZERO; len];
                     unpack_range_block_offsets(&packed, n, w, &references, shift, start, &mut out);
                     assert_eq!(out, want[start..start + len], "w={w} shift={shift} start={start} len={len}");

@@ -454,6 +454,47 @@ pub fn unpack_aligned_u32(packed: &[u8], w: u32, base: u32, start: usize, out: &
     Some((head, body))
 }
 
+/// Decodes for_n's values `start .. start + out.len()` (field plus `references[i >> shift]`) from the
+/// first 64-byte aligned output on, in pairs of runs on 512-bit vectors with the references added in
+/// register ([`unpack_u32_zmm_blocks`]); returns how many values come before them and how many they are,
+/// for the caller to decode the rest another way. `None` (touching nothing) where the CPU lacks the
+/// 512-bit path, the width passes [`ZMM_WIDTHS`], blocks are shorter than 16 values or `out` is too short.
+///
+/// # Panics
+/// If `references` has no reference for a value of the range.
+pub fn unpack_blocks_u32(
+    packed: &[u8],
+    w: u32,
+    references: &[u32],
+    shift: u32,
+    start: usize,
+    out: &mut [u32],
+) -> Option<(usize, usize)> {
+    if !(1..=ZMM_WIDTHS).contains(&w) || shift < 4 || !use_zmm() || !crate::kernels::cpu::avx2_bmi2() {
+        return None;
+    }
+    let head = (out.as_ptr() as usize).wrapping_neg() % 64 / 4;
+    if out.len() < head + 16 {
+        return None;
+    }
+    assert!((start + out.len() - 1) >> shift < references.len(), "no reference for value {}", start + out.len() - 1);
+    let bit = (start + head) * w as usize;
+    // SAFETY: the CPU has AVX-512 F, BW and VBMI (`use_zmm`) and BMI2, `w <= ZMM_WIDTHS` and `shift >= 4`
+    // (checked above), the references cover the range (asserted); the kernel bounds its loads by the slice.
+    let done = unsafe {
+        unpack_u32_zmm_blocks(
+            &packed[bit / 8..],
+            w as usize,
+            (bit % 8) as u32,
+            references,
+            shift,
+            start + head,
+            &mut out[head..],
+        )
+    };
+    Some((head, done))
+}
+
 /// Decodes `out.len() / 8` runs of 8 values, `w` bytes apart from `src` (which starts at the first
 /// byte the first run loads), as `plan` places them, adding `base`.
 fn unpack_runs_u32(src: &[u8], w: u32, plan: &Plan32, base: u32, out: &mut [u32]) {
@@ -609,6 +650,63 @@ pub(super) unsafe fn unpack_u32_zmm<const ADD: bool>(
     base: u32,
     out: &mut [u32],
 ) -> usize {
+    let base = _mm512_set1_epi32(base as i32);
+    // SAFETY: forwarded contract.
+    unsafe { unpack_u32_zmm_pairs(src, w, s0, out, |_, v| if ADD { _mm512_add_epi32(v, base) } else { v }) }
+}
+
+/// [`unpack_u32_zmm`] for for_n's values: value `k` plus `references[(first + k) >> shift]`, in blocks of
+/// at least 16 values (`shift >= 4`), so the 16 values of a pair span at most two blocks: both references
+/// broadcast, blended at the lane where the second block begins. The reference is added while the pair
+/// is in a register instead of in a second pass over the output, which cost as much as the decode.
+///
+/// # Safety
+/// As [`unpack_u32_zmm`], and the CPU supports BMI2 (a shift by any register in one instruction);
+/// `shift >= 4`, with a reference for every value of `out`: `(first + out.len() - 1) >> shift <
+/// references.len()`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,bmi2")]
+pub(super) unsafe fn unpack_u32_zmm_blocks(
+    src: &[u8],
+    w: usize,
+    s0: u32,
+    references: &[u32],
+    shift: u32,
+    first: usize,
+    out: &mut [u32],
+) -> usize {
+    debug_assert!(shift >= 4 && (out.is_empty() || (first + out.len() - 1) >> shift < references.len()));
+    let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    let last = references.len().saturating_sub(1);
+    let block_len = 1usize << shift;
+    let add = |pair: usize, v| {
+        let at = first + pair * 16;
+        let block = at >> shift;
+        // Lanes from the block's end on (none when it lies 16 values or more ahead) hold the next block.
+        let next = (block_len - (at & (block_len - 1))).min(16);
+        // SAFETY: `block` holds the pair's first value, below `first + out.len()` (contract); the next
+        // block's index is clamped, and its reference used only where a lane lies in it.
+        let (here, there) =
+            unsafe { (*references.get_unchecked(block), *references.get_unchecked((block + 1).min(last))) };
+        let later = _mm512_cmpge_epu32_mask(lanes, _mm512_set1_epi32(next as i32));
+        let reference = _mm512_mask_blend_epi32(later, _mm512_set1_epi32(here as i32), _mm512_set1_epi32(there as i32));
+        _mm512_add_epi32(v, reference)
+    };
+    // SAFETY: forwarded contract.
+    unsafe { unpack_u32_zmm_pairs(src, w, s0, out, add) }
+}
+
+/// The pairs loop of [`unpack_u32_zmm`], `add(pair, values)` applied to each pair's 16 values.
+///
+/// # Safety
+/// As [`unpack_u32_zmm`].
+#[inline(always)]
+unsafe fn unpack_u32_zmm_pairs(
+    src: &[u8],
+    w: usize,
+    s0: u32,
+    out: &mut [u32],
+    add: impl Fn(usize, __m512i) -> __m512i,
+) -> usize {
     debug_assert!(w >= 1 && w <= ZMM_WIDTHS as usize && s0 < 8);
     let step = 2 * w;
     let pairs = (out.len() / 16).min(src.len().checked_sub(64).map_or(0, |room| room / step + 1));
@@ -625,12 +723,10 @@ pub(super) unsafe fn unpack_u32_zmm<const ADD: bool>(
         let first = _mm512_mullo_epi32(_mm512_srli_epi32::<3>(bits), _mm512_set1_epi32(0x0101_0101));
         let permute = _mm512_add_epi32(first, _mm512_set1_epi32(0x0302_0100));
         let mask = _mm512_set1_epi32(((1u64 << w) - 1) as i32);
-        let base = _mm512_set1_epi32(base as i32);
         for pair in 0..pairs {
             let bytes = _mm512_loadu_si512(src.as_ptr().add(pair * step).cast());
             let v = _mm512_and_si512(_mm512_srlv_epi32(_mm512_permutexvar_epi8(permute, bytes), shr), mask);
-            let v = if ADD { _mm512_add_epi32(v, base) } else { v };
-            _mm512_storeu_si512(out.as_mut_ptr().add(pair * 16).cast(), v);
+            _mm512_storeu_si512(out.as_mut_ptr().add(pair * 16).cast(), add(pair, v));
         }
     }
     pairs * 16
