@@ -570,55 +570,37 @@ pub fn unpack_range_block_offsets<U: Word>(
     let lead = (out.as_ptr() as usize).wrapping_neg() % 64 / size_of::<U>();
     let chunk_len = REFERENCED_CHUNK_BYTES / size_of::<U>();
     let (mut at, mut rest) = (start, out);
+    assert!(start + rest.len() <= n, "range {start}..{} past {n} values", start + rest.len());
+    assert!(packed.len() >= packed_len(n, w), "packed stream too short");
+    // The fields of values `from ..`, then their references added.
+    let apart = |from: usize, out: &mut [U]| {
+        unpack_range(packed, n, w, U::ZERO, from, out);
+        add_references_dispatch::add_references(out, from, references, shift);
+    };
     while !rest.is_empty() {
         let len = if at == start { lead + chunk_len } else { chunk_len };
         let (chunk, tail) = rest.split_at_mut(len.min(rest.len()));
-        unpack_chunk_block_offsets(packed, n, w, references, shift, at, chunk);
+        #[cfg(target_arch = "x86_64")]
+        let in_register = (U::BITS == 32)
+            .then(|| {
+                let words: &mut [u32] = bytemuck::cast_slice_mut(chunk);
+                x86::unpack_blocks_u32(packed, w, bytemuck::cast_slice(references), shift, at, words)
+            })
+            .flatten();
+        #[cfg(not(target_arch = "x86_64"))]
+        let in_register: Option<(usize, usize)> = None;
+        match in_register {
+            // The values before the first aligned pair and after the last one the 512-bit loop decoded.
+            Some((head, body)) => {
+                let (head_out, after) = chunk.split_at_mut(head);
+                apart(at, head_out);
+                apart(at + head + body, &mut after[body..]);
+            }
+            None => apart(at, chunk),
+        }
         at += chunk.len();
         rest = tail;
     }
-}
-
-/// One chunk of [`unpack_range_block_offsets`]: on 512-bit vectors with the references added in register
-/// where the CPU and the stream allow it, else the fields decoded, then the references added.
-fn unpack_chunk_block_offsets<U: Word>(
-    packed: &[u8],
-    n: usize,
-    w: u32,
-    references: &[U],
-    shift: u32,
-    start: usize,
-    out: &mut [U],
-) {
-    #[cfg(target_arch = "x86_64")]
-    if U::BITS == 32 {
-        assert!(start + out.len() <= n, "range {start}..{} past {n} values", start + out.len());
-        assert!(packed.len() >= packed_len(n, w), "packed stream too short");
-        let words: &mut [u32] = bytemuck::cast_slice_mut(out);
-        if let Some((head, body)) =
-            x86::unpack_blocks_u32(packed, w, bytemuck::cast_slice(references), shift, start, words)
-        {
-            let (head_out, rest) = out.split_at_mut(head);
-            unpack_chunk_block_offsets_apart(packed, n, w, references, shift, start, head_out);
-            unpack_chunk_block_offsets_apart(packed, n, w, references, shift, start + head + body, &mut rest[body..]);
-            return;
-        }
-    }
-    unpack_chunk_block_offsets_apart(packed, n, w, references, shift, start, out);
-}
-
-/// The fields of values `start .. start + out.len()`, then their references added.
-fn unpack_chunk_block_offsets_apart<U: Word>(
-    packed: &[u8],
-    n: usize,
-    w: u32,
-    references: &[U],
-    shift: u32,
-    start: usize,
-    out: &mut [U],
-) {
-    unpack_range(packed, n, w, U::ZERO, start, out);
-    add_references_dispatch::add_references(out, start, references, shift);
 }
 
 /// `values[k] += references[(first + k) >> shift]` (wrapping), a block's run at a time.
