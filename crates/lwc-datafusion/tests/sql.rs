@@ -228,29 +228,43 @@ async fn whole_table_count_min_and_max_come_from_the_footer() {
     same_answers(&ctx, &["SELECT max(o_price_f64) FROM t"]).await;
 }
 
-/// A filtered or limited scan still tells the planner how large it can be (the join planner picks build
-/// sides by it): the footer's figures as an upper bound, as DataFusion's Parquet scan gives them.
+/// A filtered or limited scan tells the planner how large it is (the join planner picks build sides, and
+/// whether to broadcast them, by it): a filtered scan the rows its filter is estimated to pass, from the
+/// zone maps and the filter run on a sample of row groups; the footer's other figures as bounds.
 #[tokio::test]
 #[allow(deprecated)] // the scan's own method under test; `StatisticsContext` walks a whole plan
-async fn filtered_and_limited_scans_report_bounds() {
+async fn filtered_and_limited_scans_report_estimates() {
     use datafusion::common::stats::Precision;
     let batch = lwc_testdata::orders(3_000, 4);
-    let (ctx, _dir) = contexts(&batch, 700, 2);
-    let scan_stats = |sql: &'static str| {
-        let ctx = ctx.lwc.clone();
-        async move {
-            let plan = ctx.sql(sql).await.unwrap().create_physical_plan().await.unwrap();
-            let scan = lwc_scan(&plan).expect("an lwc scan");
-            (*scan.partition_statistics(None).unwrap()).clone()
-        }
-    };
-    let whole = scan_stats("SELECT o_id, o_custkey FROM t").await;
-    assert_eq!(whole.num_rows, Precision::Exact(3_000));
-    let filtered = scan_stats("SELECT o_id FROM t WHERE o_custkey < 100").await;
-    assert_eq!(filtered.num_rows, Precision::Inexact(3_000));
-    assert!(matches!(filtered.column_statistics[0].max_value, Precision::Inexact(_)), "{filtered:?}");
-    let limited = scan_stats("SELECT o_id FROM t LIMIT 7").await;
-    assert!(matches!(limited.num_rows, Precision::Exact(7) | Precision::Inexact(7)), "{limited:?}");
+    let custkeys = batch.column_by_name("o_custkey").unwrap();
+    let custkeys = custkeys.as_any().downcast_ref::<datafusion::arrow::array::UInt32Array>().unwrap();
+    let passing = custkeys.values().iter().filter(|&&k| k < 50_000).count();
+    // Segments of 700 rows: five row groups, all sampled; of 100 rows: 30, 16 of them sampled.
+    for (segment_rows, tolerance) in [(700, 0), (100, passing / 5)] {
+        let (ctx, _dir) = contexts(&batch, segment_rows, 2);
+        let scan_stats = |sql: &'static str| {
+            let ctx = ctx.lwc.clone();
+            async move {
+                let plan = ctx.sql(sql).await.unwrap().create_physical_plan().await.unwrap();
+                let scan = lwc_scan(&plan).expect("an lwc scan");
+                (*scan.partition_statistics(None).unwrap()).clone()
+            }
+        };
+        let whole = scan_stats("SELECT o_id, o_custkey FROM t").await;
+        assert_eq!(whole.num_rows, Precision::Exact(3_000));
+        let filtered = scan_stats("SELECT o_id, o_custkey FROM t WHERE o_custkey < 50000").await;
+        let Precision::Inexact(rows) = filtered.num_rows else { panic!("{filtered:?}") };
+        assert!(rows.abs_diff(passing) <= tolerance, "{rows} rows estimated, {passing} pass");
+        let (Some(&bytes), Some(&all_bytes)) =
+            (filtered.total_byte_size.get_value(), whole.total_byte_size.get_value())
+        else {
+            panic!("{filtered:?}")
+        };
+        assert!(bytes < all_bytes * 2 / 3, "{bytes} bytes of {all_bytes}");
+        assert!(matches!(filtered.column_statistics[0].max_value, Precision::Inexact(_)), "{filtered:?}");
+        let limited = scan_stats("SELECT o_id FROM t LIMIT 7").await;
+        assert!(matches!(limited.num_rows, Precision::Exact(7) | Precision::Inexact(7)), "{limited:?}");
+    }
 }
 
 #[tokio::test]

@@ -132,6 +132,6 @@ pub use filter::{CompareOp, Filter, Literal, Test};
 pub use info::{BytesZone, ColumnInfo, FileSummary, SegmentInfo};
 pub use int_column::IntColumn;
 pub use reader::{LwcFile, ReadOptions};
-pub use scan::{ColumnAggregates, Scan, ScanOptions, ScanStats, Sum, DEFAULT_BATCH_ROWS};
+pub use scan::{ColumnAggregates, RowEstimate, Scan, ScanOptions, ScanStats, Sum, DEFAULT_BATCH_ROWS};
 pub use schema::{cast_to_schema, storable_schema, storable_type, Storage};
 pub use writer::{write_file, write_to_bytes, FileWriter, WriteOptions};

@@ -159,6 +159,16 @@ pub enum Sum {
     Float(f64),
 }
 
+/// How many rows a filter passes, as [`LwcFile::estimate_rows`] estimates it for a query planner.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowEstimate {
+    /// The rows estimated to pass.
+    pub rows: u64,
+    /// Whether `rows` is the count itself: the zone maps settled every row group, or the filter ran on
+    /// every one they left open.
+    pub exact: bool,
+}
+
 /// Count, sum, min and max of one column over the rows a filter selects, computed on the encoded
 /// segments.
 #[derive(Debug, Clone)]
@@ -301,6 +311,52 @@ impl LwcFile {
             stats: ScanStats::default(),
             failed: false,
         })
+    }
+
+    /// How many rows pass `filter`, estimated cheaply for a query planner: the zone maps settle the row
+    /// groups they can (none or every row passes) without reading them, the filter runs on at most `sample`
+    /// of the groups they leave open, spread evenly over the file, and the other open groups are taken to
+    /// pass the same share of their rows. With `sample` at least the number of row groups it counts exactly.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use arrow_array::{Int64Array, RecordBatch};
+    /// use lwc_file::{Filter, LwcFile, WriteOptions};
+    /// let batch = RecordBatch::try_from_iter([("x", Arc::new(Int64Array::from_iter_values(0..100_000)) as _)])?;
+    /// let bytes = lwc_file::write_to_bytes(batch.schema(), &[batch], WriteOptions::default())?;
+    /// let file = LwcFile::from_bytes(bytes)?;
+    /// let estimate = file.estimate_rows(&Filter::parse("x", "< 1000")?, 4)?;
+    /// assert_eq!((estimate.rows, estimate.exact), (1000, true));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn estimate_rows(&self, filter: &Filter, sample: usize) -> Result<RowEstimate> {
+        let plan = Plan::new(filter, self.columns())?;
+        let mut involved = Vec::new();
+        plan.columns(&mut involved);
+        let mut settled = 0;
+        let mut open = Vec::new();
+        for group in row_groups(self, &involved, 0..self.num_rows()) {
+            match self.select_or_defer(Some(&plan), &group, true)? {
+                GroupResult { settled: Some(rows), len, .. } => settled += rows.count(len) as u64,
+                GroupResult { settled: None, .. } => open.push(group),
+            }
+        }
+        let picked: Vec<&Range<u64>> = match open.len() <= sample {
+            true => open.iter().collect(),
+            false => (0..sample).map(|k| &open[k * open.len() / sample]).collect(),
+        };
+        let (mut passed, mut seen) = (0u64, 0u64);
+        for group in &picked {
+            let result = self.select(Some(&plan), group)?;
+            passed += result.rows.count(result.len) as u64;
+            seen += result.len as u64;
+        }
+        let open_rows: u64 = open.iter().map(|g| g.end - g.start).sum();
+        let unseen = match seen {
+            0 => 0,
+            _ => ((open_rows - seen) as f64 * passed as f64 / seen as f64).round() as u64,
+        };
+        Ok(RowEstimate { rows: settled + passed + unseen, exact: picked.len() == open.len() })
     }
 
     /// Count, sum, min and max of `column` over the rows that pass `filter` (all rows without one),

@@ -279,6 +279,14 @@ fn check(batch: &RecordBatch, file: &LwcFile, filter: &Filter, rng: &mut StdRng)
         assert_eq!(stats.rows_selected, want.num_rows() as u64, "{filter}: stats");
         assert_eq!(stats.row_groups, stats.pruned + stats.kept_whole + stats.filtered);
     }
+    // The planner's estimate: exact when it may run the filter on every row group, and never above the
+    // rows there are; without samples only the rows the zone maps keep whole.
+    let every = file.estimate_rows(filter, usize::MAX).unwrap();
+    assert_eq!((every.rows, every.exact), (want_all.num_rows() as u64, true), "{filter}: estimate");
+    let sampled = file.estimate_rows(filter, rng.gen_range(1..4)).unwrap();
+    assert!(sampled.rows <= file.num_rows() && (!sampled.exact || sampled.rows == every.rows), "{filter}: {sampled:?}");
+    let unsampled = file.estimate_rows(filter, 0).unwrap();
+    assert!(unsampled.rows <= every.rows, "{filter}: {unsampled:?}");
 
     // Aggregates of one column over the same rows, and of the filter's own column where it tests one
     // (a float column then filters and aggregates each segment in one pass).
@@ -440,6 +448,20 @@ fn zone_maps_skip_and_keep_row_groups() {
     assert_eq!((none.rows_selected, none.pruned), (0, 10));
     let not_half = count(Filter::compare("id", CompareOp::Eq, 2.5).not());
     assert_eq!((not_half.rows_selected, not_half.kept_whole), (10_000, 10));
+    // The planner's estimate reads only the row group the zone maps leave open, if it may sample one.
+    let estimate = |f: Filter, sample| file.estimate_rows(&f, sample).unwrap();
+    let late = || Filter::compare("id", CompareOp::GtEq, 8_500i64);
+    assert_eq!(estimate(late(), 0), lwc_file::RowEstimate { rows: 1_000, exact: false });
+    assert_eq!(estimate(late(), 1), lwc_file::RowEstimate { rows: 1_500, exact: true });
+    assert_eq!(estimate(Filter::compare("id", CompareOp::Eq, 2.5), 0), lwc_file::RowEstimate { rows: 0, exact: true });
+    // `signed` is uniform over -500 ..= 499 in every group: half the groups sampled, the other half
+    // extrapolated at the sampled share, comes near the count.
+    let positive = || Filter::compare("signed", CompareOp::Gt, 0i64);
+    let half = estimate(positive(), 5);
+    let count = estimate(positive(), 10);
+    assert!(!half.exact && count.exact, "{half:?} {count:?}");
+    assert!(half.rows.abs_diff(count.rows) < count.rows / 10, "{half:?} against {count:?}");
+    assert!(matches!(file.estimate_rows(&Filter::compare("nope", CompareOp::Eq, 1i64), 4), Err(_)));
 }
 
 #[test]
