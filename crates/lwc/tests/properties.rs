@@ -388,6 +388,9 @@ fn predicates<T: LwcInt>(rows: &[Option<T>], arbitrary: &[T], rng: &mut StdRng) 
         Predicate::In(vec![a, a]),
         Predicate::In(vec![b, a, arbitrary[0], T::MAX, b, T::MIN]),
         Predicate::In((0..12).map(|_| pick(rng)).collect()),
+        // Sets large enough for a bitmap over their span where that is dense (a join's keys), or searched.
+        Predicate::In((0..40).map(|_| pick(rng)).collect()),
+        Predicate::In((0..90).map(|k| offset(a, k * 2)).collect()),
     ]);
     preds
 }

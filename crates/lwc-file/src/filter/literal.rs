@@ -10,7 +10,10 @@
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Decimal128Type, Float64Type, Int64Type};
+use arrow_array::types::{
+    Decimal128Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type,
+    UInt8Type,
+};
 use arrow_array::{Array, ArrayRef, StringArray};
 use arrow_cast::{cast_with_options, CastOptions};
 use arrow_schema::DataType;
@@ -204,10 +207,15 @@ fn integer(literal: &Literal, data_type: &DataType) -> Result<Number, String> {
     }
     let a = literal.array();
     match a.data_type() {
-        Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32 | UInt64 => {
-            let v = cast_with_options(a, &Decimal128(38, 0), &strict()).map_err(|_| bad())?;
-            Ok(rescale(v.as_primitive::<Decimal128Type>().value(0), 0, scale))
-        }
+        // Read in place: a join's build side pushes 10^4 keys, lowered again for every segment.
+        Int8 => Ok(rescale(a.as_primitive::<Int8Type>().value(0) as i128, 0, scale)),
+        Int16 => Ok(rescale(a.as_primitive::<Int16Type>().value(0) as i128, 0, scale)),
+        Int32 => Ok(rescale(a.as_primitive::<Int32Type>().value(0) as i128, 0, scale)),
+        Int64 => Ok(rescale(a.as_primitive::<Int64Type>().value(0) as i128, 0, scale)),
+        UInt8 => Ok(rescale(a.as_primitive::<UInt8Type>().value(0) as i128, 0, scale)),
+        UInt16 => Ok(rescale(a.as_primitive::<UInt16Type>().value(0) as i128, 0, scale)),
+        UInt32 => Ok(rescale(a.as_primitive::<UInt32Type>().value(0) as i128, 0, scale)),
+        UInt64 => Ok(rescale(a.as_primitive::<UInt64Type>().value(0) as i128, 0, scale)),
         Float16 | Float32 | Float64 => Ok(Number::Real(real(literal, data_type)? * 10f64.powi(scale as i32))),
         Decimal32(_, s) | Decimal64(_, s) | Decimal128(_, s) => {
             let v = cast_with_options(a, &Decimal128(38, *s), &strict()).map_err(|_| bad())?;

@@ -313,6 +313,9 @@ fn lower_test(test: &Test, negated: bool, info: &ColumnInfo) -> std::result::Res
                     set.push(k);
                 }
             }
+            // Sorted once here, so each segment slices it to its zone instead of sorting it again.
+            set.sort_unstable();
+            set.dedup();
             if set.is_empty() {
                 Lowered::Empty
             } else {

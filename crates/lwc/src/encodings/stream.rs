@@ -274,13 +274,8 @@ pub(crate) trait StreamOps<T: LwcInt> {
 
     /// Sets bit `i` of `out` for every value in `set` (sorted, distinct, non-empty).
     fn filter_in(&self, set: &[T], out: &mut Bitmap) {
-        self.for_each_block(|start, block| {
-            for (k, v) in block.iter().enumerate() {
-                if set.binary_search(v).is_ok() {
-                    out.set(start + k);
-                }
-            }
-        });
+        let membership = scan::Membership::new(set);
+        self.for_each_block(|start, block| membership.filter(block, &mut out.words_mut()[start / 64..]));
     }
 
     /// Sum of all values.
