@@ -12,7 +12,7 @@ use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{Result, Statistics};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
-use datafusion::physical_expr_common::physical_expr::snapshot_physical_expr;
+use datafusion::physical_expr_common::physical_expr::{snapshot_generation, snapshot_physical_expr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::filter_pushdown::{
     ChildPushdownResult, FilterPushdownPhase, FilterPushdownPropagation, PushedDown,
@@ -202,6 +202,30 @@ fn dynamic_filter(filters: &[Arc<dyn PhysicalExpr>]) -> Option<Filter> {
         .filter_map(|f| snapshot_physical_expr(f.clone()).ok())
         .filter_map(|f| implied_filter(&f).map(|(filter, _)| filter))
         .reduce(Filter::and)
+}
+
+/// [`dynamic_filter`] for one partition's stream, made again only when a filter changed (a join's list
+/// of 10^4 keys would otherwise be rebuilt for every segment).
+struct DynamicFilters {
+    filters: Arc<[Arc<dyn PhysicalExpr>]>,
+    made: Option<(u64, Option<Filter>)>,
+}
+
+impl DynamicFilters {
+    fn now(&mut self) -> Option<Filter> {
+        if self.filters.is_empty() {
+            return None;
+        }
+        let generation = self.filters.iter().fold(0u64, |g, f| g.wrapping_add(snapshot_generation(f)));
+        match &self.made {
+            Some((made, filter)) if *made == generation => filter.clone(),
+            _ => {
+                let filter = dynamic_filter(&self.filters);
+                self.made = Some((generation, filter.clone()));
+                filter
+            }
+        }
+    }
 }
 
 /// What one partition's scan did, for `EXPLAIN ANALYZE`: the row groups (segments) its zone maps skipped
@@ -403,16 +427,16 @@ impl ExecutionPlan for LwcScanExec {
         // One segment's rows at a time, read when the stream is polled: lwc-file's scan borrows the file,
         // so each step collects its batches (at most a segment's rows) before handing them on.
         let metrics = Arc::new(ScanMetrics::new(&self.metrics, partition));
-        let reader = (self.reader.clone(), self.dynamic_filters.clone());
+        let reader = (self.reader.clone(), DynamicFilters { filters: self.dynamic_filters.clone(), made: None });
         let state = (ranges.into_iter(), self.limit.map(|l| l as u64), reader, metrics);
-        let batches = stream::unfold(state, |(mut ranges, remaining, reader, metrics)| async move {
+        let batches = stream::unfold(state, |(mut ranges, remaining, mut reader, metrics)| async move {
             if remaining == Some(0) {
                 return None;
             }
             let (file, range) = ranges.next()?;
             let timer = metrics.elapsed_compute.timer();
-            let (range_reader, dynamic) = &reader;
-            let read = range_reader.read(file, range, remaining, dynamic_filter(dynamic)).map(|(batches, stats)| {
+            let (range_reader, dynamic) = &mut reader;
+            let read = range_reader.read(file, range, remaining, dynamic.now()).map(|(batches, stats)| {
                 metrics.add(&stats, &batches);
                 batches
             });

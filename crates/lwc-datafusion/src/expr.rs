@@ -56,12 +56,14 @@ pub fn to_filter(expr: &Expr) -> Option<Filter> {
     }
 }
 
-/// The longest `IN` list [`implied_filter`] keeps. A join's build side of a few keys becomes such a list:
-/// TPC-H Q18's 57 order keys (about 28 per partition) cut the orders scan from 1.5 M rows to 57 and the
-/// query from about 330 to 130 ms (SF 1, `lwc sql`, the 2-core dev Xeon). Q17's 204 part keys
-/// (about 100 per partition) over 6 M rows cost 67 ms of scan time, more than the join's own probe,
-/// so longer lists are left to the join.
-const IMPLIED_IN_LIST: usize = 64;
+/// The longest `IN` list [`implied_filter`] keeps, and the most keys a hash join's build side may hold
+/// for [`crate::session_context`] to have DataFusion push them as a list instead of a reference to its
+/// hash table (its own default is 150). lwc tests each value against a bitmap of the keys' span where
+/// that is dense, so TPC-H Q17's 204 part keys filter 6 M lineitem rows in the scan and the other
+/// columns are decoded only at the rows that pass: 265 → 90 ms (SF 1, `lwc sql`, a 2-core Intel Xeon).
+/// Longer lists lost: each segment's scan lowers the list's literals again (Q8's 1,450 keys 110 → 165 ms,
+/// Q9's 10,660 keys 290 → 385 ms), so they are left to the join.
+pub(crate) const IMPLIED_IN_LIST: usize = 256;
 
 /// A filter every row that `expr` (a physical predicate, such as the dynamic filter a hash join pushes
 /// into its probe side once its build side is known) keeps also passes, or `None` when it implies no
@@ -92,10 +94,17 @@ pub fn implied_filter(expr: &Arc<dyn PhysicalExpr>) -> Option<(Filter, bool)> {
         };
     }
     if let Some(list) = expr.downcast_ref::<InListExpr>() {
-        if list.len() > IMPLIED_IN_LIST {
+        // A join's build side lists each row's key: Q17's 204 part keys come as 6,090.
+        let mut distinct = Vec::with_capacity(list.len());
+        for item in list.list() {
+            distinct.push(item.downcast_ref::<PhysicalLiteral>()?.value());
+        }
+        distinct.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+        distinct.dedup();
+        if distinct.len() > IMPLIED_IN_LIST {
             return None;
         }
-        let values = list.list().iter().map(physical_literal).collect::<Option<Vec<_>>>()?;
+        let values = distinct.into_iter().map(|v| Literal::new(v.to_array().ok()?).ok()).collect::<Option<Vec<_>>>()?;
         let f = Filter::in_list(physical_column(list.expr())?, values);
         return Some(if list.negated() { (f.not(), true) } else { (f, true) });
     }
@@ -217,6 +226,10 @@ mod tests {
         let keys = |n: i64| in_list(k.clone(), (0..n).map(literal).collect(), &false, &schema).unwrap();
         assert!(implied_filter(&keys(3)).is_some());
         assert!(implied_filter(&keys(IMPLIED_IN_LIST as i64 + 1)).is_none());
+        // Counted once each: a join's build side repeats its keys.
+        let repeated = (0..IMPLIED_IN_LIST as i64 * 4).map(|i| literal(i % 3)).collect();
+        let (filter, exact) = implied_filter(&in_list(k.clone(), repeated, &false, &schema).unwrap()).unwrap();
+        assert_eq!((filter.to_string(), exact), ("k IN (0, 1, 2)".to_string(), true));
         // A partitioned join's CASE: the OR of its branches, a branch of `false` keeping no row.
         let partition = binary(k.clone(), Operator::Modulo, literal(2i64), &schema).unwrap();
         let when = |p: i64, then| (literal(p), then);

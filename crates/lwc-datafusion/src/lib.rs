@@ -72,8 +72,15 @@ pub use expr::to_filter;
 pub use table::{lwc_files_in, LwcTable};
 
 /// A DataFusion session with `config` and lwc's physical optimizer rule ([`AggregateOnEncoded`]) after
-/// DataFusion's own.
-pub fn session_context(config: datafusion::prelude::SessionConfig) -> datafusion::prelude::SessionContext {
+/// DataFusion's own. Where `config` leaves DataFusion's default of 150 distinct keys for a hash join to
+/// push its build side into the probe side's scan as an `IN` list, it is raised to
+/// 256: lwc filters such lists on the encoded segments.
+pub fn session_context(mut config: datafusion::prelude::SessionConfig) -> datafusion::prelude::SessionContext {
+    let optimizer = &mut config.options_mut().optimizer;
+    let default = datafusion::config::OptimizerOptions::default().hash_join_inlist_pushdown_max_distinct_values;
+    if optimizer.hash_join_inlist_pushdown_max_distinct_values == default {
+        optimizer.hash_join_inlist_pushdown_max_distinct_values = expr::IMPLIED_IN_LIST;
+    }
     let state = datafusion::execution::SessionStateBuilder::new()
         .with_config(config)
         .with_default_features()
