@@ -13,10 +13,12 @@
 //! - **limit pushdown**, and **partitions** by segment ranges, so DataFusion's threads scan in parallel;
 //! - **statistics** from the footer: rows and null counts, and min and max of columns of values and of
 //!   strings (inexact where a zone map keeps a prefix), so DataFusion answers `count(*)`, `min` and `max`
-//!   over a whole table without a scan; a filtered scan
-//!   reports them as upper bounds, so the join planner still sees how large a table can be;
-//! - **dynamic filters**: the keys a hash join's build side holds (up to 64 become an `IN` list) and a
-//!   top-k's threshold reach the scan while the query runs, and prune or filter its segments;
+//!   over a whole table without a scan; a filtered scan reports the rows its filter is estimated to
+//!   pass ([`lwc_file::LwcFile::estimate_rows`]: zone maps, and the filter run on a sample of segments),
+//!   so the join planner sees how large a filtered table is and broadcasts small ones;
+//! - **dynamic filters**: the keys a hash join's build side holds (up to 256 distinct keys become an `IN`
+//!   list, tested against a bitmap of their span) and a top-k's threshold reach the scan while the query
+//!   runs, and prune or filter its segments, so the other columns are decoded only where rows join;
 //! - **aggregates on the encoded form**: with [`AggregateOnEncoded`] in the session ([`session_context`]
 //!   adds it), `count`, `sum`, `avg`, `min` and `max` of columns over one table whose filter lwc runs
 //!   whole are computed on the encoded segments (zone maps, dictionary histograms, packed sums) instead
