@@ -59,10 +59,10 @@ pub fn to_filter(expr: &Expr) -> Option<Filter> {
 /// The longest `IN` list [`implied_filter`] keeps, and the most keys a hash join's build side may hold
 /// for [`crate::session_context`] to have DataFusion push them as a list instead of a reference to its
 /// hash table (its own default is 150). lwc tests each value against a bitmap of the keys' span where
-/// that is dense, so TPC-H Q17's 204 part keys filter 6 M lineitem rows in the scan and the other
-/// columns are decoded only at the rows that pass: 265 → 90 ms (SF 1, `lwc sql`, a 2-core Intel Xeon).
-/// Longer lists lost: each segment's scan lowers the list's literals again (Q8's 1,450 keys 110 → 165 ms,
-/// Q9's 10,660 keys 290 → 385 ms), so they are left to the join.
+/// that is dense, so TPC-H Q17's 204 part keys filter 6 M lineitem rows in both its scans and the other
+/// columns are decoded only at the rows that pass: 255-357 → 44-58 ms (SF 1, `lwc sql`, a 2-core Intel
+/// Xeon). Lists of up to 16,384 keys lost: each segment's scan lowers the list's literals again (Q8's
+/// 1,450 keys 110 → 165 ms, Q9's 10,660 keys 290 → 385 ms), so longer lists are left to the join.
 pub(crate) const IMPLIED_IN_LIST: usize = 256;
 
 /// A filter every row that `expr` (a physical predicate, such as the dynamic filter a hash join pushes
