@@ -104,7 +104,7 @@ pub fn implied_filter(expr: &Arc<dyn PhysicalExpr>) -> Option<(Filter, bool)> {
         if distinct.len() > IMPLIED_IN_LIST {
             return None;
         }
-        let values = distinct.into_iter().map(|v| Literal::new(v.to_array().ok()?).ok()).collect::<Option<Vec<_>>>()?;
+        let values = distinct.into_iter().map(scalar_literal).collect::<Option<Vec<_>>>()?;
         let f = Filter::in_list(physical_column(list.expr())?, values);
         return Some(if list.negated() { (f.not(), true) } else { (f, true) });
     }
@@ -139,7 +139,10 @@ fn physical_column(expr: &Arc<dyn PhysicalExpr>) -> Option<&str> {
 }
 
 fn physical_literal(expr: &Arc<dyn PhysicalExpr>) -> Option<Literal> {
-    let value = expr.downcast_ref::<PhysicalLiteral>()?.value();
+    scalar_literal(expr.downcast_ref::<PhysicalLiteral>()?.value())
+}
+
+fn scalar_literal(value: &ScalarValue) -> Option<Literal> {
     Literal::new(value.to_array().ok()?).ok()
 }
 
@@ -152,7 +155,7 @@ fn column_name(expr: &Expr) -> Option<&str> {
 
 fn literal(expr: &Expr) -> Option<Literal> {
     match expr {
-        Expr::Literal(value, _) => Literal::new(value.to_array().ok()?).ok(),
+        Expr::Literal(value, _) => scalar_literal(value),
         _ => None,
     }
 }

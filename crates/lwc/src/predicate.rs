@@ -178,12 +178,15 @@ impl<T: crate::types::LwcInt> Predicate<T> {
             },
             Predicate::In(set) => {
                 // A set built sorted (lwc-file's plans sort theirs once) is sliced, not sorted per segment.
-                let mut set: Vec<T> = match set.windows(2).all(|w| w[0] < w[1]) {
+                let set: Vec<T> = match set.windows(2).all(|w| w[0] < w[1]) {
                     true => set[set.partition_point(|v| *v < min)..set.partition_point(|v| *v <= max)].to_vec(),
-                    false => set.iter().copied().filter(|v| (min..=max).contains(v)).collect(),
+                    false => {
+                        let mut set: Vec<T> = set.iter().copied().filter(|v| (min..=max).contains(v)).collect();
+                        set.sort_unstable();
+                        set.dedup();
+                        set
+                    }
                 };
-                set.sort_unstable();
-                set.dedup();
                 match set.len() {
                     0 => Normalized::Nothing,
                     1 if min == max => Normalized::AllValid,
