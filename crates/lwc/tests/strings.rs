@@ -16,7 +16,8 @@ fn shaped(shape: u8, n: usize, seed: u64) -> Vec<Vec<u8>> {
         x ^= x << 17;
         x
     };
-    let words: [&[u8]; 8] = [b"MAIL", b"SHIP", b"AIR", b"", "naïve".as_bytes(), b"\x00\xff", b"REG AIR", b"MAIL2"];
+    let words: [&[u8]; 10] =
+        [b"MAIL", b"SHIP", b"AIR", b"", "naïve".as_bytes(), b"\x00\xff", b"REG AIR", b"MAIL2", b"MAIL\0", b"\0"];
     (0..n)
         .map(|i| match shape % 5 {
             0 => words[(next() % words.len() as u64) as usize].to_vec(),
@@ -60,6 +61,8 @@ fn check(rows: &[Option<Vec<u8>>], cascade: &Cascade, what: &str) {
         }
         Err(e) => panic!("{what}: {e}"),
     };
+    assert_eq!(encoded.min(), rows.iter().flatten().min(), "{what}: the zone's min");
+    assert_eq!(encoded.max(), rows.iter().flatten().max(), "{what}: the zone's max");
     let segment = BytesSegment::open(&encoded).unwrap_or_else(|e| panic!("{what}: {e}"));
     assert_eq!(segment.rows(), rows.len());
     assert_eq!(segment.decode_all().to_options(), rows, "{what}: decode");

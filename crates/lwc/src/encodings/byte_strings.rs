@@ -11,6 +11,7 @@ use super::{Cascade, Children, Encoding, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::Result;
+use crate::hashing::{KeyMap, KeySet};
 use crate::kernels::fsst::SymbolTable;
 use crate::selection::Selection;
 
@@ -139,12 +140,12 @@ impl<'a> ByteProfile<'a> {
         let n = self.rows.len();
         if n > 4 * PROBE {
             // Spread rows all distinct: nearly every row is, once a few percent repeat two probes would meet.
-            let mut seen = std::collections::HashSet::with_capacity(PROBE);
+            let mut seen = KeySet::with_capacity_and_hasher(PROBE, Default::default());
             if (0..PROBE).map(|k| k * n / PROBE).filter(|&i| self.valid(i)).all(|i| seen.insert(self.rows[i])) {
                 return None;
             }
         }
-        let mut index: std::collections::HashMap<&'a [u8], u32> = std::collections::HashMap::new();
+        let mut index: KeyMap<&'a [u8], u32> = KeyMap::default();
         let mut first_seen: Vec<&'a [u8]> = Vec::new();
         let mut codes = Vec::with_capacity(n);
         let mut last = 0u32;

@@ -22,7 +22,7 @@ const HISTOGRAM_MAX: usize = 1024;
 
 /// Distinct values, sorted; `None` once there are more than `cap`.
 fn distinct<T: LwcInt>(values: &[T], cap: usize) -> Option<Vec<T>> {
-    let mut seen = crate::hashing::IntSet::default();
+    let mut seen = crate::hashing::KeySet::default();
     for &v in values {
         if seen.insert(v) && seen.len() > cap {
             return None;
