@@ -74,22 +74,23 @@ fn decode(c: &mut Criterion) {
         let d = data(w);
         let mut out = vec![0u32; N];
         g.bench_function(BenchmarkId::new("plain_copy", w), |b| b.iter(|| out.copy_from_slice(black_box(&d.plain))));
-        g.bench_function(BenchmarkId::new("lwc", w), |b| {
-            b.iter(|| bitpack::unpack_range(black_box(&d.packed), N, d.w, 0, 0, &mut out))
-        });
-        // Check once that both decoders see the same values.
-        assert_eq!(out, d.plain);
+        let lwc = |out: &mut [u32]| bitpack::unpack_range(black_box(&d.packed), N, d.w, 0, 0, out);
         let bitpacker = BitPacker8x::new();
-        g.bench_function(BenchmarkId::new("bitpacker8x", w), |b| {
-            b.iter(|| {
-                let src = black_box(&d.bp);
-                let mut at = 0;
-                for block in out.chunks_exact_mut(BitPacker8x::BLOCK_LEN) {
-                    at += bitpacker.decompress(&src[at..], block, d.w as u8);
-                }
-            })
-        });
-        assert_eq!(out, d.plain);
+        let bp8x = |out: &mut [u32]| {
+            let src = black_box(&d.bp);
+            let mut at = 0;
+            for block in out.chunks_exact_mut(BitPacker8x::BLOCK_LEN) {
+                at += bitpacker.decompress(&src[at..], block, d.w as u8);
+            }
+        };
+        // Both decoders see the same values (checked here, so that it holds whichever benches a filter runs).
+        for decode in [&lwc as &dyn Fn(&mut [u32]), &bp8x] {
+            out.fill(0);
+            decode(&mut out);
+            assert_eq!(out, d.plain);
+        }
+        g.bench_function(BenchmarkId::new("lwc", w), |b| b.iter(|| lwc(&mut out)));
+        g.bench_function(BenchmarkId::new("bitpacker8x", w), |b| b.iter(|| bp8x(&mut out)));
     }
     g.finish();
 }
@@ -108,27 +109,30 @@ fn gather(c: &mut Criterion) {
             g.bench_function(BenchmarkId::new("plain", &id), |b| {
                 b.iter(|| plain_gather(black_box(&d.plain), black_box(&pos), &mut out))
             });
-            g.bench_function(BenchmarkId::new("lwc_gather", &id), |b| {
-                b.iter(|| bitpack::gather(black_box(&d.packed), N, d.w, 0, black_box(&pos), &mut out))
-            });
-            assert_eq!(out, expect);
             let mask = (1u32 << w) - 1;
-            g.bench_function(BenchmarkId::new("lwc_get_loop", &id), |b| {
-                b.iter(|| {
-                    let packed = black_box(&d.packed);
-                    for (o, &i) in out.iter_mut().zip(black_box(&pos)) {
-                        *o = bitpack::get(packed, d.w, mask, i as usize);
-                    }
-                })
-            });
-            assert_eq!(out, expect);
-            g.bench_function(BenchmarkId::new("decode_then_gather", &id), |b| {
-                b.iter(|| {
-                    bitpack::unpack_range(black_box(&d.packed), N, d.w, 0, 0, &mut scratch);
-                    plain_gather(&scratch, black_box(&pos), &mut out)
-                })
-            });
-            assert_eq!(out, expect);
+            let lwc_gather =
+                |out: &mut [u32], _: &mut [u32]| bitpack::gather(black_box(&d.packed), N, d.w, 0, black_box(&pos), out);
+            let lwc_get_loop = |out: &mut [u32], _: &mut [u32]| {
+                let packed = black_box(&d.packed);
+                for (o, &i) in out.iter_mut().zip(black_box(&pos)) {
+                    *o = bitpack::get(packed, d.w, mask, i as usize);
+                }
+            };
+            let decode_then_gather = |out: &mut [u32], scratch: &mut [u32]| {
+                bitpack::unpack_range(black_box(&d.packed), N, d.w, 0, 0, scratch);
+                plain_gather(scratch, black_box(&pos), out)
+            };
+            let readers: [(&str, &dyn Fn(&mut [u32], &mut [u32])); 3] = [
+                ("lwc_gather", &lwc_gather),
+                ("lwc_get_loop", &lwc_get_loop),
+                ("decode_then_gather", &decode_then_gather),
+            ];
+            for (name, read) in readers {
+                out.fill(0);
+                read(&mut out, &mut scratch);
+                assert_eq!(out, expect, "{name}");
+                g.bench_function(BenchmarkId::new(name, &id), |b| b.iter(|| read(&mut out, &mut scratch)));
+            }
         }
     }
     g.finish();
@@ -178,21 +182,21 @@ fn filter_gt(c: &mut Criterion) {
             .collect();
         let mut bits = vec![0u64; N / 64];
         let mut scratch = vec![0u32; N];
-        g.bench_function(BenchmarkId::new("lwc_packed", w), |b| {
-            b.iter(|| scan::filter_range_packed(black_box(&d.packed), N, d.w, lo, span, &mut bits))
-        });
-        assert_eq!(bits, expect);
-        g.bench_function(BenchmarkId::new("decode_then_compare", w), |b| {
-            b.iter(|| {
-                bitpack::unpack_range(black_box(&d.packed), N, d.w, 0, 0, &mut scratch);
-                scan::filter_range_plain(&scratch, lo, span, &mut bits)
-            })
-        });
-        assert_eq!(bits, expect);
-        g.bench_function(BenchmarkId::new("plain", w), |b| {
-            b.iter(|| scan::filter_range_plain(black_box(&d.plain), lo, span, &mut bits))
-        });
-        assert_eq!(bits, expect);
+        let packed =
+            |bits: &mut [u64], _: &mut [u32]| scan::filter_range_packed(black_box(&d.packed), N, d.w, lo, span, bits);
+        let decode_then_compare = |bits: &mut [u64], scratch: &mut [u32]| {
+            bitpack::unpack_range(black_box(&d.packed), N, d.w, 0, 0, scratch);
+            scan::filter_range_plain(scratch, lo, span, bits)
+        };
+        let plain = |bits: &mut [u64], _: &mut [u32]| scan::filter_range_plain(black_box(&d.plain), lo, span, bits);
+        let filters: [(&str, &dyn Fn(&mut [u64], &mut [u32])); 3] =
+            [("lwc_packed", &packed), ("decode_then_compare", &decode_then_compare), ("plain", &plain)];
+        for (name, filter) in filters {
+            bits.fill(0);
+            filter(&mut bits, &mut scratch);
+            assert_eq!(bits, expect, "{name}");
+            g.bench_function(BenchmarkId::new(name, w), |b| b.iter(|| filter(&mut bits, &mut scratch)));
+        }
     }
     g.finish();
 }
@@ -269,33 +273,41 @@ fn fsst(c: &mut Criterion) {
     g.throughput(Throughput::BytesDecimal(raw as u64));
     g.bench_function("train", |b| b.iter(|| SymbolTable::train(black_box(&refs))));
     let mut scratch = Vec::with_capacity(codes.len());
+    let compress_each = |scratch: &mut Vec<u8>| {
+        for s in black_box(&refs) {
+            table.compress_into(s, scratch);
+        }
+    };
+    // Checked here, so that it holds whichever benches a filter runs.
+    compress_each(&mut scratch);
+    assert_eq!(scratch, codes);
     g.bench_function("compress_each", |b| {
         b.iter(|| {
             scratch.clear();
-            for s in black_box(&refs) {
-                table.compress_into(s, &mut scratch);
-            }
+            compress_each(&mut scratch)
         })
     });
-    assert_eq!(scratch, codes);
     let decoder = table.decoder();
     let mut out = Vec::with_capacity(raw + 64);
-    g.bench_function("decompress_each", |b| {
-        b.iter(|| {
-            out.clear();
-            for w in offsets.windows(2) {
-                decoder.decompress_into(black_box(&codes[w[0]..w[1]]), &mut out);
-            }
-        })
-    });
-    assert_eq!(out, strings.concat());
-    g.bench_function("decompress_all", |b| {
-        b.iter(|| {
-            out.clear();
-            decoder.decompress_into(black_box(&codes), &mut out);
-        })
-    });
-    assert_eq!(out, strings.concat());
+    let decompress_each = |out: &mut Vec<u8>| {
+        for w in offsets.windows(2) {
+            decoder.decompress_into(black_box(&codes[w[0]..w[1]]), out);
+        }
+    };
+    let decompress_all = |out: &mut Vec<u8>| decoder.decompress_into(black_box(&codes), out);
+    let decompressors: [(&str, &dyn Fn(&mut Vec<u8>)); 2] =
+        [("decompress_each", &decompress_each), ("decompress_all", &decompress_all)];
+    for (name, decompress) in decompressors {
+        out.clear();
+        decompress(&mut out);
+        assert_eq!(out, strings.concat(), "{name}");
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                out.clear();
+                decompress(&mut out)
+            })
+        });
+    }
     g.finish();
 }
 
