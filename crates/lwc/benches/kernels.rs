@@ -61,6 +61,14 @@ fn plain_gather(v: &[u32], pos: &[u32], out: &mut [u32]) {
     }
 }
 
+/// A routine and the name it is benched under.
+type Named<'a, F> = (&'static str, &'a F);
+/// Values into the first slice, the second one scratch.
+type Gather<'a> = dyn Fn(&mut [u32], &mut [u32]) + 'a;
+/// A bitmap into the first slice, the second one scratch.
+type Filter<'a> = dyn Fn(&mut [u64], &mut [u32]) + 'a;
+type Decompress<'a> = dyn Fn(&mut Vec<u8>) + 'a;
+
 fn configure<'a>(c: &'a mut Criterion, name: &str) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
     let mut g = c.benchmark_group(name);
     g.measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_secs(1)).sample_size(20);
@@ -122,7 +130,7 @@ fn gather(c: &mut Criterion) {
                 bitpack::unpack_range(black_box(&d.packed), N, d.w, 0, 0, scratch);
                 plain_gather(scratch, black_box(&pos), out)
             };
-            let readers: [(&str, &dyn Fn(&mut [u32], &mut [u32])); 3] = [
+            let readers: [Named<Gather>; 3] = [
                 ("lwc_gather", &lwc_gather),
                 ("lwc_get_loop", &lwc_get_loop),
                 ("decode_then_gather", &decode_then_gather),
@@ -189,7 +197,7 @@ fn filter_gt(c: &mut Criterion) {
             scan::filter_range_plain(scratch, lo, span, bits)
         };
         let plain = |bits: &mut [u64], _: &mut [u32]| scan::filter_range_plain(black_box(&d.plain), lo, span, bits);
-        let filters: [(&str, &dyn Fn(&mut [u64], &mut [u32])); 3] =
+        let filters: [Named<Filter>; 3] =
             [("lwc_packed", &packed), ("decode_then_compare", &decode_then_compare), ("plain", &plain)];
         for (name, filter) in filters {
             bits.fill(0);
@@ -295,7 +303,7 @@ fn fsst(c: &mut Criterion) {
         }
     };
     let decompress_all = |out: &mut Vec<u8>| decoder.decompress_into(black_box(&codes), out);
-    let decompressors: [(&str, &dyn Fn(&mut Vec<u8>)); 2] =
+    let decompressors: [Named<Decompress>; 2] =
         [("decompress_each", &decompress_each), ("decompress_all", &decompress_all)];
     for (name, decompress) in decompressors {
         out.clear();
