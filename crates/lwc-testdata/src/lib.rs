@@ -18,6 +18,7 @@
 
 pub mod exercise;
 pub mod mutate;
+pub mod panics;
 pub mod shapes;
 
 use std::sync::Arc;

@@ -1,11 +1,10 @@
-// Shared table builders for the integration tests (included with `mod common;`).
-#![allow(dead_code)]
+//! Table builders shared by the modules.
 
 use std::sync::Arc;
 
 use arrow_array::types::*;
 use arrow_array::*;
-use arrow_schema::{Field, Schema, SchemaRef};
+use arrow_schema::{Field, Schema};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -139,10 +138,6 @@ type F16 = <Float16Type as ArrowPrimitiveType>::Native;
 
 fn half_of(i: usize) -> F16 {
     F16::from_f32(i as f32 * 0.25)
-}
-
-pub fn schema_of(batch: &RecordBatch) -> SchemaRef {
-    batch.schema()
 }
 
 /// Cuts a batch into slices of the given sizes (cycling), covering all rows.

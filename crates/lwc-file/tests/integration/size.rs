@@ -46,7 +46,7 @@ fn ten_million_integers_take_their_index_alone() {
 }
 
 /// Issue 16's goal: 0 … 10^8 − 1 in at most 10 KB (pcodec: 9.6 KB), with O(1) `get`.
-/// `cargo test --release -p lwc-file --test size -- --ignored --nocapture`
+/// `cargo test --release -p lwc-file --test integration -- size:: --ignored --nocapture`
 #[test]
 #[ignore]
 fn a_hundred_million_integers_take_under_ten_kilobytes() {

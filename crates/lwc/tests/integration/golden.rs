@@ -4,7 +4,7 @@
 //!
 //! `tests/golden/v1/` holds one `.bin` (the bytes) and one `.txt` (the type, the cascade the bytes say, then
 //! one value or `null` per row) per case. They were written once by `LWC_WRITE_GOLDEN=1 cargo test -p lwc
-//! --test golden`, which only ever adds the files of cases that have none (into the folder of the format
+//! --test integration -- golden::`, which only ever adds the files of cases that have none (into the folder of the format
 //! this build writes, [`CURRENT`]), and are never rewritten.
 
 use std::path::{Path, PathBuf};

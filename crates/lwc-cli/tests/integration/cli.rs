@@ -10,9 +10,7 @@ use arrow::array::{
 };
 use arrow::datatypes::{DataType, Field, Int64Type, Schema, TimeUnit};
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 const ROWS: usize = 150_000;
 

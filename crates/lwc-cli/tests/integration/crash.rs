@@ -4,13 +4,11 @@
 //! written to a temporary name and renamed into place when complete, which is what this checks.
 //! (A killed run leaves its temporary `.lwc-tmp*` file behind: nothing can remove it after SIGKILL.)
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 
 /// Kill points per phase, spread evenly over a run's duration (plus one before it starts).
 const KILLS: u32 = 8;

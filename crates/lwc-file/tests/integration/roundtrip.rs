@@ -1,12 +1,10 @@
 //! Round trips of every supported type through a real file and through bytes.
 
-mod common;
-
 use std::sync::Arc;
 
+use crate::common::{all_types, cut};
 use arrow_array::*;
 use arrow_schema::{DataType, Field, Schema};
-use common::{all_types, cut};
 use lwc::{EncodeOptions, Predicate};
 use lwc_file::{with_int_column, write_file, write_to_bytes, Error, FileWriter, LwcFile, Storage, WriteOptions};
 

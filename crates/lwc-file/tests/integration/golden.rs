@@ -3,10 +3,8 @@
 //! of that name). A change that breaks one must bump the format version and keep reading
 //! the old one.
 //!
-//! `tests/golden/vN/` was written once (per version N) by `LWC_WRITE_GOLDEN=1 cargo test -p lwc-file --test golden`, which
+//! `tests/golden/vN/` was written once (per version N) by `LWC_WRITE_GOLDEN=1 cargo test -p lwc-file --test integration -- golden::`, which
 //! adds files only for cases that have none (into the folder of the format this build writes, [`CURRENT`]).
-
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -28,7 +26,7 @@ fn dir(version: &str) -> PathBuf {
 fn cases() -> Vec<(&'static str, RecordBatch, EncodeOptions)> {
     let rows = |segment_rows: usize| EncodeOptions { segment_rows, ..EncodeOptions::default() };
     let blocks = |cascade: Encoding| EncodeOptions { segment_rows: 4_000, ..EncodeOptions::with_encoding(cascade) };
-    let one = common::all_types(1, 11);
+    let one = crate::common::all_types(1, 11);
     let empty = one.slice(0, 0);
     let ids: ArrayRef = Arc::new(Int64Array::from_iter((0..2_000i64).map(|i| (i % 13 != 5).then_some(i * 3))));
     let text: ArrayRef = Arc::new(StringArray::from_iter((0..2_000).map(|i| match i % 9 {
@@ -39,13 +37,13 @@ fn cases() -> Vec<(&'static str, RecordBatch, EncodeOptions)> {
     let schema = Schema::new(vec![Field::new("id", DataType::Int64, true), Field::new("text", DataType::Utf8, true)]);
     let mixed = RecordBatch::try_new(Arc::new(schema), vec![ids, text]).unwrap();
     vec![
-        ("all_types", common::all_types(1_000, 7), rows(300)),
+        ("all_types", crate::common::all_types(1_000, 7), rows(300)),
         ("one_row", one, rows(65_536)),
         ("empty", empty, rows(65_536)),
         ("ids_and_text", mixed, rows(512)),
         // Floats and strings as core segments (footer storage tags 4 and 5), added within version 2:
         // the files above hold them as plain floats and the file's own dictionary (tags 2 and 3).
-        ("all_types_in_core_segments", common::all_types(1_000, 7), rows(300)),
+        ("all_types_in_core_segments", crate::common::all_types(1_000, 7), rows(300)),
         // The float and string encodings of issue 14 (alp, alp_rd, fsst), added within version 2.
         ("floats_and_text", floats_and_text(3_000), rows(1_024)),
         // Byte strings in compressed blocks (issue 14), added within version 2.

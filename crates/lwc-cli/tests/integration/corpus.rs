@@ -6,16 +6,14 @@
 //! Every input format runs under the default objective; the Parquet input (whose types reach lwc
 //! unchanged) also runs under every other objective and under `--memory-budget`.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::common::*;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, UInt64Array};
 use arrow::datatypes::{
     DataType, Field, Int16Type, Int32Type, Int64Type, Int8Type, Schema, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
-use common::*;
 
 /// The objectives a user can name (the default, balanced, runs for every input format).
 const OBJECTIVES: [&str; 4] = ["size", "scan", "random", "scan=1,get=0.1"];
@@ -215,32 +213,40 @@ fn lookups(rows: u64) -> Vec<u64> {
 #[test]
 fn every_table_of_the_corpus_round_trips_through_the_command() {
     let dir = tempfile::tempdir().unwrap();
-    for table in lwc_testdata::corpus() {
-        for (input, want) in inputs(dir.path(), table.name, &table.batch) {
-            let what = format!("{} from {}", table.name, input.display());
-            let file = round_trip(dir.path(), &input, &want, &[], &what);
-            if want.num_rows() > 0 {
-                check_get(&file, &want, &lookups(want.num_rows() as u64), &what);
+    // One thread a table: each waits on the commands it runs, so the tables share the cores.
+    std::thread::scope(|threads| {
+        for table in lwc_testdata::corpus() {
+            let dir = dir.path();
+            threads.spawn(move || table_round_trips(dir, &table));
+        }
+    });
+}
+
+fn table_round_trips(dir: &Path, table: &lwc_testdata::Table) {
+    for (input, want) in inputs(dir, table.name, &table.batch) {
+        let what = format!("{} from {}", table.name, input.display());
+        let file = round_trip(dir, &input, &want, &[], &what);
+        if want.num_rows() > 0 {
+            check_get(&file, &want, &lookups(want.num_rows() as u64), &what);
+        }
+        check_scans(&file, &want, &what);
+        check_text_and_float_scans(&file, &want, &what);
+        if input.extension().is_some_and(|e| e == "parquet") {
+            for objective in OBJECTIVES {
+                let what = format!("{what} --objective {objective}");
+                let file = round_trip(dir, &input, &want, &["--objective", objective], &what);
+                if want.num_rows() > 0 {
+                    let picks = lookups(want.num_rows() as u64);
+                    check_get(&file, &want, &picks[..picks.len().min(3)], &what);
+                }
             }
-            check_scans(&file, &want, &what);
-            check_text_and_float_scans(&file, &want, &what);
-            if input.extension().is_some_and(|e| e == "parquet") {
-                for objective in OBJECTIVES {
-                    let what = format!("{what} --objective {objective}");
-                    let file = round_trip(dir.path(), &input, &want, &["--objective", objective], &what);
-                    if want.num_rows() > 0 {
-                        let picks = lookups(want.num_rows() as u64);
-                        check_get(&file, &want, &picks[..picks.len().min(3)], &what);
-                    }
-                }
-                // A budget the smallest encodings fit in with room to spare, under two access mixes.
-                let budget = (std::fs::metadata(&file).unwrap().len() * 2 + 4_096).to_string();
-                for objective in ["random", "scan"] {
-                    let what = format!("{what} --memory-budget {budget} --objective {objective}");
-                    let flags = ["--memory-budget", budget.as_str(), "--objective", objective];
-                    let file = round_trip(dir.path(), &input, &want, &flags, &what);
-                    check_scans(&file, &want, &what);
-                }
+            // A budget the smallest encodings fit in with room to spare, under two access mixes.
+            let budget = (std::fs::metadata(&file).unwrap().len() * 2 + 4_096).to_string();
+            for objective in ["random", "scan"] {
+                let what = format!("{what} --memory-budget {budget} --objective {objective}");
+                let flags = ["--memory-budget", budget.as_str(), "--objective", objective];
+                let file = round_trip(dir, &input, &want, &flags, &what);
+                check_scans(&file, &want, &what);
             }
         }
     }

@@ -14,7 +14,6 @@
 //! `--nocapture`.
 
 use std::collections::BTreeMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
 use lwc::types::Word;
@@ -23,6 +22,7 @@ use lwc::{
 };
 use lwc_testdata::exercise::{exercise_column, exercise_segment};
 use lwc_testdata::mutate::Mutator;
+use lwc_testdata::panics;
 
 /// Opened views up to this many rows are exercised and cross-checked over every row.
 const FULL_UP_TO: usize = 1_024;
@@ -216,7 +216,6 @@ impl Tally {
     }
 
     fn report(&self, what: &str, seconds: f64) {
-        drop(std::panic::take_hook()); // the default hook again, so the verdict prints
         println!(
             "{what}: {} mutated inputs in {seconds:.1} s; {} opened and answered every operation; rejected: {:?}; \
              views whose answers disagree: {:?}",
@@ -240,26 +239,15 @@ fn run_one(
     body: impl FnOnce(&mut Tally) -> Result<(), String>,
 ) {
     tally.inputs += 1;
-    match catch_unwind(AssertUnwindSafe(|| body(tally))) {
+    match panics::catch(|| body(tally)) {
         Ok(Ok(())) => {}
         Ok(Err(_)) => *tally.inconsistent.entry(cascade.to_string()).or_default() += 1,
-        Err(payload) => {
-            let message = payload
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()));
-            tally.failures.push(format!("{}: panicked: {}", what(), message.unwrap_or_default()));
-        }
+        Err(message) => tally.failures.push(format!("{}: panicked: {message}", what())),
     }
-}
-
-fn quiet_panics() {
-    std::panic::set_hook(Box::new(|_| {}));
 }
 
 #[test]
 fn mutated_segments_give_errors_or_answering_views() {
-    quiet_panics();
     let mut bases: Vec<(Type, String, Vec<u8>)> = Vec::new();
     for (k, cascade) in CASCADES.iter().enumerate() {
         for (j, &t) in TYPES.iter().enumerate() {
@@ -309,7 +297,6 @@ fn mutated_segments_give_errors_or_answering_views() {
 
 #[test]
 fn mutated_columns_give_errors_or_answering_views() {
-    quiet_panics();
     let mut bases: Vec<(Type, String, Vec<u8>)> = Vec::new();
     for (k, cascade) in
         ["auto", "for", "dict", "rle", "delta:16", "pfor", "varint", "rle(sequence, sequence)"].iter().enumerate()
@@ -378,7 +365,6 @@ fn mutated_columns_give_errors_or_answering_views() {
 fn mutated_byte_string_segments_give_errors_or_answering_views() {
     use lwc::strings::{encode_bytes_segment, BytesPredicate, BytesSegment, BytesType};
     use lwc::Predicate;
-    quiet_panics();
     let shapes: [fn(usize) -> Vec<u8>; 4] = [
         |i| ["MAIL", "SHIP", "AIR", "TRUCK"][i % 4].as_bytes().to_vec(),
         |i| format!("Customer#{:09}", i * 7).into_bytes(),

@@ -2,12 +2,10 @@
 //! length, have bits flipped and bytes set to 0x00 / 0xFF (every bit and byte of the headers, a sample of
 //! the body), are opened misaligned, and are replaced by random bytes behind a valid header. Opening must
 //! either fail or give a view on which every operation completes without panicking; answers may be wrong,
-//! since checksums belong to the file layer. Each mutation runs under `catch_unwind`, and the test names
+//! since checksums belong to the file layer. Each mutation runs under `panics::catch`, and the test names
 //! every one that panicked.
 
-use std::any::Any;
 use std::ops::Range;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use lwc::types::Word;
 use lwc::{
@@ -15,6 +13,7 @@ use lwc::{
     Segment,
 };
 use lwc_testdata::exercise::{exercise_column, exercise_segment};
+use lwc_testdata::panics;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -134,14 +133,6 @@ fn mutate(bytes: &[u8], dense: &[Range<usize>], stride: usize, mut f: impl FnMut
     }
 }
 
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "(no message)".into())
-}
-
 /// Tallies what mutated inputs did, and which panicked.
 #[derive(Default)]
 struct Outcome {
@@ -151,13 +142,13 @@ struct Outcome {
 }
 
 impl Outcome {
-    /// Copies `bytes` into aligned storage, opens and exercises them under `catch_unwind`.
+    /// Copies `bytes` into aligned storage, opens and exercises them under `panics::catch`.
     fn run(&mut self, what: &str, bytes: &[u8], open_and_exercise: impl Fn(&[u8]) -> bool) {
         let aligned = AlignedBytes::copy_from(bytes);
-        match catch_unwind(AssertUnwindSafe(|| open_and_exercise(&aligned))) {
+        match panics::catch(|| open_and_exercise(&aligned)) {
             Ok(true) => self.opened += 1,
             Ok(false) => self.rejected += 1,
-            Err(payload) => self.panics.push(format!("{what}: panicked: {}", panic_message(&*payload))),
+            Err(message) => self.panics.push(format!("{what}: panicked: {message}")),
         }
     }
 
@@ -235,8 +226,8 @@ fn corrupt_segments<T: LwcInt>() {
             let aligned = AlignedBytes::copy_from(&shifted);
             for at in 1..8 {
                 let what = format!("{} {cascade} segment of {n} rows at offset {at}", T::TYPE);
-                if let Err(p) = catch_unwind(AssertUnwindSafe(|| open_segment::<T>(&aligned[at..at + bytes.len()]))) {
-                    outcome.panics.push(format!("{what}: panicked: {}", panic_message(&*p)));
+                if let Err(message) = panics::catch(|| open_segment::<T>(&aligned[at..at + bytes.len()])) {
+                    outcome.panics.push(format!("{what}: panicked: {message}"));
                 }
             }
         }

@@ -1,5 +1,4 @@
 //! Helpers shared by the tests that run the `lwc` binary.
-#![allow(dead_code)]
 
 use std::fs::File;
 use std::path::Path;

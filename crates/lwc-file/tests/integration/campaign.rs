@@ -12,7 +12,6 @@
 //! (100,000 by default); the summary prints with `--nocapture`.
 
 use std::collections::BTreeMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
 use arrow_array::RecordBatch;
@@ -20,6 +19,7 @@ use lwc::AlignedBytes;
 use lwc_file::{write_to_bytes, Error, LwcFile, ReadOptions, WriteOptions};
 use lwc_testdata::exercise::exercise_file;
 use lwc_testdata::mutate::Mutator;
+use lwc_testdata::panics;
 
 /// An input that takes this long to read or reject has found unbounded work (every one here takes well
 /// under a millisecond).
@@ -75,7 +75,6 @@ fn kind(e: &Error) -> String {
 
 #[test]
 fn damaged_files_give_typed_errors_or_the_written_rows() {
-    std::panic::set_hook(Box::new(|_| {}));
     let bases = bases();
     let donors: Vec<Vec<u8>> = bases.iter().map(|(_, b, _)| b.clone()).collect();
     let mut mutator = Mutator::new(0xf11e);
@@ -89,7 +88,7 @@ fn damaged_files_give_typed_errors_or_the_written_rows() {
         let (bytes, how) = mutator.mutate(base, &donors);
         let unchecked = round % 2 == 1;
         let t0 = Instant::now();
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let outcome = panics::catch(|| {
             let aligned = AlignedBytes::copy_from(&bytes);
             let options = ReadOptions { verify_checksums: !unchecked };
             let file = LwcFile::from_bytes_with(aligned, options)?;
@@ -98,7 +97,7 @@ fn damaged_files_give_typed_errors_or_the_written_rows() {
             } else {
                 read_back_exactly(&file, want)
             }
-        }));
+        });
         // Damage must not buy unbounded work: a few bytes once claimed two billion dictionary entries and
         // took 39 s to reject (see tests/regressions/).
         if t0.elapsed().as_secs() >= SLOW_SECONDS {
@@ -109,12 +108,7 @@ fn damaged_files_give_typed_errors_or_the_written_rows() {
             Ok(Ok(())) => intact += 1,
             Ok(Err(e)) if unchecked => *unchecked_errors.entry(kind(&e)).or_default() += 1,
             Ok(Err(e)) => *checked_errors.entry(kind(&e)).or_default() += 1,
-            Err(payload) => {
-                let message = payload
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
+            Err(message) => {
                 failures.push(format!(
                     "round {round}: {name}, {how}, checksums {}: {message}",
                     if unchecked { "off" } else { "on" }
@@ -122,7 +116,6 @@ fn damaged_files_give_typed_errors_or_the_written_rows() {
             }
         }
     }
-    drop(std::panic::take_hook());
     println!(
         "files: {n} mutated inputs in {:.1} s\n  checksums on: {intact} read back the written rows; errors: {checked_errors:?}\n  \
          checksums off: {answered} answered every read; errors: {unchecked_errors:?}",
