@@ -869,16 +869,25 @@ impl<'a, V: Value> Segment<'a, V> {
 
     /// [`Segment::take_into`] of latents, for lists longer than [`SHORT_TAKE`].
     fn take_latents(&self, positions: &[u32], out: &mut [V::Latent]) -> Result<()> {
+        let out_of_range = |row: u32| Error::RowOutOfRange { row: row as u64, rows: self.rows as u64 };
+        if positions.len() >= self.rows {
+            // A position a row or more: nothing beats decoding the stream once and gathering from it,
+            // each position checked as it is read, so a long list sweeps through memory once.
+            let mut decoded = vec![V::Latent::default(); self.rows];
+            self.stream.decode_into(0, &mut decoded);
+            for (o, &p) in out.iter_mut().zip(positions) {
+                *o = *decoded.get(p as usize).ok_or_else(|| out_of_range(p))?;
+            }
+            return Ok(());
+        }
         // Check and serve the list a chunk at a time, so the check reads positions the take then finds in L1
-        // instead of sweeping a long list through memory twice. Not where gets walk or search, nor for
-        // lists longer than the segment: the take then weighs the whole list against one decode of the
-        // stream, not each chunk against one.
-        let whole = self.stream.get_cost() > 1 || positions.len() >= self.rows;
-        let chunk = if whole { positions.len().max(1) } else { TAKE_CHUNK };
+        // instead of sweeping a long list through memory twice. Not where gets walk or search: the take
+        // then weighs the whole list against one decode of the stream, not each chunk against one.
+        let chunk = if self.stream.get_cost() > 1 { positions.len().max(1) } else { TAKE_CHUNK };
         for (pos, dst) in positions.chunks(chunk).zip(out.chunks_mut(chunk)) {
             let (max, sorted) = crate::kernels::positions::max_and_sorted(pos);
             if let Some(row) = max.filter(|&m| m as usize >= self.rows) {
-                return Err(Error::RowOutOfRange { row: row as u64, rows: self.rows as u64 });
+                return Err(out_of_range(row));
             }
             if sorted {
                 self.stream.take_sorted_into(pos, dst);

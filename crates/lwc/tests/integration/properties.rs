@@ -644,6 +644,13 @@ fn check_view<T: LwcInt, V: View<T>>(
     }
     assert!(is_out_of_range(&view.take(&[0, n]), n) || n == 0, "{what}: take {n}");
     assert!(is_out_of_range(&view.take(&[n]), n), "{what}: take {n}");
+    // A bad row last in lists long enough to be checked as they are served: shorter than the rows, and
+    // longer (served from one decode of everything).
+    for len in [16, n as usize + 1] {
+        let mut long: Vec<u64> = (0..len as u64).map(|i| i % n.max(1)).collect();
+        *long.last_mut().expect("not empty") = n;
+        assert!(is_out_of_range(&view.take(&long), n), "{what}: take {n} after {} rows", len - 1);
+    }
     for bad in view.bad_selections() {
         assert!(matches!(view.aggregate(Some(&bad)), Err(Error::RowOutOfRange { .. })), "{what}: aggregate {bad:?}");
     }
