@@ -22,7 +22,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 
-use super::Config;
+use super::{cliff, cliff_note, Config};
 use crate::codecs;
 use crate::data::{self, Strings};
 use crate::measure::{race, Candidate, Settings, Timing};
@@ -857,13 +857,25 @@ fn speed_tables(comment: &Column, speeds: &Speeds, records: &mut Vec<Record>) ->
         format!("strings: l_comment, random access ({LOOKUPS} rows)"),
         &["codec", "get, ns a row", "get / plain", "take, ns a row", "take / plain"],
     );
-    for ((name, ns, r), (_, take)) in speeds.get.iter().zip(&speeds.take) {
+    // Issue 16's bound: a take against the codec's decode of everything plus plain's take of the list.
+    let plain_take = speeds.take.first().map_or(f64::NAN, |(_, t)| t.median_ns);
+    let mut cliffs = Vec::new();
+    for (((name, ns, r), (_, take)), (_, decode)) in speeds.get.iter().zip(&speeds.take).zip(&speeds.decode) {
         let take_ns = take.median_ns / LOOKUPS as f64;
-        access.row(vec![name.clone(), format!("{ns:.1}"), ratio(*r), format!("{take_ns:.1}"), ratio(take.ratio)]);
+        let mark = match cliff(&[take.median_ns], &[decode.median_ns], &[plain_take]) {
+            Some((_, factor)) => {
+                cliffs.push(format!("{name} take, {factor:.1}x"));
+                " !"
+            }
+            None => "",
+        };
+        let take_ratio = format!("{}{mark}", ratio(take.ratio));
+        access.row(vec![name.clone(), format!("{ns:.1}"), ratio(*r), format!("{take_ns:.1}"), take_ratio]);
         records.push(record("l_comment", name, "get a row", *ns, "ns", Some(*r)));
         records.push(record("l_comment", name, "take a row", take_ns, "ns", Some(take.ratio)));
     }
     access.note(format!("get: {LOOKUPS} independent point lookups at uniform random rows (a new list of rows each call, {ROTATION} in turn, so that no reader finds its rows cached by the call before), each row appended to one reused result buffer (lwc: `BytesSegment::get`, which returns a `Cow`: borrowed for plain bytes and dictionaries, a fresh `Vec` for fsst); zstd and lz4_flex decompress the row's whole block for each get (into one reused buffer), timed on the first {BLOCK_GETS} positions, in a race of their own with plain (their block decompressions would evict the other readers' rows from the caches between rounds; so for take); fsst-rs decodes the row into one reused buffer. take: {LOOKUPS} sorted random positions (also {ROTATION} lists in turn), each block's through `BytesSegment::take` (the compressors decompress each block they read once), into fresh arrays."));
+    access.note(cliff_note(&cliffs));
 
     let mut header = vec!["codec".to_string()];
     for (p, _) in &speeds.predicates {

@@ -191,6 +191,24 @@ pub(crate) fn row_bounds(ends: &StreamView<'_, u64>, range: Range<usize>) -> Vec
     bounds
 }
 
+/// Where each row at `positions` (any order, each below the stream's length) begins and ends in a stream
+/// of end offsets: two takes of the ends, the rows' own and the ones before them. Takes are bounded by a
+/// decode of the ends and walk sorted lists forward, so ends whose gets walk (`delta`, which the `size`
+/// objective picks) cost a walk per take, not two seeks per row.
+pub(crate) fn row_spans(ends: &StreamView<'_, u64>, positions: &[u32]) -> Vec<Range<usize>> {
+    let before: Vec<u32> = positions.iter().map(|&p| p.saturating_sub(1)).collect();
+    let (mut starts, mut stops) = (vec![0u64; positions.len()], vec![0u64; positions.len()]);
+    if positions.is_sorted() {
+        ends.take_sorted_into(&before, &mut starts);
+        ends.take_sorted_into(positions, &mut stops);
+    } else {
+        ends.take_into(&before, &mut starts);
+        ends.take_into(positions, &mut stops);
+    }
+    let starts = positions.iter().zip(starts).map(|(&p, start)| if p == 0 { 0 } else { start as usize });
+    starts.zip(stops).map(|(start, stop)| start..stop as usize).collect()
+}
+
 /// Where row `i` begins and ends in a stream of end offsets.
 #[inline]
 pub(crate) fn row_span(ends: &StreamView<'_, u64>, i: usize) -> Range<usize> {

@@ -20,7 +20,8 @@ use std::ops::Range;
 
 use super::blocks::{BlockTable, ByteCompressor};
 use super::byte_strings::{
-    row_bounds, row_span, ByteArray, ByteProfile, BytesEncoder, BytesOps, BytesTest, Extremes, OpenBytes, ENDS,
+    row_bounds, row_span, row_spans, ByteArray, ByteProfile, BytesEncoder, BytesOps, BytesTest, Extremes, OpenBytes,
+    ENDS,
 };
 use super::{Cascade, Children, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
@@ -194,7 +195,12 @@ impl<C: ByteCompressor> BytesBlocksView<'_, C> {
 
     /// Row `i`'s span in the bytes back to back; empty where damaged ends leave the data.
     fn span(&self, i: usize) -> Range<usize> {
-        Some(row_span(&self.ends, i)).filter(|s| s.start <= s.end && s.end <= self.len).unwrap_or(0..0)
+        self.inside(row_span(&self.ends, i))
+    }
+
+    /// `span`, or nothing where damaged ends leave the data.
+    fn inside(&self, span: Range<usize>) -> Range<usize> {
+        Some(span).filter(|s| s.start <= s.end && s.end <= self.len).unwrap_or(0..0)
     }
 
     /// Calls `f(i, bytes)` for every row in order, reading the ends a block at a time.
@@ -243,11 +249,12 @@ impl<'a, C: ByteCompressor> BytesOps<'a> for BytesBlocksView<'a, C> {
         if !positions.is_sorted() {
             order.sort_unstable_by_key(|&k| positions[k]);
         }
+        let spans = row_spans(&self.ends, positions);
         let mut window = Window::new();
         let mut sorted = ByteArray::with_capacity(positions.len());
         let mut at = vec![0usize; positions.len()];
         for (rank, &k) in order.iter().enumerate() {
-            sorted.push(window.read(self, self.span(positions[k] as usize)));
+            sorted.push(window.read(self, self.inside(spans[k].clone())));
             at[k] = rank;
         }
         for &rank in &at {

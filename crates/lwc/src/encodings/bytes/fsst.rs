@@ -17,7 +17,7 @@ use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use super::byte_strings::{
-    row_bounds, row_span, ByteArray, ByteProfile, BytesEncoder, BytesOps, BytesTest, OpenBytes, ENDS,
+    row_bounds, row_span, row_spans, ByteArray, ByteProfile, BytesEncoder, BytesOps, BytesTest, OpenBytes, ENDS,
 };
 use super::{Cascade, Children, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
@@ -184,16 +184,8 @@ impl<'a> BytesOps<'a> for BytesFsstView<'a> {
     }
 
     fn take_into(&self, positions: &[u32], out: &mut ByteArray) {
-        // Two gathers of ends (each row's and the one before it), then one decode a row.
-        let mut bounds = vec![0u64; 2 * positions.len()];
-        let (starts, ends) = bounds.split_at_mut(positions.len());
-        let before: Vec<u32> = positions.iter().map(|&p| p.saturating_sub(1)).collect();
-        self.ends.take_into(&before, starts);
-        self.ends.take_into(positions, ends);
-        for ((&p, &start), &end) in positions.iter().zip(starts.iter()).zip(ends.iter()) {
-            let start = if p == 0 { 0 } else { start };
-            let codes = self.codes.get(start as usize..end as usize).unwrap_or(&[]);
-            self.decoder.decompress_into(codes, &mut out.data);
+        for span in row_spans(&self.ends, positions) {
+            self.decoder.decompress_into(self.codes.get(span).unwrap_or(&[]), &mut out.data);
             out.offsets.push(out.data.len() as u64);
         }
     }

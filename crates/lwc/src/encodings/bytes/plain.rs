@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 
-use super::byte_strings::{row_bounds, row_span, ByteProfile, BytesEncoder, BytesOps, OpenBytes, ENDS};
+use super::byte_strings::{row_bounds, row_span, row_spans, ByteProfile, BytesEncoder, BytesOps, OpenBytes, ENDS};
 use super::{Cascade, Children, StreamOps, StreamView};
 use crate::bytes::{Reader, Writer};
 use crate::error::Result;
@@ -78,6 +78,12 @@ impl<'a> BytesOps<'a> for BytesPlainView<'a> {
             }
             // Damaged offsets: row by row, each one clamped.
             None => range.for_each(|i| self.push_row(i, out)),
+        }
+    }
+
+    fn take_into(&self, positions: &[u32], out: &mut super::ByteArray) {
+        for span in row_spans(&self.ends, positions) {
+            out.push(self.data.get(span).unwrap_or(&[]));
         }
     }
 }
