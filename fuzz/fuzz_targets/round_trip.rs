@@ -4,32 +4,14 @@
 
 #![no_main]
 
+use std::sync::LazyLock;
+
 use libfuzzer_sys::fuzz_target;
 use lwc::types::Word;
 use lwc::{AccessMix, Bitmap, Cascade, EncodeOptions, EncodedColumn, Error, LwcInt, Objective};
 
-const CASCADES: [&str; 20] = [
-    "auto",
-    "plain",
-    "constant",
-    "sequence",
-    "bitpack",
-    "bytepack",
-    "for",
-    "for_n:16",
-    "dict",
-    "pfor",
-    "delta:16",
-    "delta2:8",
-    "rle",
-    "varint",
-    "gcd",
-    "lz4",
-    "zstd",
-    "rle(delta(dict), delta)",
-    "dict(rle)",
-    "gcd(pfor)",
-];
+/// The cascades an input picks from, built once.
+static CASCADES: LazyLock<Vec<Cascade>> = LazyLock::new(lwc_fuzz::cascades);
 
 fn round_trip<T: LwcInt>(data: &[u8]) {
     let Some((&[pick, objective, rows_byte, null_byte], rest)) = data.split_first_chunk::<4>() else {
@@ -47,10 +29,12 @@ fn round_trip<T: LwcInt>(data: &[u8]) {
     let nulls = null_byte % 4;
     let validity = (nulls > 0).then(|| {
         Bitmap::from_bools(
-            &(0..values.len()).map(|i| (i * 31 + null_byte as usize) % (nulls as usize * 3) != 0).collect::<Vec<_>>(),
+            &(0..values.len())
+                .map(|i| !(i * 31 + null_byte as usize).is_multiple_of(nulls as usize * 3))
+                .collect::<Vec<_>>(),
         )
     });
-    let cascade: Cascade = CASCADES[pick as usize % CASCADES.len()].parse().unwrap();
+    let cascade = CASCADES[pick as usize % CASCADES.len()].clone();
     let objective = [
         Objective::Balanced,
         Objective::Size,
@@ -59,7 +43,7 @@ fn round_trip<T: LwcInt>(data: &[u8]) {
         Objective::Mix(AccessMix { scan: 1.0, get: 0.5 }),
     ][objective as usize % 5];
     let segment_rows = [1, 7, 64, 1_000, 65_536][rows_byte as usize % 5];
-    let options = EncodeOptions { cascade: cascade.clone(), segment_rows, objective };
+    let options = EncodeOptions { cascade: cascade.clone(), segment_rows, objective, ..EncodeOptions::default() };
     let encoded = match EncodedColumn::encode(&values, validity.as_ref(), options) {
         Ok(e) => e,
         Err(Error::NotApplicable { .. }) if cascade.to_string() != "auto" => return,

@@ -6,32 +6,8 @@
 
 use std::path::Path;
 
-use lwc::{encode_segment, Bitmap, Cascade, EncodeOptions, EncodedColumn};
-
-const CASCADES: [&str; 22] = [
-    "plain",
-    "constant",
-    "sequence",
-    "bitpack",
-    "bytepack",
-    "for",
-    "for_n:16",
-    "for_n",
-    "dict",
-    "pfor",
-    "delta:16",
-    "delta",
-    "delta2:8",
-    "rle",
-    "varint",
-    "gcd",
-    "lz4",
-    "zstd",
-    "auto",
-    "rle(delta(dict), delta)",
-    "dict(rle)",
-    "gcd(pfor)",
-];
+use lwc::{encode_segment, Bitmap, EncodeOptions, EncodedColumn};
+use lwc_fuzz::cascades;
 
 fn write(target: &str, name: &str, bytes: &[u8]) {
     let dir = Path::new("corpus").join(target);
@@ -41,10 +17,10 @@ fn write(target: &str, name: &str, bytes: &[u8]) {
 
 fn main() {
     let mut count = 0;
-    for (k, text) in CASCADES.iter().enumerate() {
-        let cascade: Cascade = text.parse().unwrap();
+    for (k, cascade) in cascades().into_iter().enumerate() {
+        let text = cascade.to_string();
         for n in [1usize, 40, 300] {
-            let values: Vec<u32> = match *text {
+            let values: Vec<u32> = match text.as_str() {
                 "constant" => vec![9; n],
                 "sequence" => (0..n as u32).map(|i| 5 + 3 * i).collect(),
                 t if t.starts_with("gcd") => (0..n as u32).map(|i| 6 * (i * 7 % 50)).collect(),
