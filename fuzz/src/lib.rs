@@ -2,7 +2,7 @@
 //! corruption campaigns of `cargo test`, so the fuzzers and the tests exercise the same set; and the
 //! cascades the round-trip target and the seed writer share.
 
-use lwc::{Cascade, Encoding, EncodingId};
+use lwc::Cascade;
 
 pub use lwc_testdata::exercise::{exercise_column, exercise_file, exercise_segment};
 
@@ -12,15 +12,8 @@ pub use lwc_testdata::exercise::{exercise_column, exercise_file, exercise_segmen
 pub const FULL_UP_TO: usize = 1 << 16;
 
 /// The cascades the round-trip target picks from, by an input byte modulo their count, and the seed
-/// writer writes seeds of, in the same order: `auto`, every registered integer encoding at its default
-/// parameter (from the registry, so a new encoding is fuzzed without being named here), parameters that
-/// change the layout, and nested cascades.
+/// writer writes seeds of, in the same order: [`lwc_testdata::cascades`], the campaigns' list (every
+/// registered encoding, from the registry, and parameters and nested cascades).
 pub fn cascades() -> Vec<Cascade> {
-    let mut all: Vec<Cascade> = vec![Encoding::Auto.into()];
-    all.extend(EncodingId::ALL.into_iter().map(|id| Cascade::from(Encoding::from(id))));
-    all.extend(
-        ["for_n:16", "delta:16", "delta2:8", "rle(delta(dict), delta)", "dict(rle)", "gcd(pfor)"]
-            .map(|text| text.parse::<Cascade>().expect("a cascade lwc parses")),
-    );
-    all
+    lwc_testdata::cascades().iter().map(|text| text.parse().expect("a cascade lwc parses")).collect()
 }

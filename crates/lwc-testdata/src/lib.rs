@@ -29,6 +29,39 @@ use arrow_schema::{Field, Schema};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+/// The integer cascades the corruption campaigns and the fuzz targets encode: every registered encoding at
+/// its default parameter, from lwc's registry (so a new encoding is covered without being named here),
+/// `auto`, other parameters that change the layout, and nested cascades such as the selector writes.
+///
+/// ```
+/// let cascades = lwc_testdata::cascades();
+/// assert!(cascades.iter().any(|c| c == "radix") && cascades.iter().any(|c| c == "rle(delta(dict), delta)"));
+/// assert!(cascades.iter().all(|c| c.parse::<lwc::Cascade>().is_ok()));
+/// ```
+pub fn cascades() -> Vec<String> {
+    let mut all: Vec<String> = lwc::EncodingId::ALL.iter().map(|id| id.name().to_string()).collect();
+    all.extend(
+        [
+            "auto",
+            "for_n:16",
+            "delta:16",
+            "delta2:4",
+            "delta2:8",
+            "dict(for_n:16)",
+            "dict(rle)",
+            "gcd(pfor)",
+            "gcd(pfor(plain, varint))",
+            "delta:16(dict, delta:16)",
+            "rle(sequence, sequence)",
+            "rle(delta(dict), delta)",
+            "pfor(for, bitpack)",
+            "alp(for, plain, plain)",
+        ]
+        .map(String::from),
+    );
+    all
+}
+
 /// A named table of the corpus.
 pub struct Table {
     /// A short name, usable as a file stem.

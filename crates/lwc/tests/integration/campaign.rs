@@ -31,41 +31,6 @@ fn inputs_per_decoder() -> usize {
     std::env::var("LWC_CAMPAIGN_INPUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000)
 }
 
-/// Every encoding, and the cascades the selector writes.
-const CASCADES: [&str; 31] = [
-    "plain",
-    "constant",
-    "bitpack",
-    "bytepack",
-    "for",
-    "for_n:16",
-    "for_n",
-    "dict",
-    "sequence",
-    "rle",
-    "delta2:4",
-    "delta2",
-    "pfor",
-    "delta:16",
-    "delta",
-    "varint",
-    "gcd",
-    "lz4",
-    "zstd",
-    "auto",
-    "dict(for_n:16)",
-    "gcd(pfor(plain, varint))",
-    "delta:16(dict, delta:16)",
-    "rle(sequence, sequence)",
-    "rle(delta(dict), delta)",
-    "pfor(for, bitpack)",
-    "radix",
-    "alp",
-    "alp_rd",
-    "alp(for, plain, plain)",
-    "narrow",
-];
-
 /// Values `cascade` applies to, `n` of them: shaped as its encoding needs (a constant, a line, runs,
 /// multiples), otherwise a small range with an outlier, sorted half the time.
 fn values<T: LwcInt>(cascade: &str, n: usize, seed: u64) -> Vec<T> {
@@ -249,7 +214,7 @@ fn run_one(
 #[test]
 fn mutated_segments_give_errors_or_answering_views() {
     let mut bases: Vec<(Type, String, Vec<u8>)> = Vec::new();
-    for (k, cascade) in CASCADES.iter().enumerate() {
+    for (k, cascade) in lwc_testdata::cascades().iter().enumerate() {
         for (j, &t) in TYPES.iter().enumerate() {
             let seed = (k * 7 + j) as u64;
             let n = [1, 37, 300, 700][(k + j) % 4];
