@@ -1,19 +1,22 @@
-//! A segment's take against issue 16's bound, in one loop: each round times a plain gather of the list,
-//! the segment's take, and the segment's full decode, so the take reads as a ratio to the plain gather
-//! and to decode-all-then-gather measured on the same machine at the same moment. What `lwc-bench
-//! access` marks with `!`, small enough to profile.
+//! A column's take against issue 16's bound, in one loop: each round times a plain gather of the list,
+//! the column's take, and its full decode, so the take reads as a ratio to the plain gather and to
+//! decode-all-then-gather measured on the same machine at the same moment. On one segment (the default)
+//! it is what `lwc-bench access` marks with `!`, small enough to profile.
 //!
 //! Run: `cargo run --release -p lwc --example take_bound -- [CASCADE ...]` (default `plain bitpack delta
-//! rle lz4`). `DATA` picks 65,535 `u32`: `walk` (a random walk, the default), `uniform`, `years`
-//! (1900-2100) or `step5` (ascending by 5); `K` the list length (default 10^6). `PROFILE=1` repeats the
-//! first cascade's unsorted take for five seconds, for a profiler, and exits.
+//! rle lz4`). `DATA` picks the `u32` values: `walk` (a random walk, the default), `uniform`, `years`
+//! (1900-2100), `step5` (ascending by 5) or a TPC-H key (`l_orderkey`, `o_orderkey`, `ps_partkey`); `ROWS`
+//! how many (default 65,535: one segment; more make a column of 65,536-row segments, taken and decoded
+//! through the column); `K` the list length (default 10^6). `PROFILE=1` repeats the first cascade's
+//! unsorted take for five seconds, for a profiler, and exits.
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use lwc::{encode_segment, Cascade, EncodeOptions, Segment};
+use lwc::{Cascade, EncodeOptions, EncodedColumn};
 
-const ROWS: usize = 65_535;
+/// One segment's worth, short of a power of two, so the last block is partial.
+const DEFAULT_ROWS: usize = 65_535;
 const ROUNDS: usize = 31;
 
 /// A fixed-seed LCG, so runs compare.
@@ -26,9 +29,15 @@ impl Lcg {
     }
 }
 
-fn values(data: &str, rng: &mut Lcg) -> Vec<u32> {
+fn values(data: &str, rows: usize, rng: &mut Lcg) -> Vec<u32> {
+    match data {
+        "l_orderkey" => return lwc_testdata::shapes::l_orderkey(rows),
+        "o_orderkey" => return lwc_testdata::shapes::o_orderkey(rows),
+        "ps_partkey" => return lwc_testdata::shapes::ps_partkey(rows),
+        _ => {}
+    }
     let mut v = 1_000_000u32;
-    (0..ROWS)
+    (0..rows)
         .map(|_| match data {
             "uniform" => rng.next() ^ (rng.next() << 16),
             "years" => 1900 + rng.next() % 201,
@@ -55,20 +64,23 @@ fn main() -> Result<(), lwc::Error> {
         if args.is_empty() { ["plain", "bitpack", "delta", "rle", "lz4"].map(String::from).to_vec() } else { args };
     let data = std::env::var("DATA").unwrap_or_else(|_| "walk".into());
     let k = std::env::var("K").ok().and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
+    let rows: usize = std::env::var("ROWS").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_ROWS).max(1);
     let mut rng = Lcg(1);
-    let values = values(&data, &mut rng);
-    let random: Vec<u32> = (0..k).map(|_| rng.next() % ROWS as u32).collect();
+    let values = values(&data, rows, &mut rng);
+    let random: Vec<u32> = (0..k).map(|_| rng.next() % rows as u32).collect();
     let mut sorted = random.clone();
     sorted.sort_unstable();
-    println!("{data}, {k} positions: take as a ratio to a plain gather, and to decode-all plus that gather");
+    println!(
+        "{data}, {rows} rows, {k} positions: take as a ratio to a plain gather, and to decode-all plus that gather"
+    );
     for cascade in &cascades {
-        let encoded = encode_segment(&values, None, EncodeOptions::with_encoding(cascade.parse::<Cascade>()?))?;
-        let segment = Segment::<u32>::open(encoded.as_bytes())?;
-        let (mut out, mut gathered, mut decoded) = (vec![0u32; k], vec![0u32; k], vec![0u32; ROWS]);
+        let encoded = EncodedColumn::encode(&values, None, EncodeOptions::with_encoding(cascade.parse::<Cascade>()?))?;
+        let column = encoded.open::<u32>()?;
+        let (mut out, mut gathered, mut decoded) = (vec![0u32; k], vec![0u32; k], vec![0u32; rows]);
         if std::env::var("PROFILE").is_ok() {
             let start = Instant::now();
             while start.elapsed().as_secs() < 5 {
-                segment.take_into(black_box(&random), &mut out)?;
+                column.take_into(black_box(&random), &mut out)?;
             }
             return Ok(());
         }
@@ -82,11 +94,11 @@ fn main() -> Result<(), lwc::Error> {
                 black_box(&gathered);
                 plain.push(t.elapsed().as_secs_f64());
                 let t = Instant::now();
-                segment.take_into(black_box(positions), &mut out)?;
+                column.take_into(black_box(positions), &mut out)?;
                 black_box(&out);
                 take.push(t.elapsed().as_secs_f64());
                 let t = Instant::now();
-                segment.decode_into(0, &mut decoded)?;
+                column.decode_into(0, &mut decoded)?;
                 black_box(&decoded);
                 decode.push(t.elapsed().as_secs_f64());
             }

@@ -45,6 +45,8 @@ pub struct Column<'a, T: Value> {
     /// Every segment reads a row in place (see [`Segment::reads_in_place`]): unsorted takes then read each
     /// row where it is instead of grouping the rows by segment first.
     reads_in_place: bool,
+    /// The rows of the largest segment: the most a take makes segment-local at once.
+    largest: usize,
 }
 
 impl<'a, T: Value> Column<'a, T> {
@@ -74,7 +76,8 @@ impl<'a, T: Value> Column<'a, T> {
                 .is_some_and(|(last, rest)| rest.iter().all(|s| s.rows() == first) && last.rows() <= first);
         let uniform_shift = uniform.then(|| first.trailing_zeros());
         let reads_in_place = segments.iter().all(Segment::reads_in_place);
-        Column { rows: next, segments, starts, uniform_shift, reads_in_place }
+        let largest = segments.iter().map(Segment::rows).max().unwrap_or(0);
+        Column { rows: next, segments, starts, uniform_shift, reads_in_place, largest }
     }
 
     /// Rows, nulls included.
@@ -183,7 +186,8 @@ impl<'a, T: Value> Column<'a, T> {
         if out.len() != rows.len() {
             return Err(Error::InvalidArgument(format!("{} outputs for {} rows", out.len(), rows.len())));
         }
-        let mut local = Vec::new();
+        // Sized once: growing it row by row cost a short take more than its reads.
+        let mut local = Vec::with_capacity(rows.len().min(self.largest));
         let mut k = 0;
         while k < rows.len() {
             let (seg, _) = self.locate(rows[k].into())?;
@@ -221,7 +225,7 @@ impl<'a, T: Value> Column<'a, T> {
             // Each row read where it is: grouping rows by segment costs more than the reads (a lone row
             // costs a few nanoseconds). Denser lists go by segment, where each segment weighs decoding
             // itself whole against its positions. Segments that read a row in place (bitpack, for,
-            // constant, dict over packed codes, radix) are read inline, found once per take rather than
+            // constant, dict over packed codes, radix, plain) are read inline, found once per take rather than
             // dispatched per row; worth it once the rows outnumber the segments. Equal segments of one
             // kind of packed fields go through one loop with no match on the kind.
             let inline = rows.len() >= self.segments.len();
@@ -435,6 +439,7 @@ mod tests {
         let mut rng = crate::stats::SplitMix(9);
         let cases = [
             (&values, "bitpack"),
+            (&values, "plain"),
             (&values, "dict"),
             (&sorted, "delta:16"),
             (&sorted, "rle"),

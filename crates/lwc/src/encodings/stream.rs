@@ -27,6 +27,8 @@ pub(crate) enum InPlace<'a, T: LwcInt> {
     Coded { codes: Frame<'a, u32>, dictionary: &'a [T] },
     /// Digits of a base packed into words, plus a reference (`radix`).
     Digits { words: &'a [u64], digits: &'a Digits, reference: T },
+    /// The values themselves (`plain`).
+    Values(&'a [T]),
 }
 
 impl<'a, T: LwcInt> InPlace<'a, T> {
@@ -34,7 +36,7 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
     pub fn frame(&self) -> Option<Frame<'a, T>> {
         match self {
             InPlace::Frame(frame) => Some(*frame),
-            InPlace::Coded { .. } | InPlace::Digits { .. } => None,
+            InPlace::Coded { .. } | InPlace::Digits { .. } | InPlace::Values(_) => None,
         }
     }
 
@@ -47,6 +49,7 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
             InPlace::Digits { words, digits, reference } => {
                 T::add_offset(*reference, T::Unsigned::from_u64(digits.get(words, i)))
             }
+            InPlace::Values(values) => values[i],
         }
     }
 
@@ -61,6 +64,13 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
         out: &mut [V],
         to_value: impl Fn(T) -> V,
     ) -> Option<Result<(), u64>> {
+        let plain = parts.iter().map(|part| match part {
+            InPlace::Values(values) => Some(*values),
+            InPlace::Frame(_) | InPlace::Coded { .. } | InPlace::Digits { .. } => None,
+        });
+        if let Some(plain) = plain.collect::<Option<Vec<_>>>() {
+            return Some(gather_values_in_parts(&plain, shift, rows, out, to_value));
+        }
         let frames = parts.iter().map(|part| part.frame().map(|frame| (frame.fields.fields(), frame.base)));
         if let Some(frames) = frames.collect::<Option<Vec<_>>>().and_then(|f| FieldsInParts::new(f, shift)) {
             let value = |base, field| to_value(T::add_offset(base, T::Unsigned::from_u64(field)));
@@ -68,12 +78,31 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
         }
         let coded = parts.iter().map(|part| match part {
             InPlace::Coded { codes, dictionary } => Some((codes.fields.fields(), *dictionary)),
-            InPlace::Frame(_) | InPlace::Digits { .. } => None,
+            InPlace::Frame(_) | InPlace::Digits { .. } | InPlace::Values(_) => None,
         });
         let coded = coded.collect::<Option<Vec<_>>>().and_then(|c| FieldsInParts::new(c, shift))?;
         // A code is at most 32 bits wide.
         Some(coded.gather(rows, out, |dictionary, code| to_value(dictionary_entry(dictionary, code as u32))))
     }
+}
+
+/// [`InPlace::gather_in_parts`] of `plain` parts: a gather with one more load a row, that of its part.
+fn gather_values_in_parts<T: Copy, R: Copy + Into<u64>, V>(
+    parts: &[&[T]],
+    shift: u32,
+    rows: &[R],
+    out: &mut [V],
+    to_value: impl Fn(T) -> V,
+) -> Result<(), u64> {
+    let mask = (1u64 << shift) - 1;
+    for (o, &row) in out.iter_mut().zip(rows) {
+        let row = row.into();
+        let part = usize::try_from(row >> shift).ok().and_then(|p| parts.get(p));
+        // Every part but the last holds `2^shift` values, so a row past the last part's end is past them all.
+        let Some(&value) = part.and_then(|part| part.get((row & mask) as usize)) else { return Err(row) };
+        *o = to_value(value);
+    }
+    Ok(())
 }
 
 /// The entry of `code` in a non-empty dictionary; a corrupt code past the end reads the last entry instead

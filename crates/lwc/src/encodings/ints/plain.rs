@@ -1,6 +1,6 @@
 //! `plain`: the values as they are, viewed in place. The baseline every other encoding is measured against.
 
-use super::{Children, Encoder, OpenStream, StreamOps};
+use super::{Children, Encoder, InPlace, OpenStream, StreamOps};
 use crate::stats::{Stats, Shape};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
@@ -59,6 +59,10 @@ impl<T: LwcInt> StreamOps<T> for PlainView<'_, T> {
 
     fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
         self.take_into(positions, out) // already a direct read per position
+    }
+
+    fn in_place(&self) -> Option<InPlace<'_, T>> {
+        Some(InPlace::Values(self.values))
     }
 
     fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {
