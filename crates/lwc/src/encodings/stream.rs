@@ -36,7 +36,23 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
     pub fn frame(&self) -> Option<Frame<'a, T>> {
         match self {
             InPlace::Frame(frame) => Some(*frame),
-            InPlace::Coded { .. } | InPlace::Digits { .. } | InPlace::Values(_) => None,
+            _ => None,
+        }
+    }
+
+    /// The packed codes and their dictionary, where that is what the stream is.
+    fn coded(&self) -> Option<(Frame<'a, u32>, &'a [T])> {
+        match self {
+            InPlace::Coded { codes, dictionary } => Some((*codes, *dictionary)),
+            _ => None,
+        }
+    }
+
+    /// The values themselves, where that is what the stream is.
+    fn values(&self) -> Option<&'a [T]> {
+        match self {
+            InPlace::Values(values) => Some(*values),
+            _ => None,
         }
     }
 
@@ -64,11 +80,7 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
         out: &mut [V],
         to_value: impl Fn(T) -> V,
     ) -> Option<Result<(), u64>> {
-        let plain = parts.iter().map(|part| match part {
-            InPlace::Values(values) => Some(*values),
-            InPlace::Frame(_) | InPlace::Coded { .. } | InPlace::Digits { .. } => None,
-        });
-        if let Some(plain) = plain.collect::<Option<Vec<_>>>() {
+        if let Some(plain) = parts.iter().map(InPlace::values).collect::<Option<Vec<_>>>() {
             return Some(gather_values_in_parts(&plain, shift, rows, out, to_value));
         }
         let frames = parts.iter().map(|part| part.frame().map(|frame| (frame.fields.fields(), frame.base)));
@@ -76,10 +88,8 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
             let value = |base, field| to_value(T::add_offset(base, T::Unsigned::from_u64(field)));
             return Some(frames.gather(rows, out, value));
         }
-        let coded = parts.iter().map(|part| match part {
-            InPlace::Coded { codes, dictionary } => Some((codes.fields.fields(), *dictionary)),
-            InPlace::Frame(_) | InPlace::Digits { .. } | InPlace::Values(_) => None,
-        });
+        let coded =
+            parts.iter().map(|part| part.coded().map(|(codes, dictionary)| (codes.fields.fields(), dictionary)));
         let coded = coded.collect::<Option<Vec<_>>>().and_then(|c| FieldsInParts::new(c, shift))?;
         // A code is at most 32 bits wide.
         Some(coded.gather(rows, out, |dictionary, code| to_value(dictionary_entry(dictionary, code as u32))))
