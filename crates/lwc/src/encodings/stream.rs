@@ -363,7 +363,7 @@ pub(crate) trait StreamOps<T: LwcInt> {
     /// so an encoding whose gets walk or search has no cliff, however many positions come.
     fn take_bounded(&self, positions: &[u32], out: &mut [T]) {
         let (n, k) = (self.len(), positions.len());
-        if k.saturating_mul(self.get_cost()) < n {
+        if k.saturating_mul(self.get_cost()) < self.decode_cost(n) {
             return self.take_into(positions, out);
         }
         // Bucketing costs about 2 ns a position, a decode into a buffer of the whole stream about 0.07 ns
@@ -417,8 +417,9 @@ pub(crate) trait StreamOps<T: LwcInt> {
         k.saturating_mul(self.get_cost())
     }
 
-    /// About what decoding `rows` rows costs, in the unit of [`StreamOps::sorted_take_cost`]: a value
-    /// decoded by a kernel (about 0.2 ns), so `rows` unless the encoding does more per row (`rle`).
+    /// About what decoding `rows` rows costs, in the unit of [`StreamOps::sorted_take_cost`] and
+    /// [`StreamOps::get_cost`]: a value decoded by a kernel (about 0.2 ns), so `rows` unless the encoding
+    /// does more per row (`rle`, `varint`).
     fn decode_cost(&self, rows: usize) -> usize {
         rows
     }

@@ -19,6 +19,9 @@ use crate::types::{LwcInt, Word};
 /// Values per stored byte offset.
 pub(crate) const GROUP: usize = 128;
 
+/// What decoding a value costs in values a `get` skips over (see [`StreamOps::decode_cost`]).
+const DECODE_COST: usize = 4;
+
 pub(crate) struct Varint;
 
 impl Encoder for Varint {
@@ -115,6 +118,12 @@ impl<T: LwcInt> StreamOps<T> for VarintView<'_, T> {
     fn get_cost(&self) -> usize {
         // Half a group's values skipped on average, from its byte offset.
         GROUP / 2
+    }
+
+    fn decode_cost(&self, rows: usize) -> usize {
+        // A value decoded costs about four skipped: a take of 256 random values of 16,384 decoded them
+        // all (240 ns a position) where their gets cost 60 ns each.
+        rows.saturating_mul(DECODE_COST)
     }
 
     fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
