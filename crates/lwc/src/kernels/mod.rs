@@ -33,6 +33,7 @@ pub mod cpu;
 pub mod decimal;
 pub mod extremes;
 pub mod fsst;
+pub mod lookup;
 pub mod positions;
 pub mod prefix;
 pub mod radix;
