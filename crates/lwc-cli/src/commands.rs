@@ -63,9 +63,10 @@ fn cost_model(path: Option<&Path>) -> Result<Arc<CostModel>> {
 
 /// `lwc calibrate`.
 pub fn calibrate(args: &CalibrateArgs) -> Result<()> {
-    eprintln!("measuring every encoding at bit widths 1 to 64...");
+    let passes = args.passes as usize;
+    eprintln!("measuring every encoding at bit widths 1 to 64, {passes} passes of about a second...");
     let start = Instant::now();
-    let text = lwc::calibrate::calibrate().to_text();
+    let text = lwc::calibrate::calibrate_passes(passes).to_text();
     eprintln!("done in {}", human_time(start.elapsed()));
     match &args.output {
         Some(path) => {

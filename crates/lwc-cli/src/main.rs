@@ -173,6 +173,10 @@ pub struct CalibrateArgs {
     /// Write the cost table here (default: print it).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Measure this many times and keep each figure's fastest (about a second each): on a shared
+    /// machine whose speed comes and goes, more passes catch more figures at its unloaded speed.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub passes: u32,
 }
 
 /// Options of `lwc compress`.

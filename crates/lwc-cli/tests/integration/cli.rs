@@ -315,6 +315,9 @@ fn a_cost_table_steers_the_choice() {
     std::fs::write(&costs, "not a cost table").unwrap();
     let err = fails(&["compress", p(&file), "-o", p(&out), "--costs", p(&costs)]);
     assert!(err.contains("costs.txt") && err.contains("lwc calibrate"), "{err}");
+    // A calibration of no pass measures nothing: refused before it starts.
+    let err = fails(&["calibrate", "--passes", "0", "-o", p(&costs)]);
+    assert!(err.contains("--passes"), "{err}");
 }
 
 #[test]

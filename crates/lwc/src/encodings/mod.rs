@@ -277,6 +277,20 @@ pub(crate) trait Encoder {
         1.0
     }
 
+    /// What its calibration's data ([`Encoder::calibration_values`]) makes of child `k`, where the
+    /// default it writes that child with depends on the data (`rle`'s run ends: a `sequence` where evenly
+    /// spaced, as the calibration's are, else bit-packed). The model prices a chosen child against it.
+    fn calibrated_child(_k: usize) -> Option<Encoding> {
+        None
+    }
+
+    /// Whether its streams at cost width `width` sum a run of values where they lie instead of decoding
+    /// them (`StreamOps::sums_in_place`): a parent that walks the stream, as `delta` walks its deltas,
+    /// then pays about a frame of reference's decode per value, not this encoding's.
+    fn sums_in_place(_width: u32) -> bool {
+        false
+    }
+
     /// How one lookup reads child `k` (of `child_rows` values) of a stream of `rows` values: one lookup of
     /// it unless the encoding says otherwise.
     fn child_reads(_k: usize, _parameter: u32, _rows: usize, _child_rows: usize) -> ChildReads {

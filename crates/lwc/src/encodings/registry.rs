@@ -168,6 +168,24 @@ macro_rules! registry {
                 }
             }
 
+            /// Whether its streams at cost width `width` sum a run of values where they lie (see
+            /// [`Encoder::sums_in_place`]).
+            pub(crate) fn sums_in_place(self, width: u32) -> bool {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::sums_in_place(width),)*
+                    $(EncodingId::$bvariant => { let _ = width; false })*
+                }
+            }
+
+            /// What its calibration's data makes of child `k`, where that is not the default it is written
+            /// with (see [`Encoder::calibrated_child`]).
+            pub(crate) fn calibrated_child(self, k: usize) -> Option<Encoding> {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::calibrated_child(k),)*
+                    $(EncodingId::$bvariant => { let _ = k; None })*
+                }
+            }
+
             /// How one lookup of a stream of `rows` values reads its child `k` of `child_rows` values.
             pub fn child_reads(self, k: usize, parameter: u32, rows: usize, child_rows: usize) -> ChildReads {
                 match self {

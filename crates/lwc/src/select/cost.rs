@@ -14,7 +14,10 @@
 //! changes by the child's difference to that default, times how often the parent reads the child: per
 //! lookup (the encoding's [`ChildReads`](crate::encodings::ChildReads): one code for `dict`, a search of
 //! the run ends for `rle`, half a stride of deltas for `delta`) and per scanned value (child rows per
-//! row). Nested children were priced the same way one level down.
+//! row). A walk over deltas pays the child's decode per value, or a frame of reference's where the child
+//! sums its values where they lie (a dictionary of at most four entries); a take of one row in
+//! [`TAKE_SPACING`] walks on from the row before, so at most that many. Nested children were priced the
+//! same way one level down.
 //!
 //! **Lookups pay for memory.** A lookup touches some cache lines (the encoding's `lines`, plus those of
 //! the children it reads). In cache they cost what the calibration measured; out of cache each costs the
@@ -62,6 +65,9 @@ pub(crate) struct Price {
     pub get_ns: f64,
     /// Nanoseconds per position of a sparse take in cache.
     pub take_ns: f64,
+    /// Nanoseconds per value of a parent's walk over a run of them (`delta` summing its deltas): the
+    /// decode, or a frame of reference's where the stream sums its values where they lie.
+    pub walk_ns: f64,
     /// Cache lines one lookup touches.
     pub lines: f64,
     /// Bytes stored per value.
@@ -149,6 +155,25 @@ impl CostModel {
     }
 
     /// A model with no measurements yet, for [`crate::calibrate`] to fill in.
+    /// Keeps, figure by figure, the faster of this model and `other` (two calibrations of one machine).
+    pub(crate) fn keep_fastest(&mut self, other: &CostModel) {
+        fn min_into(into: &mut [f64], from: &[f64]) {
+            into.iter_mut().zip(from).for_each(|(a, &b)| *a = a.min(b));
+        }
+        self.bandwidth = self.bandwidth.max(other.bandwidth);
+        self.call_ns = self.call_ns.min(other.call_ns);
+        min_into(&mut self.latency_ns, &other.latency_ns);
+        for (mine, theirs) in [
+            (&mut self.decode_ns, &other.decode_ns),
+            (&mut self.get_ns, &other.get_ns),
+            (&mut self.take_ns, &other.take_ns),
+        ] {
+            mine.iter_mut().zip(theirs).for_each(|(a, b)| min_into(a, b));
+        }
+        min_into(&mut self.text_decode_ns, &other.text_decode_ns);
+        min_into(&mut self.text_get_ns, &other.text_get_ns);
+    }
+
     pub(crate) fn empty(source: String, bandwidth: f64) -> CostModel {
         CostModel {
             source,
@@ -168,8 +193,10 @@ impl CostModel {
     pub(crate) fn text_price(&self, encoding: EncodingId, row_bytes: f64, bytes_per_row: f64) -> Price {
         let row = encoding as usize;
         let get_ns = self.text_get_ns[row] + self.text_decode_ns[row] * (row_bytes - TEXT_ROW_BYTES).max(0.0);
+        let decode_ns = self.text_decode_ns[row] * row_bytes;
         Price {
-            decode_ns: self.text_decode_ns[row] * row_bytes,
+            decode_ns,
+            walk_ns: decode_ns,
             get_ns,
             take_ns: self.take_of_get(get_ns),
             lines: encoding.lines(0, 0),
@@ -181,8 +208,14 @@ impl CostModel {
     /// in `bytes_per_value`, its parameter `parameter`.
     pub(crate) fn price(&self, encoding: EncodingId, width: u32, parameter: u32, bytes_per_value: f64) -> Price {
         let row = encoding as usize;
+        let decode_ns = interpolate(&self.decode_ns[row], width);
+        let walk_ns = match encoding.sums_in_place(width) {
+            true => decode_ns.min(interpolate(&self.decode_ns[EncodingId::For as usize], width)),
+            false => decode_ns,
+        };
         Price {
-            decode_ns: interpolate(&self.decode_ns[row], width),
+            decode_ns,
+            walk_ns,
             get_ns: interpolate(&self.get_ns[row], width),
             take_ns: interpolate(&self.take_ns[row], width),
             lines: encoding.lines(parameter, width),
@@ -382,6 +415,20 @@ mod tests {
         assert!(CostModel::from_text(&model.to_text().replace("plain decode", "plain decodes")).is_err());
         let truncated: String = model.to_text().lines().take(5).map(|l| format!("{l}\n")).collect();
         assert!(CostModel::from_text(&truncated).is_err());
+    }
+
+    #[test]
+    fn keeping_the_fastest_takes_each_figure_from_the_faster_calibration() {
+        let fast = CostModel::builtin();
+        let mut slow = (*fast).clone();
+        slow.bandwidth /= 2.0;
+        slow.latency_ns[3] *= 2.0;
+        slow.get_ns[EncodingId::Bitpack as usize][2] *= 2.0;
+        slow.text_get_ns[EncodingId::BytesPlain as usize] *= 2.0;
+        let mut mixed = (*fast).clone();
+        mixed.take_ns[EncodingId::Dict as usize][1] *= 1.5;
+        mixed.keep_fastest(&slow);
+        assert_eq!(mixed.to_text(), fast.to_text());
     }
 
     #[test]

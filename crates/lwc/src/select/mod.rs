@@ -122,13 +122,17 @@ fn compose(own: Price, id: EncodingId, parameter: u32, rows: usize, children: &[
         let per_value = child.rows as f64 / rows.max(1) as f64;
         let (chosen, default) = (child.chosen, child.default);
         price.decode_ns += per_value * (chosen.decode_ns - default.decode_ns);
-        let walked = reads.values * (chosen.decode_ns - default.decode_ns);
-        price.get_ns += reads.gets * (chosen.get_ns - default.get_ns) + walked;
-        price.take_ns += reads.gets * (chosen.take_ns - default.take_ns) + walked;
+        price.walk_ns += per_value * (chosen.decode_ns - default.decode_ns);
+        // A take of one row in TAKE_SPACING walks on from the position before, not from a data point.
+        let walked = chosen.walk_ns - default.walk_ns;
+        price.get_ns += reads.gets * (chosen.get_ns - default.get_ns) + reads.values * walked;
+        price.take_ns +=
+            reads.gets * (chosen.take_ns - default.take_ns) + reads.values.min(TAKE_SPACING as f64) * walked;
         price.lines += reads.gets * chosen.lines + reads.values * chosen.bytes_per_value / CACHE_LINE;
     }
     // A child far cheaper than its default cannot make the parent's own work negative.
     price.decode_ns = price.decode_ns.max(own.decode_ns * 0.25);
+    price.walk_ns = price.walk_ns.max(own.walk_ns * 0.25);
     price.get_ns = price.get_ns.max(own.get_ns * 0.25);
     price.take_ns = price.take_ns.max(own.take_ns * 0.25);
     price
@@ -573,19 +577,22 @@ impl<'d, 'c> ChildWriter<'d, 'c> {
         (written.into_iter().map(|(_, c)| c).collect(), self.priced.into_inner())
     }
 
-    /// The encoding the parent's calibration read child `default` as: the default itself, or `for` where
-    /// the default is left to the selector (which picks a frame of reference on the calibration's values).
-    fn calibrated(default: Encoding) -> Encoding {
-        match default.id() {
-            Some(_) => default,
-            None => Encoding::For,
+    /// The encoding the parent's calibration read its child `k` as: what the parent says its calibration's
+    /// data makes of it, else the default itself, or `for` where the default is left to the selector
+    /// (which picks a frame of reference on the calibration's values).
+    fn calibrated(&self, k: usize, default: Encoding) -> Encoding {
+        let parent = self.driver.cascade.encoding().id();
+        match (parent.and_then(|id| id.calibrated_child(k)), default.id()) {
+            (Some(calibrated), _) => calibrated,
+            (None, Some(_)) => default,
+            (None, None) => Encoding::For,
         }
     }
 
     /// The price of `default` (as [`ChildWriter::calibrated`] reads it) on a child stream of `values`
     /// (`stats`), `bytes_per_value` as chosen: what the parent's calibration read.
-    fn default_price<C: LwcInt>(&self, default: Encoding, stats: &Stats<C>, bytes_per_value: f64) -> Price {
-        let default = Self::calibrated(default);
+    fn default_price<C: LwcInt>(&self, k: usize, default: Encoding, stats: &Stats<C>, bytes_per_value: f64) -> Price {
+        let default = self.calibrated(k, default);
         let id = default.id().expect("calibrated children are fixed");
         let parameter = default.parameter().or(id.parameter().map(|p| p.default)).unwrap_or(0);
         self.driver.model.price(id, stats.range_bits().max(1), parameter, bytes_per_value)
@@ -604,9 +611,9 @@ impl Children for ChildWriter<'_, '_> {
     fn encode<C: LwcInt>(&self, k: usize, values: &[C], default: Encoding, out: &mut Writer) -> Result<()> {
         let stats = Stats::compute(values);
         let written = self.driver.child(self.driver.cascade.child(k, default)).encode_with(values, &stats, out)?;
-        let default = match (&written.evaluation, Self::calibrated(default).id()) {
+        let default = match (&written.evaluation, self.calibrated(k, default).id()) {
             (Some(e), Some(id)) => e.price_of(id, self.driver.model),
-            _ => self.default_price(default, &stats, written.price.bytes_per_value),
+            _ => self.default_price(k, default, &stats, written.price.bytes_per_value),
         };
         self.record(k, values.len(), written.price, default);
         self.written.borrow_mut().push((k, written.cascade));
@@ -626,12 +633,12 @@ impl Children for ChildWriter<'_, '_> {
                 let width = id.cost_width(&Profile::of(values, &stats, true));
                 let own = self.driver.model.price(id, width, parameter, bytes_per_value);
                 let chosen = compose(own, id, parameter, n, &sink.finish().1);
-                self.record(k, n, chosen, self.default_price(default, &stats, bytes_per_value));
+                self.record(k, n, chosen, self.default_price(k, default, &stats, bytes_per_value));
                 Some(bytes)
             }
             None => {
                 let evaluation = child.evaluate(values, &stats);
-                let reference = Self::calibrated(default).id().expect("calibrated children are fixed");
+                let reference = self.calibrated(k, default).id().expect("calibrated children are fixed");
                 self.record(k, n, evaluation.price(), evaluation.price_of(reference, self.driver.model));
                 Some(evaluation.estimated_bytes())
             }

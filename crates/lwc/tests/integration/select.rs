@@ -261,7 +261,8 @@ fn random_lookups_keep_small_encodings_small() {
 
 /// A cascade is priced whole: `rle` whose run ends are delta-coded searches them through `get`s that walk
 /// deltas, and its lookup is priced far above `rle` with bit-packed ends, and above what `rle` alone
-/// measures; a scan of `delta(dict)` pays for the dictionary's codes.
+/// measures; a scan of `delta(dict)` pays for the dictionary's codes, but its lookup walks codes of two bits
+/// summed where they lie, about as a frame of reference's are (measured: 1.0-1.3x).
 #[test]
 fn cascades_are_priced_with_their_children() {
     let keys = shapes::l_orderkey(1 << 16);
@@ -273,7 +274,8 @@ fn cascades_are_priced_with_their_children() {
     assert!(delta_ends.get_ns > 3.0 * plain_ends.get_ns, "{delta_ends:?} against {plain_ends:?}");
     assert!(delta_ends.lines > plain_ends.lines, "{delta_ends:?} against {plain_ends:?}");
     let (delta, delta_dict) = (costs("delta(for, for)"), costs("delta(dict, for)"));
-    assert!(delta_dict.get_ns > delta.get_ns, "{delta_dict:?} against {delta:?}");
+    assert!(delta_dict.scan_ns > delta.scan_ns, "{delta_dict:?} against {delta:?}");
+    assert!(delta_dict.get_ns < 1.5 * delta.get_ns, "{delta_dict:?} against {delta:?}");
     // Auto prices the candidates it weighs the same way: the winner's record matches the write.
     let auto = encode_segment(&keys, None, EncodeOptions::default().explained()).unwrap();
     let e = auto.explain().unwrap();

@@ -18,6 +18,11 @@ impl Encoder for Bitpack {
         shape.or_bits().max(1)
     }
 
+    /// Packed fields and their base: summed where they lie.
+    fn sums_in_place(_: u32) -> bool {
+        true
+    }
+
 
     fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: u32, _: &impl Children) -> Option<usize> {
         Some(1 + kernel::packed_len(values.len(), stats.or_bits.bits_used()))

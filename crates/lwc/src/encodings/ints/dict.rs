@@ -51,6 +51,12 @@ impl Encoder for Dict {
         bits(shape.distinct_estimate().max(2) - 1)
     }
 
+    /// Codes of at most 2 bits (four entries) are summed from their bit counts where they lie; so are
+    /// evenly spaced entries, which the width does not tell.
+    fn sums_in_place(width: u32) -> bool {
+        width <= 2
+    }
+
     fn calibration_values(width: u32, n: usize, rng: &mut SplitMix) -> Vec<u64> {
         let limit = if width <= 32 { u32::MAX as u64 } else { u64::MAX };
         let pool: Vec<u64> = (0..1usize << width.min(12)).map(|_| rng.next() & limit).collect();

@@ -18,6 +18,11 @@ pub(crate) struct For;
 impl Encoder for For {
     const SIZED_BY_STATS: bool = true;
 
+    /// Packed fields and their base: summed where they lie.
+    fn sums_in_place(_: u32) -> bool {
+        true
+    }
+
 
     fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: u32, _: &impl Children) -> Option<usize> {
         Some(9 + kernel::packed_len(values.len(), stats.range_bits()))

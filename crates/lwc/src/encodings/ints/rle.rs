@@ -91,6 +91,11 @@ impl Encoder for Rle {
         }
     }
 
+    /// The calibration's runs are all of one length, so their ends are a `sequence`.
+    fn calibrated_child(k: usize) -> Option<Encoding> {
+        (k == 1).then_some(Encoding::Sequence)
+    }
+
     fn pruned(shape: &dyn Shape) -> Option<&'static str> {
         (2 * shape.runs() > shape.sample_rows().max(1)).then_some("runs average under two rows")
     }
