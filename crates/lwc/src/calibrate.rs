@@ -35,8 +35,8 @@ pub fn calibrate() -> CostModel {
     calibrate_passes(1)
 }
 
-/// [`calibrate`] `passes` times over, keeping each figure's fastest (the bandwidth's highest): about a
-/// second a pass. A shared host can run at one speed for a few hundred milliseconds and half again slower
+/// [`calibrate`] `passes` times over (at least once), keeping each figure's fastest (the bandwidth's
+/// highest): about a second a pass. A shared host can run at one speed for a few hundred milliseconds and half again slower
 /// for the next (a 2-core cloud guest here did); passes a second apart each catch some figures in the
 /// faster state, so the model is the machine's unloaded cost, not the load of the moment it was taken.
 pub fn calibrate_passes(passes: usize) -> CostModel {
