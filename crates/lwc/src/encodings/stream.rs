@@ -9,6 +9,7 @@ use crate::bytes::Reader;
 use crate::error::Result;
 use crate::kernels::{
     bitpack::{FieldsInParts, BLOCK},
+    lookup,
     positions::has_dense_block,
     radix::Digits,
     scan,
@@ -61,7 +62,7 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
     pub fn get(&self, i: usize) -> T {
         match self {
             InPlace::Frame(frame) => frame.get(i),
-            InPlace::Coded { codes, dictionary } => dictionary_entry(dictionary, codes.get(i)),
+            InPlace::Coded { codes, dictionary } => lookup::entry(dictionary, codes.get(i)),
             InPlace::Digits { words, digits, reference } => {
                 T::add_offset(*reference, T::Unsigned::from_u64(digits.get(words, i)))
             }
@@ -92,7 +93,7 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
             parts.iter().map(|part| part.coded().map(|(codes, dictionary)| (codes.fields.fields(), dictionary)));
         let coded = coded.collect::<Option<Vec<_>>>().and_then(|c| FieldsInParts::new(c, shift))?;
         // A code is at most 32 bits wide.
-        Some(coded.gather(rows, out, |dictionary, code| to_value(dictionary_entry(dictionary, code as u32))))
+        Some(coded.gather(rows, out, |dictionary, code| to_value(lookup::entry(dictionary, code as u32))))
     }
 }
 
@@ -113,13 +114,6 @@ fn gather_values_in_parts<T: Copy, R: Copy + Into<u64>, V>(
         *o = to_value(value);
     }
     Ok(())
-}
-
-/// The entry of `code` in a non-empty dictionary; a corrupt code past the end reads the last entry instead
-/// of out of bounds (`dict`'s reads, in place or not).
-#[inline(always)]
-pub(crate) fn dictionary_entry<T: Copy>(dictionary: &[T], code: u32) -> T {
-    dictionary[(code as usize).min(dictionary.len() - 1)]
 }
 
 /// The sum, min and max of some values (their count is the caller's): what aggregates of a selection

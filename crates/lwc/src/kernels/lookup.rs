@@ -1,5 +1,5 @@
 //! Dictionary lookups: the entry of each code, where a code past the last entry reads the last one (so a
-//! corrupt code never reads out of bounds, as `dict`'s lone lookups do).
+//! corrupt code never reads out of bounds; [`entry`] is the same rule for one code).
 //!
 //! A lookup per code compiles to a scalar loop (a load, a clamp and a store per code, about 1 ns a value
 //! on the Xeon this was written on, eight times a bit-packed decode). AVX2 gathers eight 32-bit entries or
@@ -54,11 +54,17 @@ with_avx2! {
     }
 }
 
+/// The entry of `code` in a non-empty dictionary; a corrupt code past the end reads the last entry instead
+/// of out of bounds (`dict`'s lone reads, in place or not, and [`lookup`]'s).
+#[inline(always)]
+pub fn entry<W: Copy>(dictionary: &[W], code: u32) -> W {
+    dictionary[(code as usize).min(dictionary.len() - 1)]
+}
+
 /// [`lookup`] one code at a time, for a non-empty `dictionary`.
 fn lookup_scalar<W: Copy>(dictionary: &[W], codes: &[u32], out: &mut [W]) {
-    let last = dictionary.len() - 1;
     for (o, &c) in out.iter_mut().zip(codes) {
-        *o = dictionary[(c as usize).min(last)];
+        *o = entry(dictionary, c);
     }
 }
 

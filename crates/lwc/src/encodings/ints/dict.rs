@@ -3,7 +3,7 @@
 //! dictionary is sorted, a value range is a code range: filters run on codes, and min/max of a selection
 //! are the dictionary entries of its smallest and largest code.
 
-use super::{Cascade, Children, Encoder, Encoding, Frame, InPlace, OpenStream, StreamOps, StreamView, SumMinMax, dictionary_entry, wrapping_sum_decoded};
+use super::{Cascade, Children, Encoder, Encoding, Frame, InPlace, OpenStream, StreamOps, StreamView, SumMinMax, wrapping_sum_decoded};
 use crate::stats::{Stats, Shape, SplitMix, bits};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
@@ -161,10 +161,10 @@ impl<'a, T: LwcInt> DictView<'a, T> {
         T::from_bits(T::Unsigned::from_u64(total))
     }
 
-    /// The value of a code (see [`dictionary_entry`]).
+    /// The value of a code (see [`lookup::entry`]).
     #[inline(always)]
     fn value(&self, code: u32) -> T {
-        dictionary_entry(self.dictionary, code)
+        lookup::entry(self.dictionary, code)
     }
 
     /// [`StreamOps::decode_into`] by a lookup per code (gathered, where the CPU can).
