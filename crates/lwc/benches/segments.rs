@@ -8,6 +8,8 @@
 //! 1,000 random positions, take of 1,000 sorted ones, `x > c` and the sum. `delta` runs at strides 16, 1,024
 //! and 65,536 on sorted keys (l_orderkey-like), next to the run-length cascades.
 //!
+//! Last, scattered takes from a column of 10 segments (`column_take`), next to a plain gather.
+//!
 //! Run: `cargo bench -p lwc --bench segments`. Ratios between lines of one group are what to quote.
 
 use std::time::Duration;
@@ -254,5 +256,38 @@ fn floats(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, decode, encode, take, filter, made_for_their_data, floats);
+/// Scattered takes from a column of many segments, as TPC-H's lineitem columns are stored: 600,572 `i64`
+/// rows in 10 segments of 65,536, 1,000 random rows, next to a plain gather from a `Vec<i64>`.
+fn column_take(c: &mut Criterion) {
+    const ROWS: usize = 600_572;
+    let mut g = configure(c, "column_take");
+    g.throughput(Throughput::Elements(1_000));
+    let mut rng = StdRng::seed_from_u64(16);
+    let rows: Vec<u32> = (0..1_000).map(|_| rng.gen_range(0..ROWS as u32)).collect();
+    let columns: [(&str, &str, Vec<i64>); 5] = [
+        ("21-bit values", "bitpack", (0..ROWS).map(|_| rng.gen_range(0..1i64 << 21)).collect()),
+        ("dates", "for", (0..ROWS).map(|_| rng.gen_range(8_035..10_561)).collect()),
+        ("ten prices", "dict(bitpack)", (0..ROWS).map(|_| 90_000 + 1_000 * rng.gen_range(0..10i64)).collect()),
+        ("0-10", "radix", (0..ROWS).map(|_| rng.gen_range(0..11i64)).collect()),
+        ("mixed widths", "bitpack", (0..ROWS).map(|i| rng.gen_range(0..1i64 << (8 + i / 65_536))).collect()),
+    ];
+    let mut out = vec![0i64; rows.len()];
+    for (data, cascade, values) in &columns {
+        let id = |name: &str| BenchmarkId::new(name, data);
+        g.bench_function(id("plain_gather"), |b| {
+            b.iter(|| {
+                for (o, &r) in out.iter_mut().zip(black_box(&rows)) {
+                    *o = values[r as usize];
+                }
+            })
+        });
+        let options = lwc::EncodeOptions::with_encoding(cascade.parse::<Cascade>().unwrap());
+        let encoded = lwc::EncodedColumn::encode(values, None, options).unwrap();
+        let column = encoded.open::<i64>().unwrap();
+        g.bench_function(id(cascade), |b| b.iter(|| column.take_into(black_box(&rows), &mut out).unwrap()));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, decode, encode, take, filter, made_for_their_data, floats, column_take);
 criterion_main!(benches);

@@ -6,7 +6,7 @@ mod container;
 use std::ops::Range;
 
 use crate::bitmap::Bitmap;
-use crate::encodings::{Cascade, EncodingId, InPlace};
+use crate::encodings::{all_or_none, Cascade, EncodingId, InPlace};
 use crate::error::{Error, Result};
 use crate::kernels::positions;
 use crate::predicate::Predicate;
@@ -229,8 +229,7 @@ impl<'a, T: Value> Column<'a, T> {
             // dispatched per row; worth it once the rows outnumber the segments. Equal segments of one
             // kind of packed fields go through one loop with no match on the kind.
             let inline = rows.len() >= self.segments.len();
-            let readers = inline.then(|| self.segments.iter().map(Segment::in_place).collect::<Option<Vec<_>>>());
-            if let Some(readers) = readers.flatten() {
+            if let Some(readers) = inline.then(|| all_or_none(&self.segments, Segment::in_place)).flatten() {
                 let in_parts = self
                     .uniform_shift
                     .and_then(|shift| InPlace::gather_in_parts(&readers, shift, rows, out, T::from_latent));

@@ -81,20 +81,29 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
         out: &mut [V],
         to_value: impl Fn(T) -> V,
     ) -> Option<Result<(), u64>> {
-        if let Some(plain) = parts.iter().map(InPlace::values).collect::<Option<Vec<_>>>() {
+        if let Some(plain) = all_or_none(parts, InPlace::values) {
             return Some(gather_values_in_parts(&plain, shift, rows, out, to_value));
         }
-        let frames = parts.iter().map(|part| part.frame().map(|frame| (frame.fields.fields(), frame.base)));
-        if let Some(frames) = frames.collect::<Option<Vec<_>>>().and_then(|f| FieldsInParts::new(f, shift)) {
+        if let Some(frames) = all_or_none(parts, |part| part.frame().map(|frame| (frame.fields.fields(), frame.base))) {
             let value = |base, field| to_value(T::add_offset(base, T::Unsigned::from_u64(field)));
-            return Some(frames.gather(rows, out, value));
+            return Some(FieldsInParts::new(frames, shift)?.gather(rows, out, value));
         }
         let coded =
-            parts.iter().map(|part| part.coded().map(|(codes, dictionary)| (codes.fields.fields(), dictionary)));
-        let coded = coded.collect::<Option<Vec<_>>>().and_then(|c| FieldsInParts::new(c, shift))?;
+            all_or_none(parts, |part| part.coded().map(|(codes, dictionary)| (codes.fields.fields(), dictionary)))?;
+        let coded = FieldsInParts::new(coded, shift)?;
         // A code is at most 32 bits wide.
         Some(coded.gather(rows, out, |dictionary, code| to_value(lookup::entry(dictionary, code as u32))))
     }
+}
+
+/// `read` of every item, or `None` at the first it gives none for. Allocated once at its length: a take of
+/// a few rows paid for what collecting into an `Option<Vec>` reallocates on the way.
+pub(crate) fn all_or_none<'i, I, X>(items: &'i [I], read: impl Fn(&'i I) -> Option<X>) -> Option<Vec<X>> {
+    let mut all = Vec::with_capacity(items.len());
+    for item in items {
+        all.push(read(item)?);
+    }
+    Some(all)
 }
 
 /// [`InPlace::gather_in_parts`] of `plain` parts: a gather with one more load a row, that of its part.

@@ -35,7 +35,8 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
     pub fn new<U: Word>(parts: impl IntoIterator<Item = (PackedRef<'a, U>, E)>, shift: u32) -> Option<Self> {
         let full = 1u64.checked_shl(shift)?;
         let (mut len, mut last) = (0u64, full);
-        let mut gathered = Vec::new();
+        let parts = parts.into_iter();
+        let mut gathered = Vec::with_capacity(parts.size_hint().0);
         for (fields, extra) in parts {
             // Only the last part may be short.
             if last != full || fields.is_empty() || fields.len() as u64 > full || fields.width() > 56 {
