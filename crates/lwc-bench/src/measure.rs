@@ -81,8 +81,22 @@ pub fn race_codecs<T: Copy + Default>(
     positions: Option<&[u32]>,
     encoded: &[Option<Box<dyn PeerEncoded<T>>>],
 ) -> Vec<Option<Timing>> {
+    race_codecs_where(settings, values, positions, encoded, |_| true)
+}
+
+/// [`race_codecs`] of the codecs `keep` names by their index in `encoded` (the others `None`): a cell to
+/// measure again races its codec against plain alone.
+pub fn race_codecs_where<T: Copy + Default>(
+    settings: Settings,
+    values: &[T],
+    positions: Option<&[u32]>,
+    encoded: &[Option<Box<dyn PeerEncoded<T>>>],
+    keep: impl Fn(usize) -> bool,
+) -> Vec<Option<Timing>> {
+    let encoded: Vec<Option<&dyn PeerEncoded<T>>> =
+        encoded.iter().enumerate().map(|(k, e)| e.as_deref().filter(|_| keep(k))).collect();
     let out_len = positions.map_or(values.len(), <[u32]>::len);
-    let present: Vec<&dyn PeerEncoded<T>> = encoded.iter().flatten().map(|e| e.as_ref()).collect();
+    let present: Vec<&dyn PeerEncoded<T>> = encoded.iter().flatten().copied().collect();
     let mut buffers: Vec<(Vec<T>, Vec<T>)> =
         (0..=present.len()).map(|_| (vec![T::default(); out_len], Vec::new())).collect();
     let (plain_buf, codec_bufs) = buffers.split_first_mut().expect("one buffer per candidate");

@@ -5,7 +5,7 @@
 //!
 //! Run: `cargo run --release -p lwc --example take_bound -- [CASCADE ...]` (default `plain bitpack delta
 //! rle lz4`). `DATA` picks the `u32` values: `walk` (a random walk, the default), `uniform`, `years`
-//! (1900-2100), `step5` (ascending by 5) or a TPC-H key (`l_orderkey`, `o_orderkey`, `ps_partkey`); `ROWS`
+//! (1900-2100), `step5` (ascending by 5), `series` (ascending by 60 ± 5) or a TPC-H key (`l_orderkey`, `o_orderkey`, `ps_partkey`); `ROWS`
 //! how many (default 65,535: one segment; more make a column of 65,536-row segments, taken and decoded
 //! through the column); `K` the list length (default 10^6). `PROFILE=1` repeats the first cascade's
 //! unsorted take for five seconds, for a profiler, and exits.
@@ -41,6 +41,11 @@ fn values(data: &str, rows: usize, rng: &mut Lcg) -> Vec<u32> {
         .map(|_| match data {
             "uniform" => rng.next() ^ (rng.next() << 16),
             "years" => 1900 + rng.next() % 201,
+            // `lwc-bench access`' time series: a step of 60 and noise of ±5.
+            "series" => {
+                v += 60;
+                v + rng.next() % 11 - 5
+            }
             "step5" => {
                 v += 5;
                 v
