@@ -438,6 +438,11 @@ macro_rules! registry {
                     $(StreamView::$variant(v) => v.rank(value),)*
                 }
             }
+            fn rank_cost(&self) -> usize {
+                match self {
+                    $(StreamView::$variant(v) => v.rank_cost(),)*
+                }
+            }
             // Takes and aggregates go through their bounds (`StreamOps::take_bounded`): none costs much more than a
             // decode and a gather, whatever the encoding.
             fn take_into(&self, positions: &[u32], out: &mut [T]) {

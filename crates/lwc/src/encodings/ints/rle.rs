@@ -294,12 +294,6 @@ struct RunCursor {
 /// about 0.22 ns a decoded value (`match_vectors` example, l_orderkey, 1 % positions, AMD EPYC Zen 5).
 const RUN_SEEK_COST: usize = 48;
 
-/// What one probe of a bisection over the run ends costs a get, in values decoded by a kernel: each probe
-/// waits for the load before it, about 8 ns once the ends outgrow L1 (16 probes of 65,000 runs of random
-/// years took 133 ns a position, Intel Xeon) against about 0.25 ns a decoded value. Priced as one value, a
-/// take of 10^4 random rows bisected where decoding the segment cost a tenth as much.
-const PROBE_COST: usize = 32;
-
 /// What decoding costs per run beyond its rows and its children's values (see [`StreamOps::decode_cost`]):
 /// l_orderkey's `rle(delta(dict), delta)` decoded at 0.5 ns a row, 4 rows a run.
 const RUN_DECODE_COST: usize = 3;
@@ -407,10 +401,8 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
     }
 
     fn get_cost(&self) -> usize {
-        // A rank of the ends (a bisection, or their own search; `sequence` ends divide), then a read of
-        // the value.
-        let probes = if let StreamView::Sequence(_) = &self.ends { 0 } else { self.runs().max(1).ilog2() as usize };
-        self.ends.get_cost() + probes * PROBE_COST + self.values.get_cost()
+        // A rank of the ends (a bisection, or their own search), then a read of the value.
+        self.ends.rank_cost() + self.values.get_cost()
     }
 
     fn sorted_take_cost(&self, k: usize, span: usize) -> usize {

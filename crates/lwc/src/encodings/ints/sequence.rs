@@ -176,6 +176,10 @@ impl<T: LwcInt> StreamOps<T> for SequenceView<T> {
         self.value(i)
     }
 
+    fn rank_cost(&self) -> usize {
+        1 // a division
+    }
+
     /// In O(1), for an ascending sequence.
     fn rank(&self, v: T) -> usize {
         debug_assert!(self.step >= 0);
