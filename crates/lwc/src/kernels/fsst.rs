@@ -24,6 +24,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::mem::MaybeUninit;
 
 /// The escape code: the byte after it is a literal.
 pub const ESCAPE: u8 = 255;
@@ -85,6 +86,9 @@ fn word_at(input: &[u8], i: usize) -> (u64, usize) {
 struct Matcher {
     /// Symbols of 3..=8 bytes by the hash of their first three bytes; `u64::MAX` in empty slots.
     long_sym: [u64; HASH_SLOTS],
+    /// The low bytes of a word a slot's symbol covers; 0 in empty slots. Stored, not looked up by the
+    /// entry's length: the match waits on one load after the hash instead of two in a row.
+    long_mask: [u64; HASH_SLOTS],
     /// The match of each slot; length 0 in empty slots, whose mask (0) then never equals `u64::MAX`.
     long_entry: [u16; HASH_SLOTS],
     /// By the first two bytes (little-endian): the 2-byte symbol, else the 1-byte symbol of the first
@@ -100,6 +104,7 @@ impl Matcher {
     fn new(symbols: &[u64], lengths: &[u8]) -> Matcher {
         let mut m = Matcher {
             long_sym: [u64::MAX; HASH_SLOTS],
+            long_mask: [0; HASH_SLOTS],
             long_entry: [0; HASH_SLOTS],
             pair: vec![0u16; 1 << 16].into_boxed_slice().try_into().expect("65,536 entries"),
             byte: [ESCAPE_ENTRY; 256],
@@ -123,20 +128,21 @@ impl Matcher {
             let h = hash3(s);
             if m.long_entry[h] == 0 {
                 m.long_sym[h] = s;
+                m.long_mask[h] = MASKS[l];
                 m.long_entry[h] = entry(code, l);
             }
         }
         m
     }
 
-    /// The longest match at the start of `word`, all 8 bytes of which are input.
+    /// The longest match at the start of `word`, all 8 bytes of it read as input.
     #[inline(always)]
     fn longest(&self, word: u64) -> u16 {
         let h = hash3(word);
         let e = self.long_entry[h];
         let p = self.pair[word as u16 as usize];
         // A select, not a branch: whether a long symbol matches is as good as random.
-        let hit = (word & MASKS[(e >> 8) as usize & 15] == self.long_sym[h]) as u16;
+        let hit = (word & self.long_mask[h] == self.long_sym[h]) as u16;
         let mask = hit.wrapping_neg();
         e & mask | p & !mask
     }
@@ -357,34 +363,111 @@ impl SymbolTable {
 
     /// Appends the codes of `input` to `out`, greedy longest match.
     pub fn compress_into(&self, input: &[u8], out: &mut Vec<u8>) {
-        out.reserve(Self::compressed_len_bound(input.len()));
+        let bound = Self::compressed_len_bound(input.len());
+        out.reserve(bound);
         // Into the spare capacity: zeroing twice the row's length first would be writes for nothing.
-        let buf = &mut out.spare_capacity_mut()[..Self::compressed_len_bound(input.len())];
-        let m = &*self.matcher;
-        // `o <= 2 * i`: a step consumes at least one byte and writes at most two codes.
-        let (mut i, mut o) = (0, 0);
-        let mut put = |o: &mut usize, e: u16, word: u64| {
-            // The literal goes after the code unconditionally; it stays only after an escape.
-            buf[*o].write(e as u8);
-            buf[*o + 1].write(word as u8);
-            *o += 1 + (e == ESCAPE_ENTRY) as usize;
-            (e >> 8) as usize
-        };
-        while let Some(b) = input.get(i..i + 8) {
-            let word = u64::from_le_bytes(b.try_into().expect("8 bytes"));
-            i += put(&mut o, m.longest(word), word);
+        let mut row = Row::new(input, &mut out.spare_capacity_mut()[..bound]);
+        row.finish(&self.matcher);
+        let written = row.o;
+        // SAFETY: the row wrote every byte of the first `written` of the spare capacity.
+        unsafe { out.set_len(out.len() + written) };
+    }
+
+    /// Appends the codes of each input to `out`, one after the other (as [`SymbolTable::compress_into`]
+    /// each), and calls `end` with `out`'s length after each.
+    ///
+    /// Two inputs at a time, their matches interleaved: each match waits on the one before it (a load, a
+    /// hash, loads, the length), and two inputs' chains run side by side.
+    pub fn compress_all<'s>(
+        &self,
+        inputs: impl IntoIterator<Item = &'s [u8]>,
+        out: &mut Vec<u8>,
+        mut end: impl FnMut(usize),
+    ) {
+        let mut inputs = inputs.into_iter();
+        while let Some(a) = inputs.next() {
+            let Some(b) = inputs.next() else {
+                self.compress_into(a, out);
+                end(out.len());
+                break;
+            };
+            let (bound_a, bound_b) = (Self::compressed_len_bound(a.len()), Self::compressed_len_bound(b.len()));
+            out.reserve(bound_a + bound_b);
+            let spare = &mut out.spare_capacity_mut()[..bound_a + bound_b];
+            let (buf_a, buf_b) = spare.split_at_mut(bound_a);
+            let (mut ra, mut rb) = (Row::new(a, buf_a), Row::new(b, buf_b));
+            while ra.i + 8 <= a.len() && rb.i + 8 <= b.len() {
+                ra.step(&self.matcher);
+                rb.step(&self.matcher);
+            }
+            ra.finish(&self.matcher);
+            rb.finish(&self.matcher);
+            let (written_a, written_b) = (ra.o, rb.o);
+            // `b`'s codes move down to follow `a`'s.
+            spare.copy_within(bound_a..bound_a + written_b, written_a);
+            let len = out.len();
+            // SAFETY: the first `written_a + written_b` bytes of the spare capacity are `a`'s codes, then
+            // `b`'s, each written by its row.
+            unsafe { out.set_len(len + written_a + written_b) };
+            end(len + written_a);
+            end(len + written_a + written_b);
         }
-        while i < input.len() {
-            let (word, avail) = word_at(input, i);
-            i += put(&mut o, m.longest_within(word, avail), word);
-        }
-        // SAFETY: `put` wrote every byte of `buf[..o]`, the spare capacity right after the length.
-        unsafe { out.set_len(out.len() + o) };
     }
 
     /// Appends the decoded bytes of `codes` to `out` (see [`Decoder::decompress_into`]).
     pub fn decompress_into(&self, codes: &[u8], out: &mut Vec<u8>) {
         self.decoder.decompress_into(codes, out)
+    }
+}
+
+/// One input being compressed into its codes' space (at least [`SymbolTable::compressed_len_bound`]):
+/// `i` bytes read, `o` codes written (`o <= 2 * i`: a step reads at least one byte and writes at most two
+/// codes).
+struct Row<'a, 'b> {
+    input: &'a [u8],
+    buf: &'b mut [MaybeUninit<u8>],
+    i: usize,
+    o: usize,
+}
+
+impl<'a, 'b> Row<'a, 'b> {
+    fn new(input: &'a [u8], buf: &'b mut [MaybeUninit<u8>]) -> Self {
+        debug_assert!(buf.len() >= SymbolTable::compressed_len_bound(input.len()));
+        Row { input, buf, i: 0, o: 0 }
+    }
+
+    /// Writes the code of match `e` (and the literal after an escape) and moves past it.
+    #[inline(always)]
+    fn put(&mut self, e: u16, word: u64) {
+        // The literal goes after the code unconditionally; it stays only after an escape.
+        self.buf[self.o].write(e as u8);
+        self.buf[self.o + 1].write(word as u8);
+        self.o += 1 + (e == ESCAPE_ENTRY) as usize;
+        self.i += (e >> 8) as usize;
+    }
+
+    /// One match where at least 8 bytes are left (`i + 8 <= input.len()`).
+    #[inline(always)]
+    fn step(&mut self, m: &Matcher) {
+        let word = u64::from_le_bytes(self.input[self.i..self.i + 8].try_into().expect("8 bytes"));
+        self.put(m.longest(word), word);
+    }
+
+    /// The rest of the input.
+    #[inline(always)]
+    fn finish(&mut self, m: &Matcher) {
+        while self.i + 8 <= self.input.len() {
+            self.step(m);
+        }
+        while self.i < self.input.len() {
+            // The bytes past the input read as zeros, which only a symbol holding zero bytes matches: its
+            // length then tells, and the careful match runs. Text never gets there, and its last codes
+            // take no branch that data decides.
+            let (word, avail) = word_at(self.input, self.i);
+            let e = m.longest(word);
+            let e = if (e >> 8) as usize <= avail { e } else { m.longest_within(word, avail) };
+            self.put(e, word);
+        }
     }
 }
 
@@ -1038,6 +1121,23 @@ mod tests {
                 let mut out = Vec::new();
                 table.decompress_into(&codes, &mut out);
                 prop_assert_eq!(&out, s);
+            }
+        }
+
+        /// Two inputs at a time write what one at a time writes, with each input's end, for odd and even
+        /// counts, empty and short inputs, and symbols that hold zero bytes (the padded tail's fallback).
+        #[test]
+        fn prop_compress_all_is_compress_into_each(table in tables(), strings in strings()) {
+            for t in [&table, &SymbolTable::train(&refs(&strings))] {
+                let (mut expect, mut expect_ends) = (vec![5u8], vec![]);
+                for s in &strings {
+                    t.compress_into(s, &mut expect);
+                    expect_ends.push(expect.len());
+                }
+                let (mut codes, mut ends) = (vec![5u8], vec![]);
+                t.compress_all(strings.iter().map(|s| &s[..]), &mut codes, |end| ends.push(end));
+                prop_assert_eq!(&codes, &expect);
+                prop_assert_eq!(&ends, &expect_ends);
             }
         }
 

@@ -28,10 +28,7 @@ impl EntryStore for FsstEntries {
     fn store(profile: &ByteProfile<'_>, entries: &[&[u8]], out: &mut Writer) -> (Vec<u64>, Vec<u8>) {
         let table = profile.entry_table();
         let (mut ends, mut codes) = (Vec::with_capacity(entries.len()), Vec::new());
-        for entry in entries {
-            table.compress_into(entry, &mut codes);
-            ends.push(codes.len() as u64);
-        }
+        table.compress_all(entries.iter().copied(), &mut codes, |end| ends.push(end as u64));
         write_table(table, out);
         out.u64(codes.len() as u64);
         (ends, codes)

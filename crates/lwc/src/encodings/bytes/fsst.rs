@@ -32,14 +32,9 @@ const ESTIMATE_BYTES: usize = 64 << 10;
 
 /// The codes of the non-null rows back to back, and each row's end in them.
 fn compress(profile: &ByteProfile<'_>, rows: impl Iterator<Item = usize>) -> (Vec<u8>, Vec<u64>) {
-    let table = profile.symbol_table();
     let (mut codes, mut ends) = (Vec::new(), Vec::new());
-    for i in rows {
-        if profile.validity.is_none_or(|v| v.get(i)) {
-            table.compress_into(profile.rows[i], &mut codes);
-        }
-        ends.push(codes.len() as u64);
-    }
+    let inputs = rows.map(|i| if profile.validity.is_none_or(|v| v.get(i)) { profile.rows[i] } else { &[] });
+    profile.symbol_table().compress_all(inputs, &mut codes, |end| ends.push(end as u64));
     (codes, ends)
 }
 
