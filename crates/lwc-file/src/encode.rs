@@ -38,7 +38,7 @@ pub(crate) struct EncodedChunk {
     /// Whether the footer entry rebuilds the segment byte for byte, so the file stores none of it
     /// (format version 3, [`crate::format::implied_segment`]).
     pub(crate) implied: bool,
-    /// The choice the column's next segment may keep (integer-backed values and floats).
+    /// The choice the column's next segment may keep (values and byte strings).
     pub(crate) choice: Option<SegmentChoice>,
 }
 
@@ -143,7 +143,7 @@ fn primitive_values<T: ArrowNativeType>(data: &ArrayData) -> &[T] {
 }
 
 /// Encodes one row group of one column (`storage` must be what this version writes for the array's type);
-/// `previous` is the choice of the column's segment before, which values may keep.
+/// `previous` is the choice of the column's segment before, which values and byte strings may keep.
 pub(crate) fn encode_chunk(
     array: &dyn Array,
     storage: Storage,
@@ -185,7 +185,7 @@ pub(crate) fn encode_chunk(
             c
         }
         (Storage::Plain(width), _) => encode_fixed(array, width as usize, validity.as_ref())?,
-        (Storage::Bytes(kind), _) => encode_bytes(array, kind, validity.as_ref(), options)?,
+        (Storage::Bytes(kind), _) => encode_bytes(array, kind, validity.as_ref(), options, previous)?,
         (Storage::LegacyBytes, _) => {
             return Err(Error::InvalidArgument("version 1 string segments are read, not written".into()));
         }
@@ -251,6 +251,7 @@ fn encode_bytes(
     kind: BytesType,
     validity: Option<&Bitmap>,
     options: &EncodeOptions,
+    previous: Option<&SegmentChoice>,
 ) -> Result<EncodedChunk> {
     let rows = byte_rows(array)?;
     // A cascade of integer encodings is for the integer columns: strings choose their own.
@@ -262,7 +263,7 @@ fn encode_bytes(
         }
         _ => options,
     };
-    let encoded = lwc::strings::encode_bytes_segment(&rows, validity, kind, options)?;
+    let encoded = lwc::strings::encode_bytes_segment_after(&rows, validity, kind, options, previous)?;
     let bytes_zone = match (encoded.min(), encoded.max()) {
         (Some(min), Some(max)) => Some(BytesZone {
             min: min[..min.len().min(ZONE_BYTES)].to_vec(),

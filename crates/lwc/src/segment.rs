@@ -32,6 +32,7 @@ use crate::predicate::{Normalized, Predicate};
 use crate::select::{ChoosingClock, CostModel, Costs, Driver, Objective, SegmentExplain};
 use crate::selection::Selection;
 use crate::stats::Stats;
+use crate::strings::BytesType;
 use crate::types::{LwcInt, Value, ValueType, Word};
 
 const MAGIC: &[u8; 4] = b"LWS1";
@@ -248,26 +249,39 @@ pub struct EncodedSegment<M> {
 }
 
 /// A segment's cascade as chosen by the selector, which the following segments of its column may keep
-/// ([`encode_segment_after`]) instead of choosing again: choosing estimates every candidate on a sample
-/// (several times what packing the segment costs), keeping it costs nothing.
+/// ([`encode_segment_after`], [`crate::strings::encode_bytes_segment_after`]) instead of choosing again:
+/// choosing estimates every candidate on a sample (several times what packing the segment costs; for
+/// byte strings, an FSST table trained and a dictionary built), keeping it costs nothing.
 ///
-/// A segment keeps it while its values' range has the bits of the one that chose (one more or less),
-/// and while the cascade writes it within 10 % of that one's bytes per row (else it chooses afresh, and
-/// is written as chosen); after [`EncodeOptions::keep_choice`] segments in a row, the next one chooses
-/// again.
+/// A segment keeps it while the cascade writes it within 10 % of the chooser's bytes per row (the body's:
+/// the header, validity and zone map, is the same whatever the cascade), and, for values, while their
+/// range has the bits of the chooser's (one more or less). Else it chooses afresh, and is written as
+/// chosen; after [`EncodeOptions::keep_choice`] segments in a row, the next one chooses again.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SegmentChoice {
     cascade: Cascade,
-    value_type: ValueType,
-    /// Bits of the value range of the segment that chose.
-    width: u32,
-    /// Bytes per row of the segment that chose.
+    of: ChoiceOf,
+    /// The body's bytes per row, of the segment that chose.
     bytes_per_row: f64,
     /// Segments that kept it since.
     kept: usize,
 }
 
+/// What a [`SegmentChoice`] was made on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum ChoiceOf {
+    /// Values of a type whose range took this many bits.
+    Values { value_type: ValueType, width: u32 },
+    /// Byte strings of a type.
+    Bytes(BytesType),
+}
+
 impl SegmentChoice {
+    /// A choice just made, on a segment that `of` describes, written in `bytes_per_row`.
+    pub(crate) fn chosen(cascade: Cascade, of: ChoiceOf, bytes_per_row: f64) -> Self {
+        SegmentChoice { cascade, of, bytes_per_row, kept: 0 }
+    }
+
     /// The cascade chosen.
     pub fn cascade(&self) -> &Cascade {
         &self.cascade
@@ -284,23 +298,37 @@ impl SegmentChoice {
         SegmentChoice { kept: self.kept.saturating_add(segments), ..self.clone() }
     }
 
+    /// This choice kept once more, by a segment written in `bytes_per_row`: `None` when that is more
+    /// than 10 % above the bytes of the segment that chose.
+    pub(crate) fn kept_at(&self, bytes_per_row: f64) -> Option<Self> {
+        (bytes_per_row <= self.bytes_per_row * KEPT_SLACK)
+            .then(|| SegmentChoice { kept: self.kept + 1, ..self.clone() })
+    }
+
     /// The explain record's reason for a segment that kept it.
-    fn kept_because(&self) -> String {
+    pub(crate) fn kept_because(&self) -> String {
+        let on = match self.of {
+            ChoiceOf::Values { width, .. } => format!("on a {width}-bit value range"),
+            ChoiceOf::Bytes(kind) => format!("on {} strings", kind.name()),
+        };
         format!(
-            "kept the cascade chosen {} segments before (on a {}-bit value range): written within {:.0} % of its bytes per row",
+            "kept the cascade chosen {} segments before ({on}): written within {:.0} % of its bytes per row",
             self.kept,
-            self.width,
             (KEPT_SLACK - 1.0) * 100.0
         )
     }
 
-    /// Whether a segment of `value_type` whose range takes `width` bits keeps this choice under `options`
-    /// (a bit more or less: sorted keys cross powers of two from segment to segment).
-    fn applies(&self, value_type: ValueType, width: u32, options: &EncodeOptions) -> bool {
-        options.cascade.encoding().id().is_none()
-            && self.kept < options.keep_choice
-            && self.value_type == value_type
-            && self.width.abs_diff(width) <= 1
+    /// Whether a segment that `of` describes keeps this choice under `options` (for values, a bit more
+    /// or less of range: sorted keys cross powers of two from segment to segment).
+    pub(crate) fn applies(&self, of: ChoiceOf, options: &EncodeOptions) -> bool {
+        let alike = match (self.of, of) {
+            (ChoiceOf::Values { value_type: a, width: wa }, ChoiceOf::Values { value_type: b, width: wb }) => {
+                a == b && wa.abs_diff(wb) <= 1
+            }
+            (ChoiceOf::Bytes(a), ChoiceOf::Bytes(b)) => a == b,
+            _ => false,
+        };
+        options.cascade.encoding().id().is_none() && self.kept < options.keep_choice && alike
     }
 }
 
@@ -465,15 +493,18 @@ pub fn encode_segment_after<V: Value>(
             .reading_together(values.len(), options.working_set_rows)
     };
     let width = stats.range_bits();
-    let per_row = |w: &Writer| w.len() as f64 / values.len().max(1) as f64;
+    // The body's bytes: the header (validity, zone map) is the same whatever the cascade.
+    let per_row = |w: &Writer| (w.len() - header) as f64 / values.len().max(1) as f64;
     let mut choice = None;
-    if let Some(previous) = previous.filter(|p| p.applies(V::TYPE, width, &options)) {
+    let of = ChoiceOf::Values { value_type: V::TYPE, width };
+    if let Some(previous) = previous.filter(|p| p.applies(of, &options)) {
         match driver(previous.cascade.clone()).encode_with(&filled, &stats, &mut w) {
             // Written as the segment before chose, and about as small: kept.
-            Ok(written) if per_row(&w) <= previous.bytes_per_row * KEPT_SLACK => {
-                choice = Some((written, SegmentChoice { kept: previous.kept + 1, ..previous.clone() }));
-            }
-            Ok(_) | Err(Error::NotApplicable { .. }) => w.truncate(header),
+            Ok(written) => match previous.kept_at(per_row(&w)) {
+                Some(kept) => choice = Some((written, kept)),
+                None => w.truncate(header),
+            },
+            Err(Error::NotApplicable { .. }) => w.truncate(header),
             Err(e) => return Err(e),
         }
     }
@@ -483,13 +514,7 @@ pub fn encode_segment_after<V: Value>(
             let written = driver(options.cascade.clone()).encode_with(&filled, &stats, &mut w)?;
             // Taken at once (constant, sequence) costs next to nothing to choose, and rarely fits the next.
             let chosen = written.evaluation.as_ref().is_some_and(|e| !e.encoding().taken_at_once());
-            let choice = chosen.then(|| SegmentChoice {
-                cascade: written.cascade.clone(),
-                value_type: V::TYPE,
-                width,
-                bytes_per_row: per_row(&w),
-                kept: 0,
-            });
+            let choice = chosen.then(|| SegmentChoice::chosen(written.cascade.clone(), of, per_row(&w)));
             (written, choice)
         }
     };

@@ -48,7 +48,7 @@ use crate::bytes::{Reader, Writer};
 use crate::encodings::{ByteArray, ByteProfile, BytesOps, BytesTest, BytesView, Cascade, EncodingId};
 use crate::error::{Error, Result};
 use crate::predicate::{Predicate, ZoneVerdict};
-use crate::segment::{EncodeOptions, EncodedSegment};
+use crate::segment::{ChoiceOf, EncodeOptions, EncodedSegment, SegmentChoice};
 use crate::select::{ChoosingClock, Driver};
 use crate::selection::Selection;
 
@@ -300,6 +300,35 @@ pub fn encode_bytes_segment(
     kind: BytesType,
     options: impl Into<EncodeOptions>,
 ) -> Result<EncodedSegment<Vec<u8>>> {
+    encode_bytes_segment_after(rows, validity, kind, options, None)
+}
+
+/// [`encode_bytes_segment`] for the segment after one whose [`EncodedSegment::choice`] is `previous`: it
+/// keeps that cascade without choosing again where the choice applies (see [`SegmentChoice`]), so that
+/// no FSST table is trained and no dictionary built only to be estimated.
+///
+/// ```
+/// use lwc::strings::{encode_bytes_segment, encode_bytes_segment_after, BytesType};
+/// use lwc::EncodeOptions;
+///
+/// let options = EncodeOptions::default().explained();
+/// let modes = ["AIR", "MAIL", "RAIL", "SHIP", "TRUCK"];
+/// let first: Vec<&[u8]> = (0..65_536).map(|i| modes[i * 7 % 5].as_bytes()).collect();
+/// let second: Vec<&[u8]> = (0..65_536).map(|i| modes[i * 3 % 5].as_bytes()).collect();
+/// let chosen = encode_bytes_segment(&first, None, BytesType::Utf8, &options)?;
+/// let kept = encode_bytes_segment_after(&second, None, BytesType::Utf8, &options, chosen.choice())?;
+/// assert_eq!(kept.cascade(), chosen.cascade());
+/// assert_eq!(kept.choice().unwrap().kept(), 1);
+/// assert_eq!(kept.explain().unwrap().choose_ns, 0);
+/// # Ok::<(), lwc::Error>(())
+/// ```
+pub fn encode_bytes_segment_after(
+    rows: &[&[u8]],
+    validity: Option<&Bitmap>,
+    kind: BytesType,
+    options: impl Into<EncodeOptions>,
+    previous: Option<&SegmentChoice>,
+) -> Result<EncodedSegment<Vec<u8>>> {
     let options = options.into();
     let start = Instant::now();
     let n = u32::try_from(rows.len())
@@ -336,15 +365,48 @@ pub fn encode_bytes_segment(
         w.array(v.words());
     }
     w.align();
+    let header = w.len();
     let profile = ByteProfile::of(rows, validity);
     let clock = ChoosingClock::default();
-    let driver = Driver::new(&options.cost_model, options.objective, options.cascade.clone(), &clock)
-        .reading_together(rows.len(), options.working_set_rows);
-    let written = driver.encode_bytes(&profile, &mut w)?;
+    let driver = |cascade: Cascade| {
+        Driver::new(&options.cost_model, options.objective, cascade, &clock)
+            .reading_together(rows.len(), options.working_set_rows)
+    };
+    // The body's bytes per row, as for values: a dictionary's codes follow the rows whatever their bytes
+    // (nulls included), and text whose rows grow longer chooses again.
+    let per_row = |w: &Writer| (w.len() - header) as f64 / rows.len().max(1) as f64;
+    let of = ChoiceOf::Bytes(kind);
+    let mut kept = None;
+    if let Some(previous) = previous.filter(|p| p.applies(of, &options)) {
+        match driver(previous.cascade().clone()).encode_bytes(&profile, &mut w) {
+            // Written as the segment before chose, and about as small: kept.
+            Ok(written) => match previous.kept_at(per_row(&w)) {
+                Some(choice) => kept = Some((written, choice)),
+                None => w.truncate(header),
+            },
+            // A dictionary where the rows are now all distinct.
+            Err(Error::NotApplicable { .. }) => w.truncate(header),
+            Err(e) => return Err(e),
+        }
+    }
+    let (written, choice) = match kept {
+        Some((written, choice)) => (written, Some(choice)),
+        None => {
+            let written = driver(options.cascade.clone()).encode_bytes(&profile, &mut w)?;
+            let choice =
+                written.evaluation.is_some().then(|| SegmentChoice::chosen(written.cascade.clone(), of, per_row(&w)));
+            (written, choice)
+        }
+    };
     let bytes = w.into_aligned();
     let read_costs = written.read_costs(&options.cost_model, rows.len(), bytes.len());
     let explain = options.explain.then(|| {
-        written.explain(rows.len(), nulls, options.objective, bytes.len(), read_costs, (clock.get().0, start))
+        let mut explain =
+            written.explain(rows.len(), nulls, options.objective, bytes.len(), read_costs, (clock.get().0, start));
+        if let Some(c) = choice.as_ref().filter(|c| c.kept() > 0) {
+            explain.reason = c.kept_because();
+        }
+        explain
     });
     Ok(EncodedSegment {
         bytes,
@@ -355,7 +417,7 @@ pub fn encode_bytes_segment(
         cascade: written.cascade,
         read_costs,
         explain,
-        choice: None,
+        choice,
     })
 }
 

@@ -307,3 +307,36 @@ fn segments_keep_choices_whatever_the_threads() {
     round_trip(std::slice::from_ref(&batch), every);
     round_trip(&[batch], options(256));
 }
+
+/// String columns keep their choices too: a column of ship modes (nulls in runs) keeps the dictionary
+/// segment 0 chose, a comment column keeps FSST, with the same bytes on any thread count, and both read
+/// back.
+#[test]
+fn string_segments_keep_choices_whatever_the_threads() {
+    let modes = ["AIR", "MAIL", "RAIL", "REG AIR", "SHIP", "TRUCK", "FOB"];
+    let words = ["carefully", "final", "deposits", "sleep", "quickly", "ironic", "packages", "among", "the"];
+    let rows = 40 * 256;
+    let mode = StringArray::from_iter((0..rows).map(|i| (i / 100 % 9 != 3).then(|| modes[i * 7_919 % 7])));
+    let comment =
+        StringArray::from_iter_values((0..rows).map(|i| {
+            format!("{} {i}", (0..3 + i % 5).map(|k| words[(i * 31 + k * 7) % 9]).collect::<Vec<_>>().join(" "))
+        }));
+    for (array, want) in [(&mode, "dict"), (&comment, "fsst")] {
+        let explains = lwc_file::explain_array(array, &options(256).encode).unwrap();
+        let kept = explains.iter().filter(|e| e.reason.starts_with("kept the cascade chosen")).count();
+        assert_eq!(kept, 40 - 3, "segments 0, 16 and 32 choose");
+        assert!(explains.iter().all(|e| e.chosen.encoding().id().unwrap().name() == want), "{}", explains[1]);
+    }
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("mode", DataType::Utf8, true),
+        Field::new("comment", DataType::Utf8, false),
+    ]));
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(mode), Arc::new(comment)]).unwrap();
+    let write = |threads| {
+        let options = WriteOptions { threads: Some(threads), ..options(256) };
+        write_to_bytes(schema.clone(), &cut(&batch, &[1000, 3000, 7]), options).unwrap()
+    };
+    let one = write(1);
+    assert!(write(3)[..] == one[..], "3 threads wrote other bytes");
+    round_trip(&[batch], options(256));
+}

@@ -4,7 +4,9 @@
 //! one row, none. Every read (get, decode ranges, take in any order) and every filter (comparisons, sets,
 //! prefixes, nulls) agrees with the reference; so do min and max.
 
-use lwc::strings::{encode_bytes_segment, BytesPredicate, BytesSegment, BytesType, ZONE_BYTES};
+use lwc::strings::{
+    encode_bytes_segment, encode_bytes_segment_after, BytesPredicate, BytesSegment, BytesType, ZONE_BYTES,
+};
 use lwc::{Bitmap, Cascade, EncodeOptions, Encoding, Error, Predicate};
 use proptest::prelude::*;
 
@@ -169,6 +171,46 @@ fn auto_picks_a_dictionary_for_few_values_fsst_for_text_and_plain_for_noise() {
         assert_eq!(segment.bytes_type(), BytesType::Utf8);
         assert_eq!(segment.get(40_000).unwrap().as_deref(), Some(rows[40_000]));
     }
+}
+
+/// A segment keeps the cascade its column chose before while it writes about as small (no candidate
+/// estimated: no FSST table trained for a dictionary column), and chooses afresh where that cascade no
+/// longer applies (distinct rows after a dictionary) or writes 10 % larger, or for another string type;
+/// every segment reads back.
+#[test]
+fn byte_segments_keep_the_choice_before_while_it_fits() {
+    let encode = |values: &[Vec<u8>], kind, previous| {
+        let rows: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+        let options = EncodeOptions::default().explained();
+        let encoded = encode_bytes_segment_after(&rows, None, kind, options, previous).unwrap();
+        let decoded = BytesSegment::open(&encoded).unwrap().decode_all().to_options();
+        assert_eq!(decoded, values.iter().map(|r| Some(r.clone())).collect::<Vec<_>>());
+        encoded
+    };
+    let few = encode(&shaped(0, 65_536, 1), BytesType::Utf8, None);
+    assert_eq!(few.choice().map(|c| c.kept()), Some(0));
+    let kept = encode(&shaped(0, 65_536, 2), BytesType::Utf8, few.choice());
+    assert_eq!(kept.cascade(), few.cascade());
+    assert_eq!(kept.choice().unwrap().kept(), 1);
+    let explain = kept.explain().unwrap();
+    assert!(explain.reason.starts_with("kept the cascade chosen 1 segments before (on utf8 strings)"), "{explain}");
+    assert!(explain.candidates.is_empty() && explain.choose_ns == 0);
+    // Distinct text after a dictionary: chosen again, as FSST.
+    let text = encode(&shaped(1, 65_536, 3), BytesType::Utf8, kept.choice());
+    assert_eq!(text.cascade().encoding().id().unwrap().name(), "fsst");
+    assert_eq!(text.choice().unwrap().kept(), 0);
+    // Another type, or a forced cascade: never kept.
+    let binary = encode(&shaped(0, 65_536, 4), BytesType::Binary, few.choice());
+    assert_eq!(binary.choice().unwrap().kept(), 0);
+    // A dictionary that still applies but writes far larger (a third of the rows distinct): chosen again.
+    let many = encode(&shaped(3, 65_536, 6), BytesType::Utf8, kept.choice());
+    assert_eq!(many.choice().unwrap().kept(), 0);
+    assert!(!many.explain().unwrap().reason.starts_with("kept"));
+    let values = shaped(0, 1_000, 5);
+    let rows: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+    let forced = encode_bytes_segment_after(&rows, None, BytesType::Utf8, Encoding::BytesPlain, few.choice()).unwrap();
+    assert_eq!(forced.cascade().encoding().id().unwrap().name(), "plain");
+    assert!(forced.choice().is_none());
 }
 
 /// A dictionary filters by codes: `x = 'SHIP'` over 65,536 rows compares bit-packed codes.
