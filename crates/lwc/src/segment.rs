@@ -27,6 +27,7 @@ use crate::bytes::{AlignedBytes, Reader, Writer};
 use crate::encodings::{read_value, value_bits, Cascade, EncodingId, InPlace, StreamOps, StreamView, SumMinMax};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::BLOCK;
+use crate::kernels::fsst::SymbolTable;
 use crate::kernels::range_sum::{FloatLatent, RangeAggregate};
 use crate::predicate::{Normalized, Predicate};
 use crate::select::{ChoosingClock, CostModel, Costs, Driver, Objective, SegmentExplain};
@@ -265,6 +266,10 @@ pub struct SegmentChoice {
     bytes_per_row: f64,
     /// Segments that kept it since.
     kept: usize,
+    /// The FSST table the segment that chose trained, when it chose `fsst`: a segment that keeps the
+    /// cascade compresses with it instead of training its own (training takes as long as compressing
+    /// a few hundred kilobytes).
+    symbol_table: Option<Arc<SymbolTable>>,
 }
 
 /// What a [`SegmentChoice`] was made on.
@@ -279,7 +284,17 @@ pub(crate) enum ChoiceOf {
 impl SegmentChoice {
     /// A choice just made, on a segment that `of` describes, written in `bytes_per_row`.
     pub(crate) fn chosen(cascade: Cascade, of: ChoiceOf, bytes_per_row: f64) -> Self {
-        SegmentChoice { cascade, of, bytes_per_row, kept: 0 }
+        SegmentChoice { cascade, of, bytes_per_row, kept: 0, symbol_table: None }
+    }
+
+    /// The choice with the FSST table its cascade was written with, for the segments that keep it.
+    pub(crate) fn with_symbol_table(self, symbol_table: Option<Arc<SymbolTable>>) -> Self {
+        SegmentChoice { symbol_table, ..self }
+    }
+
+    /// The FSST table to keep with the cascade, if any.
+    pub(crate) fn symbol_table(&self) -> Option<&Arc<SymbolTable>> {
+        self.symbol_table.as_ref()
     }
 
     /// The cascade chosen.
@@ -309,6 +324,9 @@ impl SegmentChoice {
     pub(crate) fn kept_because(&self) -> String {
         let on = match self.of {
             ChoiceOf::Values { width, .. } => format!("on a {width}-bit value range"),
+            ChoiceOf::Bytes(kind) if self.symbol_table.is_some() => {
+                format!("on {} strings, with its FSST table", kind.name())
+            }
             ChoiceOf::Bytes(kind) => format!("on {} strings", kind.name()),
         };
         format!(

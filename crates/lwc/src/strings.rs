@@ -45,7 +45,7 @@ use std::time::Instant;
 
 use crate::bitmap::{get_bit, Bitmap};
 use crate::bytes::{Reader, Writer};
-use crate::encodings::{ByteArray, ByteProfile, BytesOps, BytesTest, BytesView, Cascade, EncodingId};
+use crate::encodings::{ByteArray, ByteProfile, BytesOps, BytesTest, BytesView, Cascade, Encoding, EncodingId};
 use crate::error::{Error, Result};
 use crate::predicate::{Predicate, ZoneVerdict};
 use crate::segment::{ChoiceOf, EncodeOptions, EncodedSegment, SegmentChoice};
@@ -378,7 +378,17 @@ pub fn encode_bytes_segment_after(
     let of = ChoiceOf::Bytes(kind);
     let mut kept = None;
     if let Some(previous) = previous.filter(|p| p.applies(of, &options)) {
-        match driver(previous.cascade().clone()).encode_bytes(&profile, &mut w) {
+        // With the chooser's FSST table, a profile of its own: where the kept cascade does not fit,
+        // choosing trains a table on these rows.
+        let with_table;
+        let profile = match previous.symbol_table() {
+            Some(table) => {
+                with_table = ByteProfile::of(rows, validity).with_symbol_table(table.clone());
+                &with_table
+            }
+            None => &profile,
+        };
+        match driver(previous.cascade().clone()).encode_bytes(profile, &mut w) {
             // Written as the segment before chose, and about as small: kept.
             Ok(written) => match previous.kept_at(per_row(&w)) {
                 Some(choice) => kept = Some((written, choice)),
@@ -393,8 +403,11 @@ pub fn encode_bytes_segment_after(
         Some((written, choice)) => (written, Some(choice)),
         None => {
             let written = driver(options.cascade.clone()).encode_bytes(&profile, &mut w)?;
-            let choice =
-                written.evaluation.is_some().then(|| SegmentChoice::chosen(written.cascade.clone(), of, per_row(&w)));
+            let fsst = written.cascade.encoding() == Encoding::BytesFsst;
+            let choice = written.evaluation.is_some().then(|| {
+                SegmentChoice::chosen(written.cascade.clone(), of, per_row(&w))
+                    .with_symbol_table(profile.trained_symbol_table().filter(|_| fsst))
+            });
             (written, choice)
         }
     };

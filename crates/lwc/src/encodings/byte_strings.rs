@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::ops::Range;
+use std::sync::Arc;
 
 use super::{Cascade, Children, Encoding, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
@@ -74,8 +75,8 @@ pub(crate) struct ByteProfile<'a> {
     /// The distinct non-null values, sorted, and each row's code: built on first use (`None` when a probe
     /// of spread rows finds no repeat, which makes a dictionary pointless and hashing every row wasted).
     dictionary: OnceCell<Option<Dictionary<'a>>>,
-    /// An FSST symbol table trained on the rows, on first use.
-    symbol_table: OnceCell<SymbolTable>,
+    /// An FSST symbol table trained on the rows, on first use, or the one a segment before trained.
+    symbol_table: OnceCell<Arc<SymbolTable>>,
     /// An FSST symbol table trained on the dictionary's entries, on first use.
     entry_table: OnceCell<SymbolTable>,
 }
@@ -121,9 +122,22 @@ impl<'a> ByteProfile<'a> {
             .collect()
     }
 
-    /// An FSST symbol table for the rows, trained on first use (on a sample: see the kernel).
+    /// An FSST symbol table for the rows, trained on first use (on a sample: see the kernel), unless
+    /// given ([`ByteProfile::with_symbol_table`]).
     pub fn symbol_table(&self) -> &SymbolTable {
-        self.symbol_table.get_or_init(|| SymbolTable::train(self.rows))
+        self.symbol_table.get_or_init(|| Arc::new(SymbolTable::train(self.rows)))
+    }
+
+    /// The profile with `table` for its rows' symbol table: a segment that keeps the FSST its column chose
+    /// compresses with the chooser's table instead of training its own.
+    pub fn with_symbol_table(self, table: Arc<SymbolTable>) -> Self {
+        let symbol_table = OnceCell::from(table);
+        ByteProfile { symbol_table, ..self }
+    }
+
+    /// The rows' symbol table, if one was trained (or given).
+    pub fn trained_symbol_table(&self) -> Option<Arc<SymbolTable>> {
+        self.symbol_table.get().cloned()
     }
 
     /// An FSST symbol table for the dictionary's entries (empty without a dictionary), trained on first use.

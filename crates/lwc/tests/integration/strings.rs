@@ -202,6 +202,17 @@ fn byte_segments_keep_the_choice_before_while_it_fits() {
     // Another type, or a forced cascade: never kept.
     let binary = encode(&shaped(0, 65_536, 4), BytesType::Binary, few.choice());
     assert_eq!(binary.choice().unwrap().kept(), 0);
+    // Text keeps FSST and compresses with the table the chooser trained; noise after it does not fit.
+    let more_text = encode(&shaped(1, 65_536, 7), BytesType::Utf8, text.choice());
+    assert_eq!(more_text.cascade(), text.cascade());
+    let reason = &more_text.explain().unwrap().reason;
+    assert!(
+        reason.starts_with("kept the cascade chosen 1 segments before (on utf8 strings, with its FSST table)"),
+        "{reason}"
+    );
+    let noise = encode(&shaped(2, 65_536, 8), BytesType::Utf8, more_text.choice());
+    assert_eq!(noise.cascade().encoding().id().unwrap().name(), "plain");
+    assert_eq!(noise.choice().unwrap().kept(), 0);
     // A dictionary that still applies but writes far larger (a third of the rows distinct): chosen again.
     let many = encode(&shaped(3, 65_536, 6), BytesType::Utf8, kept.choice());
     assert_eq!(many.choice().unwrap().kept(), 0);
