@@ -378,25 +378,31 @@ pub fn encode_bytes_segment_after(
     let of = ChoiceOf::Bytes(kind);
     let mut kept = None;
     if let Some(previous) = previous.filter(|p| p.applies(of, &options)) {
-        // With the chooser's FSST table, a profile of its own: where the kept cascade does not fit,
-        // choosing trains a table on these rows.
-        let with_table;
-        let profile = match previous.symbol_table() {
-            Some(table) => {
-                with_table = ByteProfile::of(rows, validity).with_symbol_table(table.clone());
-                &with_table
+        // Written as the segment before chose, and about as small: kept.
+        let mut keep = |profile: &ByteProfile<'_>, w: &mut Writer| -> Result<bool> {
+            match driver(previous.cascade().clone()).encode_bytes(profile, w) {
+                Ok(written) => match previous.kept_at(per_row(w)) {
+                    Some(choice) => {
+                        kept = Some((written, choice));
+                        return Ok(true);
+                    }
+                    None => w.truncate(header),
+                },
+                // A dictionary where the rows are now all distinct.
+                Err(Error::NotApplicable { .. }) => w.truncate(header),
+                Err(e) => return Err(e),
             }
-            None => &profile,
+            Ok(false)
         };
-        match driver(previous.cascade().clone()).encode_bytes(profile, &mut w) {
-            // Written as the segment before chose, and about as small: kept.
-            Ok(written) => match previous.kept_at(per_row(&w)) {
-                Some(choice) => kept = Some((written, choice)),
-                None => w.truncate(header),
-            },
-            // A dictionary where the rows are now all distinct.
-            Err(Error::NotApplicable { .. }) => w.truncate(header),
-            Err(e) => return Err(e),
+        // With the chooser's FSST table first, in a profile of its own; where that does not fit, with a
+        // table trained on these rows, which choosing then reuses. A table that did not fit is not
+        // handed on.
+        let with_table = match previous.symbol_table() {
+            Some(table) => keep(&ByteProfile::of(rows, validity).with_symbol_table(table.clone()), &mut w)?,
+            None => false,
+        };
+        if !with_table && keep(&profile, &mut w)? {
+            kept = kept.map(|(written, choice)| (written, choice.with_symbol_table(None)));
         }
     }
     let (written, choice) = match kept {

@@ -350,6 +350,14 @@ fn explain_prints_the_selectors_records() {
     assert_eq!(kept.matches("kept the cascade").count(), 7, "{kept}");
     let fresh = ok(&["explain", p(&alike), "--segment-rows", "500", "--keep-choice", "0"]);
     assert!(!fresh.contains("kept the cascade") && fresh.matches("chose").count() >= 8, "{fresh}");
+    // Strings too: ship modes with empty fields among them keep their dictionary.
+    let modes = f.path("modes.csv");
+    let names = ["AIR", "MAIL", "", "RAIL", "REG AIR", "SHIP", "TRUCK"];
+    let rows: String = (0..4_000usize).map(|i| format!("{}\n", names[i * 7_919 % 7])).collect();
+    std::fs::write(&modes, format!("mode\n{rows}")).unwrap();
+    let kept = ok(&["explain", p(&modes), "--segment-rows", "500"]);
+    assert_eq!(kept.matches("kept the cascade chosen").count(), 7, "{kept}");
+    assert!(kept.contains("on utf8 strings") && kept.contains("dict"), "{kept}");
 }
 
 #[test]
