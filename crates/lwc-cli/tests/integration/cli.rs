@@ -353,9 +353,10 @@ fn explain_prints_the_selectors_records() {
     // Strings too: ship modes with empty fields among them keep their dictionary.
     let modes = f.path("modes.csv");
     let names = ["AIR", "MAIL", "", "RAIL", "REG AIR", "SHIP", "TRUCK"];
-    let rows: String = (0..4_000usize).map(|i| format!("{}\n", names[i * 7_919 % 7])).collect();
-    std::fs::write(&modes, format!("mode\n{rows}")).unwrap();
-    let kept = ok(&["explain", p(&modes), "--segment-rows", "500"]);
+    let rows: String = (0..4_000usize).map(|i| format!("{},{i}\n", names[i * 7_919 % 7])).collect();
+    std::fs::write(&modes, format!("mode,n\n{rows}")).unwrap();
+    let kept = ok(&["explain", p(&modes), "--column", "mode", "--segment-rows", "500"]);
+    assert!(kept.contains("4,000 rows"), "{kept}");
     assert_eq!(kept.matches("kept the cascade chosen").count(), 7, "{kept}");
     assert!(kept.contains("on utf8 strings") && kept.contains("dict"), "{kept}");
 }
