@@ -68,7 +68,8 @@ type Named<'a, F> = (&'static str, &'a F);
 type Gather<'a> = dyn Fn(&mut [u32], &mut [u32]) + 'a;
 /// A bitmap into the first slice, the second one scratch.
 type Filter<'a> = dyn Fn(&mut [u64], &mut [u32]) + 'a;
-type Decompress<'a> = dyn Fn(&mut Vec<u8>) + 'a;
+/// Appends its output (codes or text) to the vector.
+type Appends<'a> = dyn Fn(&mut Vec<u8>) + 'a;
 
 fn configure<'a>(c: &'a mut Criterion, name: &str) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
     let mut g = c.benchmark_group(name);
@@ -287,25 +288,20 @@ fn fsst(c: &mut Criterion) {
             table.compress_into(s, scratch);
         }
     };
-    // Checked here, so that it holds whichever benches a filter runs.
-    compress_each(&mut scratch);
-    assert_eq!(scratch, codes);
-    g.bench_function("compress_each", |b| {
-        b.iter(|| {
-            scratch.clear();
-            compress_each(&mut scratch)
-        })
-    });
     let compress_all = |scratch: &mut Vec<u8>| table.compress_all(black_box(&refs).iter().copied(), scratch, |_| ());
-    scratch.clear();
-    compress_all(&mut scratch);
-    assert_eq!(scratch, codes);
-    g.bench_function("compress_all", |b| {
-        b.iter(|| {
-            scratch.clear();
-            compress_all(&mut scratch)
-        })
-    });
+    let compressors: [Named<Appends>; 2] = [("compress_each", &compress_each), ("compress_all", &compress_all)];
+    for (name, compress) in compressors {
+        // Checked here, so that it holds whichever benches a filter runs.
+        scratch.clear();
+        compress(&mut scratch);
+        assert_eq!(scratch, codes, "{name}");
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                scratch.clear();
+                compress(&mut scratch)
+            })
+        });
+    }
     let decoder = table.decoder();
     let mut out = Vec::with_capacity(raw + 64);
     let decompress_each = |out: &mut Vec<u8>| {
@@ -314,7 +310,7 @@ fn fsst(c: &mut Criterion) {
         }
     };
     let decompress_all = |out: &mut Vec<u8>| decoder.decompress_into(black_box(&codes), out);
-    let decompressors: [Named<Decompress>; 2] =
+    let decompressors: [Named<Appends>; 2] =
         [("decompress_each", &decompress_each), ("decompress_all", &decompress_all)];
     for (name, decompress) in decompressors {
         out.clear();

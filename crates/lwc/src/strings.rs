@@ -379,30 +379,26 @@ pub fn encode_bytes_segment_after(
     let mut kept = None;
     if let Some(previous) = previous.filter(|p| p.applies(of, &options)) {
         // Written as the segment before chose, and about as small: kept.
-        let mut keep = |profile: &ByteProfile<'_>, w: &mut Writer| -> Result<bool> {
+        let keep = |profile: &ByteProfile<'_>, w: &mut Writer| -> Result<Option<_>> {
             match driver(previous.cascade().clone()).encode_bytes(profile, w) {
                 Ok(written) => match previous.kept_at(per_row(w)) {
-                    Some(choice) => {
-                        kept = Some((written, choice));
-                        return Ok(true);
-                    }
+                    Some(choice) => return Ok(Some((written, choice))),
                     None => w.truncate(header),
                 },
                 // A dictionary where the rows are now all distinct.
                 Err(Error::NotApplicable { .. }) => w.truncate(header),
                 Err(e) => return Err(e),
             }
-            Ok(false)
+            Ok(None)
         };
         // With the chooser's FSST table first, in a profile of its own; where that does not fit, with a
         // table trained on these rows, which choosing then reuses. A table that did not fit is not
         // handed on.
-        let with_table = match previous.symbol_table() {
-            Some(table) => keep(&ByteProfile::of(rows, validity).with_symbol_table(table.clone()), &mut w)?,
-            None => false,
-        };
-        if !with_table && keep(&profile, &mut w)? {
-            kept = kept.map(|(written, choice)| (written, choice.with_symbol_table(None)));
+        if let Some(table) = previous.symbol_table() {
+            kept = keep(&ByteProfile::of(rows, validity).with_symbol_table(table.clone()), &mut w)?;
+        }
+        if kept.is_none() {
+            kept = keep(&profile, &mut w)?.map(|(written, choice)| (written, choice.with_symbol_table(None)));
         }
     }
     let (written, choice) = match kept {
