@@ -1,6 +1,8 @@
 //! Which x86 instruction sets the kernels may use: what the CPU reports (`std` caches the detection),
 //! unless the crate is built with the `portable` feature, which turns every SIMD path off so that one
-//! machine runs and tests the portable kernels other targets (aarch64, older x86) depend on.
+//! machine runs and tests the portable kernels other targets (aarch64, older x86) depend on. The
+//! `avx2-ceiling` feature turns the AVX-512 paths off alone, so that an AVX-512 machine runs and
+//! measures the kernels an AVX2-only CPU (AMD before Zen 4) takes.
 
 /// AVX2.
 #[inline]
@@ -24,6 +26,7 @@ pub fn avx2_fma() -> bool {
 #[inline]
 pub fn avx512_vbmi() -> bool {
     !cfg!(feature = "portable")
+        && !cfg!(feature = "avx2-ceiling")
         && std::arch::is_x86_feature_detected!("avx512vbmi")
         && std::arch::is_x86_feature_detected!("avx512vl")
 }
@@ -42,5 +45,14 @@ mod tests {
         let any_simd = super::avx2() || super::avx2_bmi2() || super::avx2_fma() || super::avx512_vbmi();
         assert!(!super::avx512_vbmi_zmm() || any_simd);
         assert_eq!(any_simd, !cfg!(feature = "portable") && std::arch::is_x86_feature_detected!("avx2"));
+    }
+
+    /// An `avx2-ceiling` build takes no AVX-512 path, whatever the CPU has, and keeps AVX2 where the
+    /// CPU has it (`cargo test -p lwc --features avx2-ceiling --lib kernels::cpu`).
+    #[cfg(feature = "avx2-ceiling")]
+    #[test]
+    fn avx2_ceiling_builds_take_no_avx512_path() {
+        assert!(!super::avx512_vbmi() && !super::avx512_vbmi_zmm());
+        assert_eq!(super::avx2(), !cfg!(feature = "portable") && std::arch::is_x86_feature_detected!("avx2"));
     }
 }

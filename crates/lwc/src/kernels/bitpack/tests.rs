@@ -139,7 +139,7 @@ fn on_every_u32_path(f: impl Fn()) {
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn simd_tables_stay_inside_their_halves() {
-    use x86::{NARROW, PERMUTE, PERMUTE_WIDE, SINGLE, WIDE};
+    use x86::{BROADCAST, NARROW, PERMUTE, PERMUTE_WIDE, SINGLE, WIDE};
     for w in 1..=32 {
         let plan = x86::Plan32::new(w); // asserts every index lies in its 16-byte half
         let (mode, vbmi_mode) = plan.modes();
@@ -149,7 +149,8 @@ fn simd_tables_stay_inside_their_halves() {
         // Groups at their first value: the widths each mode serves (fifth bytes only at 26..=31,
         // where a value can start at bit `33 - w` or above of its first byte).
         let want = match w {
-            1..=14 => (SINGLE, SINGLE),
+            1..=4 => (BROADCAST, BROADCAST),
+            5..=14 => (SINGLE, SINGLE),
             _ if mode == WIDE => (WIDE, PERMUTE_WIDE),
             _ => (NARROW, PERMUTE),
         };
@@ -213,7 +214,14 @@ fn most_run_starts_have_a_plan() {
                     assert!(p.skip() + p.reach_in(m) <= w as usize + PADDING, "w={w} first={first} mode={m}");
                 }
                 // The permute modes fit every run that has a plan up to width 30.
-                assert!(w > 30 || mode == x86::SINGLE || vbmi_mode >= x86::PERMUTE, "w={w} first={first}");
+                let one_load = [x86::SINGLE, x86::BROADCAST].contains(&mode);
+                assert!(
+                    w > 30 || one_load || [x86::PERMUTE, x86::PERMUTE_WIDE].contains(&vbmi_mode),
+                    "w={w} first={first}"
+                );
+                // Broadcast exactly where the run's 8 values lie in the 4 bytes from its first byte.
+                let s0 = first * w % 8;
+                assert_eq!(mode == x86::BROADCAST, s0 + 8 * w <= 32, "w={w} first={first}");
             }
         }
     }

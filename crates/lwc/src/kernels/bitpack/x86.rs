@@ -83,10 +83,10 @@ pub struct Plan32 {
     high_base: usize,
     /// See [`Plan32::skip`].
     skip: usize,
-    /// [`NARROW`], [`SINGLE`] or [`WIDE`].
+    /// [`NARROW`], [`SINGLE`], [`WIDE`] or [`BROADCAST`].
     pub(super) mode: u8,
     /// The mode on CPUs with VBMI: [`PERMUTE`] or [`PERMUTE_WIDE`] where every value's bytes lie in
-    /// the 32 from the run's first byte and the plan is not [`SINGLE`], else `mode`.
+    /// the 32 from the run's first byte and the plan is neither [`SINGLE`] nor [`BROADCAST`], else `mode`.
     vbmi_mode: u8,
 }
 
@@ -100,6 +100,11 @@ pub const WIDE: u8 = 2;
 pub const PERMUTE: u8 = 3;
 /// As [`PERMUTE`], and a second `vpermb` for the fifth byte of values that need it.
 pub const PERMUTE_WIDE: u8 = 4;
+/// The run's 8 values all lie in the 4 bytes from its first byte (`w <= 3`, or 4 from a byte's start):
+/// those 4 bytes broadcast to every lane, a load with no shuffle, and each lane shifts its own value
+/// down. Shuffles and shifts share two of the four vector pipes on AMD's Zen 4, which bounded narrow
+/// widths there at about 1.25x BitPacker8x's time (whose vertical layout needs no shuffle).
+pub const BROADCAST: u8 = 5;
 
 /// Whether `mode` decodes with `vpermb`, which needs AVX-512 VBMI and VL.
 const fn is_permute(mode: u8) -> bool {
@@ -110,10 +115,10 @@ const fn is_permute(mode: u8) -> bool {
 /// `vbmi` first, any mode (the body must then run code compiled with VBMI for [`is_permute`] modes).
 macro_rules! by_mode {
     ($mode:expr, |$m:ident| $body:expr) => {
-        by_mode!(@arms $mode, $m, $body, SINGLE WIDE)
+        by_mode!(@arms $mode, $m, $body, SINGLE WIDE BROADCAST)
     };
     (vbmi $mode:expr, |$m:ident| $body:expr) => {
-        by_mode!(@arms $mode, $m, $body, SINGLE WIDE PERMUTE PERMUTE_WIDE)
+        by_mode!(@arms $mode, $m, $body, SINGLE WIDE BROADCAST PERMUTE PERMUTE_WIDE)
     };
     (@arms $mode:expr, $m:ident, $body:expr, $($k:ident)*) => {
         match $mode {
@@ -224,8 +229,18 @@ impl Plan32 {
             }
             k += 1;
         }
+        if s0 + 8 * w <= 32 {
+            plan.mode = BROADCAST;
+            let mut k = 0;
+            while k < 8 {
+                plan.shr[k] = s0 + k as u32 * w;
+                plan.top[k] = 32 - (plan.shr[k] + w);
+                k += 1;
+            }
+        }
         // `SINGLE` loads one 16-byte half without an insert: one port-5 uop, as the permute.
         plan.vbmi_mode = match plan.mode {
+            BROADCAST => BROADCAST,
             _ if !permute_fits => plan.mode,
             SINGLE => SINGLE,
             WIDE => PERMUTE_WIDE,
@@ -251,7 +266,9 @@ impl Plan32 {
     /// Bytes a group (or run) reads in `mode` (one of the plan's two), counted from the first byte
     /// it loads.
     pub fn reach_in(&self, mode: u8) -> usize {
-        if is_permute(mode) {
+        if mode == BROADCAST {
+            4
+        } else if is_permute(mode) {
             32
         } else {
             self.high_base + 16
@@ -331,7 +348,7 @@ impl Regs32 {
     }
 
     /// The group's bytes: 16 from `p` in the low half, 16 from `p + high_base` in the high half;
-    /// 32 from `p` in [`is_permute`] modes.
+    /// 32 from `p` in [`is_permute`] modes; the 4 from `p` in every lane in [`BROADCAST`] mode.
     ///
     /// # Safety
     /// `p .. p + reach_in(MODE)` is readable.
@@ -340,9 +357,11 @@ impl Regs32 {
     unsafe fn load<const MODE: u8>(&self, p: *const u8) -> __m256i {
         // SAFETY: both 16-byte loads lie in `p .. p + high_base + 16` (caller's contract); in
         // `SINGLE` mode `high_base == 0` and one load fills both halves; in permute modes
-        // `reach_in` is 32, the one load.
+        // `reach_in` is 32, the one load; in `BROADCAST` mode it is 4.
         unsafe {
-            if is_permute(MODE) {
+            if MODE == BROADCAST {
+                _mm256_set1_epi32(p.cast::<i32>().read_unaligned())
+            } else if is_permute(MODE) {
                 _mm256_loadu_si256(p.cast())
             } else if MODE == SINGLE {
                 _mm256_broadcastsi128_si256(_mm_loadu_si128(p.cast()))
@@ -364,8 +383,8 @@ impl Regs32 {
     }
 }
 
-/// Bytes of `v` at `idx`: `vpermb` across the vector in [`is_permute`] modes, else `vpshufb` within
-/// each 16-byte half.
+/// Bytes of `v` at `idx`: `vpermb` across the vector in [`is_permute`] modes, `v` itself in
+/// [`BROADCAST`] mode, else `vpshufb` within each 16-byte half.
 ///
 /// # Safety
 /// The CPU supports AVX2, and AVX-512 VBMI and VL if [`is_permute`]`(MODE)`.
@@ -373,7 +392,9 @@ impl Regs32 {
 unsafe fn place<const MODE: u8>(v: __m256i, idx: __m256i) -> __m256i {
     // SAFETY: the CPU features, as the caller guarantees.
     unsafe {
-        if is_permute(MODE) {
+        if MODE == BROADCAST {
+            v
+        } else if is_permute(MODE) {
             _mm256_permutexvar_epi8(idx, v)
         } else {
             _mm256_shuffle_epi8(v, idx)
@@ -405,7 +426,7 @@ pub fn unpack<U: Word>(src: &[u8], w: u32, base: U, out: &mut [U]) -> bool {
             plan.check(src, w, groups);
             let out: &mut [u8] = bytemuck::cast_slice_mut(out);
             // SAFETY: as above; `w <= 8` so no value spans 5 bytes.
-            unsafe { unpack_u8(src.as_ptr(), w as usize, plan, base.to_u64() as u8, out) }
+            unsafe { by_mode!(plan.mode, |M| unpack_u8::<M>(src.as_ptr(), w as usize, plan, base.to_u64() as u8, out)) }
         }
         64 if w <= 56 => {
             let out: &mut [u64] = bytemuck::cast_slice_mut(out);
@@ -500,7 +521,10 @@ pub fn unpack_blocks_u32(
 fn unpack_runs_u32(src: &[u8], w: u32, plan: &Plan32, base: u32, out: &mut [u32]) {
     assert!(has_avx2() && out.len().is_multiple_of(8));
     let mut done = 0;
-    if w <= ZMM_WIDTHS && use_zmm() {
+    // Broadcast runs stay on 256-bit vectors: on Zen 4 (whose 512-bit ops take two 256-bit passes)
+    // they decoded 65,536 values at widths 1 to 4 in 1.04-1.06x BitPacker8x's time, against 1.14-1.23x
+    // through the 512-bit loop.
+    if w <= ZMM_WIDTHS && use_zmm() && plan.mode != BROADCAST {
         // SAFETY: the CPU has AVX-512 F, BW and VBMI (`use_zmm`), and `w <= ZMM_WIDTHS`.
         done = unsafe {
             if base == 0 {
@@ -766,10 +790,10 @@ unsafe fn unpack_u16<const MODE: u8>(src: *const u8, step: usize, plan: &Plan32,
 /// # Safety
 /// As [`unpack_u32`], and `w <= 8`.
 #[target_feature(enable = "avx2")]
-unsafe fn unpack_u8(src: *const u8, step: usize, plan: &Plan32, base: u8, out: &mut [u8]) {
-    debug_assert_eq!(plan.mode, SINGLE);
+unsafe fn unpack_u8<const MODE: u8>(src: *const u8, step: usize, plan: &Plan32, base: u8, out: &mut [u8]) {
+    debug_assert!(plan.mode == MODE && (MODE == SINGLE || MODE == BROADCAST));
     // SAFETY: AVX2 is present (this function's contract).
-    let r = unsafe { Regs32::new::<SINGLE>(plan) };
+    let r = unsafe { Regs32::new::<MODE>(plan) };
     let base_vec = _mm256_set1_epi8(base as i8);
     let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
     let mut p = src;
@@ -778,10 +802,10 @@ unsafe fn unpack_u8(src: *const u8, step: usize, plan: &Plan32, base: u8, out: &
         // SAFETY: four readable groups; `dst` holds 32 bytes. Values fit 8 bits, so both saturating
         // packs are exact; they leave 32-bit quarters in the order the permute undoes.
         unsafe {
-            let a = r.decode8::<SINGLE>(p);
-            let b = r.decode8::<SINGLE>(p.add(step));
-            let c = r.decode8::<SINGLE>(p.add(2 * step));
-            let d = r.decode8::<SINGLE>(p.add(3 * step));
+            let a = r.decode8::<MODE>(p);
+            let b = r.decode8::<MODE>(p.add(step));
+            let c = r.decode8::<MODE>(p.add(2 * step));
+            let d = r.decode8::<MODE>(p.add(3 * step));
             let v = _mm256_packus_epi16(_mm256_packus_epi32(a, b), _mm256_packus_epi32(c, d));
             let v = _mm256_permutevar8x32_epi32(v, order);
             _mm256_storeu_si256(dst.as_mut_ptr().cast(), _mm256_add_epi8(v, base_vec));
@@ -790,7 +814,7 @@ unsafe fn unpack_u8(src: *const u8, step: usize, plan: &Plan32, base: u8, out: &
     }
     for dst in quads.into_remainder().chunks_exact_mut(8) {
         // SAFETY: one readable group into 8 bytes.
-        let v = unsafe { r.decode8::<SINGLE>(p) };
+        let v = unsafe { r.decode8::<MODE>(p) };
         let mut lanes = [0u32; 8];
         // SAFETY: `lanes` is 32 bytes.
         unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), v) };
