@@ -914,12 +914,20 @@ impl<'a, V: Value> Segment<'a, V> {
     fn take_latents(&self, positions: &[u32], out: &mut [V::Latent]) -> Result<()> {
         let out_of_range = |row: u32| Error::RowOutOfRange { row: row as u64, rows: self.rows as u64 };
         if positions.len() >= self.rows {
-            // A position a row or more: nothing beats decoding the stream once and gathering from it,
-            // each position checked as it is read, so a long list sweeps through memory once.
+            // A position a row or more: nothing beats decoding the stream once and gathering from it, a
+            // chunk of positions checked (one vectorized max) and then gathered while it is in L1, so a
+            // long list sweeps through memory once. A check per position, with an early return in the
+            // gathering loop, ran at half a plain gather's speed in some builds (AMD Zen 4).
             let mut decoded = vec![V::Latent::default(); self.rows];
             self.stream.decode_into(0, &mut decoded);
-            for (o, &p) in out.iter_mut().zip(positions) {
-                *o = *decoded.get(p as usize).ok_or_else(|| out_of_range(p))?;
+            for (pos, dst) in positions.chunks(TAKE_CHUNK).zip(out.chunks_mut(TAKE_CHUNK)) {
+                let max = crate::kernels::positions::max_position(pos);
+                if max as usize >= self.rows {
+                    return Err(out_of_range(max));
+                }
+                for (o, &p) in dst.iter_mut().zip(pos) {
+                    *o = decoded[p as usize];
+                }
             }
             return Ok(());
         }
