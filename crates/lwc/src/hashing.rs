@@ -53,6 +53,11 @@ impl Hasher for KeyHasher {
         self.mix(v)
     }
     #[inline(always)]
+    fn write_u128(&mut self, v: u128) {
+        self.mix(v as u64);
+        self.mix((v >> 64) as u64)
+    }
+    #[inline(always)]
     fn write_usize(&mut self, v: usize) {
         self.mix(v as u64)
     }
@@ -78,6 +83,34 @@ impl BuildHasher for KeyState {
     fn build_hasher(&self) -> KeyHasher {
         KeyHasher(self.0)
     }
+}
+
+/// Byte strings up to this long pack into one [`short_key`].
+pub(crate) const SHORT_KEY_BYTES: usize = 15;
+
+/// `bytes` (at most [`SHORT_KEY_BYTES`] of them) and their length in one word: equal words are equal
+/// strings. Hashing one is two multiplies and comparing it one compare, where a slice key hashes its
+/// length and words and compares through a pointer and a `memcmp` call at every probe. The bytes are read
+/// as overlapping loads of fixed size, since a copy of variable length compiles to a `memcpy` call.
+#[inline]
+pub(crate) fn short_key(bytes: &[u8]) -> u128 {
+    let n = bytes.len();
+    assert!(n <= SHORT_KEY_BYTES, "a short key of {n} bytes");
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    let half = |b: &[u8]| u64::from(u32::from_le_bytes(b.try_into().expect("4 bytes")));
+    let (low, high) = match n {
+        // Bytes 8.. from the last 8, shifted down past the ones `low` holds.
+        9.. => (word(&bytes[..8]), word(&bytes[n - 8..]) >> (8 * (16 - n))),
+        8 => (word(bytes), 0),
+        // The first and the last 4 bytes, overlapping: OR-ing a byte with itself keeps it.
+        4..8 => (half(&bytes[..4]) | half(&bytes[n - 4..]) << (8 * (n - 4)), 0),
+        1..4 => {
+            let at = |i: usize| u64::from(bytes[i]) << (8 * i);
+            (at(0) | at(n / 2) | at(n - 1), 0)
+        }
+        0 => (0, 0),
+    };
+    u128::from(low) | u128::from(high) << 64 | (n as u128) << 120
 }
 
 /// A set of keys hashed with [`KeyHasher`].
@@ -106,6 +139,24 @@ mod tests {
         let map: KeyMap<Vec<u8>, usize> =
             (0..5_000usize).map(|i| (format!("Customer#{i:09}").into_bytes(), i)).collect();
         assert!((0..5_000usize).all(|i| map[format!("Customer#{i:09}").as_bytes()] == i));
+    }
+
+    #[test]
+    fn short_keys_are_the_bytes_and_their_length() {
+        let text = b"DELIVER IN PERSON";
+        for start in 0..3 {
+            for n in 0..=SHORT_KEY_BYTES {
+                let bytes = &text[start..start + n];
+                let mut padded = [0u8; 16];
+                padded[..n].copy_from_slice(bytes);
+                padded[15] = n as u8;
+                assert_eq!(short_key(bytes), u128::from_le_bytes(padded), "{bytes:?}");
+            }
+        }
+        // Zero bytes count: a string and the same string with a zero byte more are distinct.
+        let keys: KeySet<u128> =
+            [&b""[..], b"\0", b"\0\0", b"A", b"A\0", b"AIR\0\0\0\0\0"].into_iter().map(short_key).collect();
+        assert_eq!(keys.len(), 6);
     }
 
     #[test]

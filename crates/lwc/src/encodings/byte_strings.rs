@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
+use std::hash::Hash;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -12,7 +13,7 @@ use super::{Cascade, Children, Encoding, StreamOps, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::Result;
-use crate::hashing::{KeyMap, KeySet};
+use crate::hashing::{short_key, KeyMap, KeySet, SHORT_KEY_BYTES};
 use crate::kernels::fsst::SymbolTable;
 use crate::selection::Selection;
 
@@ -159,20 +160,12 @@ impl<'a> ByteProfile<'a> {
                 return None;
             }
         }
-        let mut index: KeyMap<&'a [u8], u32> = KeyMap::default();
-        let mut first_seen: Vec<&'a [u8]> = Vec::new();
-        let mut codes = Vec::with_capacity(n);
-        let mut last = 0u32;
-        for (i, &r) in self.rows.iter().enumerate() {
-            if self.valid(i) {
-                let next = first_seen.len() as u32;
-                last = *index.entry(r).or_insert_with(|| {
-                    first_seen.push(r);
-                    next
-                });
-            }
-            codes.push(last);
-        }
+        // Short strings (flags, modes, priorities: most low-cardinality text) are keyed by one word each.
+        let (first_seen, mut codes) = if self.rows.iter().all(|r| r.len() <= SHORT_KEY_BYTES) {
+            self.codes_by_first_sight(short_key)
+        } else {
+            self.codes_by_first_sight(|r| r)
+        };
         // Sorted, so the order of codes is the order of values: ranges and prefixes become code ranges.
         let mut order: Vec<u32> = (0..first_seen.len() as u32).collect();
         order.sort_unstable_by(|&a, &b| first_seen[a as usize].cmp(first_seen[b as usize]));
@@ -187,6 +180,26 @@ impl<'a> ByteProfile<'a> {
         }
         let entries = order.iter().map(|&o| first_seen[o as usize]).collect();
         Some(Dictionary { entries, codes })
+    }
+
+    /// The distinct non-null rows in the order they first appear, and each row's index among them (a null
+    /// row: the code of the row before), the rows told apart by `key`.
+    fn codes_by_first_sight<K: Hash + Eq>(&self, key: impl Fn(&'a [u8]) -> K) -> (Vec<&'a [u8]>, Vec<u32>) {
+        let mut index: KeyMap<K, u32> = KeyMap::default();
+        let mut first_seen: Vec<&'a [u8]> = Vec::new();
+        let mut codes = Vec::with_capacity(self.rows.len());
+        let mut last = 0u32;
+        for (i, &r) in self.rows.iter().enumerate() {
+            if self.valid(i) {
+                let next = first_seen.len() as u32;
+                last = *index.entry(key(r)).or_insert_with(|| {
+                    first_seen.push(r);
+                    next
+                });
+            }
+            codes.push(last);
+        }
+        (first_seen, codes)
     }
 }
 
