@@ -102,8 +102,9 @@ pub const PERMUTE: u8 = 3;
 pub const PERMUTE_WIDE: u8 = 4;
 /// The run's 8 values all lie in the 4 bytes from its first byte (`w <= 3`, or 4 from a byte's start):
 /// those 4 bytes broadcast to every lane, a load with no shuffle, and each lane shifts its own value
-/// down. Shuffles and shifts share two of the four vector pipes on AMD's Zen 4, which bounded narrow
-/// widths there at about 1.25x BitPacker8x's time (whose vertical layout needs no shuffle).
+/// down. With a shuffle and a shift per 8 values, narrow widths ran at 1.13-1.30x BitPacker8x's time
+/// on AMD's Zen 4, whose vertical layout needs shifts alone (our reading: Zen 4 runs shuffles and
+/// shifts on the same two of its four vector pipes; the guest measured on had no counters to confirm it).
 pub const BROADCAST: u8 = 5;
 
 /// Whether `mode` decodes with `vpermb`, which needs AVX-512 VBMI and VL.
