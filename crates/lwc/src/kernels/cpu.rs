@@ -22,6 +22,22 @@ pub fn avx2_fma() -> bool {
     avx2() && std::arch::is_x86_feature_detected!("fma")
 }
 
+/// Whether the CPU's gather instructions run at about a load per lane: Intel's. AMD's cost more than
+/// the loads done one by one; the kernels use them there only where a gather replaces more than loads
+/// (see `bitpack::x86::gather`). The vendor is read once and kept, as `std` keeps the feature flags:
+/// `cpuid` traps to the hypervisor in a virtual machine, microseconds a call.
+#[inline]
+pub fn fast_gathers() -> bool {
+    static INTEL: std::sync::LazyLock<bool> = std::sync::LazyLock::new(|| {
+        // SAFETY: `cpuid` leaf 0 (the vendor) exists on every x86-64 CPU. (Newer compilers call it safe;
+        // the block is for the older ones `rust-version` allows.)
+        #[allow(unused_unsafe)]
+        let id = unsafe { std::arch::x86_64::__cpuid(0) };
+        [id.ebx, id.edx, id.ecx].map(u32::to_le_bytes).concat() == b"GenuineIntel"
+    });
+    avx2() && *INTEL
+}
+
 /// AVX-512 VBMI with VL: `vpermb` on 256-bit vectors.
 #[inline]
 pub fn avx512_vbmi() -> bool {

@@ -203,13 +203,10 @@ macro_rules! with_const_width {
     };
 }
 
-/// Positions checked at a time by [`gather`]: small enough that the chunk is still in L1 when the
-/// unchecked loop reads it again.
-const GATHER_CHUNK: usize = 512;
-
 /// `out[k] = value(positions[k]) + base` for a stream of `n` values at width `w >= 1`, positions in any
-/// order. Checks the largest position of each chunk of positions once (a vector max over data in L1),
-/// then loads without per-value bounds checks, in a loop specialized for the width.
+/// order, in a loop specialized for the width. Each position is clamped to the last value before its load
+/// and the largest is checked after the loop: one pass over the positions, where a vector max before the
+/// loads made two.
 ///
 /// # Panics
 /// If a position is `>= n` or `packed` is shorter than [`packed_len`]`(n, w)`. On a panic, `out` may be
@@ -239,28 +236,33 @@ pub fn gather_block_offsets<U: Word>(
 }
 
 /// The gather loop for a compile-time width `W`: adds `references[i >> shift]` to field `i` where
-/// `BLOCKS`, else `references[0]` to every field.
+/// `BLOCKS`, else `references[0]` to every field. A position past `last` reads value `last`; returns the
+/// largest position, for the caller to check.
 ///
 /// # Safety
-/// `packed.len() >= packed_len(n, W)`, `out.len() == positions.len()`, every position is `< n`, and
-/// `references` holds the reference of every position (`references[0]` where not `BLOCKS`).
+/// `packed.len() >= packed_len(last + 1, W)`, `out.len() == positions.len()`, and `references` holds the
+/// reference of every position up to `last` (`references[0]` where not `BLOCKS`).
 #[inline(always)]
 unsafe fn gather_const<U: Word, const W: u32, const BLOCKS: bool>(
     packed: &[u8],
+    last: u32,
     references: &[U],
     shift: u32,
     positions: &[u32],
     out: &mut [U],
-) {
+) -> u32 {
     let mask = U::low_mask(W).to_u64();
     let p = packed.as_ptr();
     let base = references[0];
+    let mut largest = 0;
     for (o, &i) in out.iter_mut().zip(positions) {
+        largest = largest.max(i);
+        let i = i.min(last);
         let bit = i as usize * W as usize;
         let (at, s) = (bit / 8, bit % 8);
-        // SAFETY: `i < n`, so the value's first byte `at` satisfies
-        // `at + 16 <= (n * W).div_ceil(8) + PADDING <= packed.len()` (caller's contract), and both
-        // loads read at most 16 bytes from `at`; the reference is there (caller's contract).
+        // SAFETY: `i <= last`, so the value's first byte `at` satisfies
+        // `at + 16 <= (n * W).div_ceil(8) + PADDING <= packed.len()` (caller's contract, `n = last + 1`),
+        // and both loads read at most 16 bytes from `at`; the reference is there (caller's contract).
         let (v, add) = unsafe {
             let v = if U::BITS < 64 || W <= 56 {
                 (p.add(at).cast::<u64>().read_unaligned() >> s) & mask
@@ -271,6 +273,7 @@ unsafe fn gather_const<U: Word, const W: u32, const BLOCKS: bool>(
         };
         *o = U::from_u64(v).wrapping_add(add);
     }
+    largest
 }
 
 /// [`gather_const`] at the runtime width; `shift >= 32` adds `references[0]` to every field.
@@ -280,18 +283,19 @@ unsafe fn gather_const<U: Word, const W: u32, const BLOCKS: bool>(
 #[inline(always)]
 unsafe fn gather_generic<U: Word>(
     packed: &[u8],
+    last: u32,
     w: u32,
     references: &[U],
     shift: u32,
     positions: &[u32],
     out: &mut [U],
-) {
+) -> u32 {
     // SAFETY: forwarded contract.
     with_const_width!(U, w, |W| unsafe {
         if shift < u32::BITS {
-            gather_const::<U, W, true>(packed, references, shift, positions, out)
+            gather_const::<U, W, true>(packed, last, references, shift, positions, out)
         } else {
-            gather_const::<U, W, false>(packed, references, shift, positions, out)
+            gather_const::<U, W, false>(packed, last, references, shift, positions, out)
         }
     })
 }
@@ -300,9 +304,17 @@ unsafe fn gather_generic<U: Word>(
 /// As [`gather_generic`], and the CPU supports AVX2 and BMI2 (`shrx` instead of a shift through `cl`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2")]
-unsafe fn gather_bmi2<U: Word>(packed: &[u8], w: u32, references: &[U], shift: u32, positions: &[u32], out: &mut [U]) {
+unsafe fn gather_bmi2<U: Word>(
+    packed: &[u8],
+    last: u32,
+    w: u32,
+    references: &[U],
+    shift: u32,
+    positions: &[u32],
+    out: &mut [U],
+) -> u32 {
     // SAFETY: forwarded contract.
-    unsafe { gather_generic(packed, w, references, shift, positions, out) }
+    unsafe { gather_generic(packed, last, w, references, shift, positions, out) }
 }
 
 /// Field `i` plus `references[i >> shift]` (`references[0]` for shifts of 32 or more) at every position.
@@ -323,22 +335,30 @@ fn gather_dispatch<U: Word>(
     // SAFETY: AVX2 is present; lengths, width and references checked on entry; the kernel checks the
     // positions itself, a vector at a time.
     #[cfg(target_arch = "x86_64")]
-    if bmi2 && unsafe { x86::gather(packed, n, w, references, shift, positions, out) } {
+    if bmi2
+        && unsafe { x86::gather(packed, n, w, references, shift, positions, out, crate::kernels::cpu::fast_gathers()) }
+    {
         return;
     }
-    for (pos, dst) in positions.chunks(GATHER_CHUNK).zip(out.chunks_mut(GATHER_CHUNK)) {
-        let max = super::positions::max_position(pos) as usize;
-        assert!(max < n, "position {max} out of range for {n} values");
-        #[cfg(target_arch = "x86_64")]
-        if bmi2 {
-            // SAFETY: AVX2 and BMI2 are present; positions checked just above, lengths, width and
-            // references on entry.
-            unsafe { gather_bmi2(packed, w, references, shift, pos, dst) };
-            continue;
-        }
-        // SAFETY: positions checked just above, lengths, width and references on entry.
-        unsafe { gather_generic(packed, w, references, shift, pos, dst) }
-    }
+    let Some(last) = n.checked_sub(1) else {
+        assert!(positions.is_empty(), "position {} out of range for 0 values", positions[0]);
+        return;
+    };
+    // Positions are `u32`: a stream longer than that has no position past `u32::MAX` to clamp.
+    let last = last.min(u32::MAX as usize) as u32;
+    #[cfg(target_arch = "x86_64")]
+    let largest = if bmi2 {
+        // SAFETY: AVX2 and BMI2 are present; lengths, width and references checked on entry (the stream
+        // holds `last + 1` values).
+        unsafe { gather_bmi2(packed, last, w, references, shift, positions, out) }
+    } else {
+        // SAFETY: as above, without the CPU features.
+        unsafe { gather_generic(packed, last, w, references, shift, positions, out) }
+    };
+    // SAFETY: lengths, width and references checked on entry (the stream holds `last + 1` values).
+    #[cfg(not(target_arch = "x86_64"))]
+    let largest = unsafe { gather_generic(packed, last, w, references, shift, positions, out) };
+    assert!((largest as usize) < n, "position {largest} out of range for {n} values");
 }
 
 /// [`gather`] by decoding the whole stream into `scratch` first, then gathering from plain words: faster

@@ -28,6 +28,28 @@ fn round_trip<U: Word>(values: &[U], w: u32) {
     }
 }
 
+/// The AVX2 gather kernel whatever the CPU's vendor (the dispatch takes it for some words on Intel
+/// alone), where the CPU has AVX2 and the kernel covers this word and width; `None` elsewhere.
+fn hardware_gather<U: Word>(
+    packed: &[u8],
+    n: usize,
+    w: u32,
+    references: &[U],
+    shift: u32,
+    positions: &[u32],
+) -> Option<Vec<U>> {
+    #[cfg(target_arch = "x86_64")]
+    if crate::kernels::cpu::avx2() {
+        let mut got = vec![U::ZERO; positions.len()];
+        // SAFETY: AVX2 is present; callers pass a whole stream of `n` values at `w >= 1`, positions below
+        // `n` and a reference for each.
+        if unsafe { x86::gather(packed, n, w, references, shift, positions, &mut got, true) } {
+            return Some(got);
+        }
+    }
+    None
+}
+
 /// Every decoding path against the others at width `w`: the dispatched `unpack_range` (AVX2 where
 /// the CPU has it), the scalar group decoder, `get`, the scalar and dispatched `gather`, and
 /// `gather_via_decode`, with a base that wraps, over odd starts and lengths.
@@ -72,8 +94,8 @@ fn paths_agree<U: Word>(values: &[U], w: u32) {
     let mask = U::low_mask(w);
     assert_eq!(get(packed, w, mask, 0), values[0]);
     assert_eq!(get(packed, w, mask, n - 1), values[n - 1]);
-    // Positions with repeats, the first and the last, more than one gather chunk.
-    let positions: Vec<u32> = (0..GATHER_CHUNK as u32 * 2 + 13)
+    // Positions with repeats, the first and the last, over a thousand of them.
+    let positions: Vec<u32> = (0..1037u32)
         .map(|k| match k % 5 {
             0 => 0,
             1 => n as u32 - 1,
@@ -86,8 +108,11 @@ fn paths_agree<U: Word>(values: &[U], w: u32) {
     assert_eq!(got, want, "gather w={w}");
     got.fill(U::ZERO);
     // SAFETY: width in range, `packed` is a whole stream of `n` values, equal lengths, positions `< n`.
-    unsafe { gather_generic(packed, w, &[base], u32::MAX, &positions, &mut got) };
+    unsafe { gather_generic(packed, n as u32 - 1, w, &[base], u32::MAX, &positions, &mut got) };
     assert_eq!(got, want, "scalar gather w={w}");
+    if let Some(got) = hardware_gather(packed, n, w, &[base], u32::MAX, &positions) {
+        assert_eq!(got, want, "hardware gather w={w}");
+    }
     // With a reference per block of 8 (each block's reference is `base` plus its index).
     let references: Vec<U> = (0..n.div_ceil(8) as u64).map(|b| base.wrapping_add(U::from_u64(b))).collect();
     let want_blocks: Vec<U> =
@@ -97,8 +122,11 @@ fn paths_agree<U: Word>(values: &[U], w: u32) {
     assert_eq!(got, want_blocks, "gather with references w={w}");
     got.fill(U::ZERO);
     // SAFETY: as above, and `references` covers every block.
-    unsafe { gather_generic(packed, w, &references, 3, &positions, &mut got) };
+    unsafe { gather_generic(packed, n as u32 - 1, w, &references, 3, &positions, &mut got) };
     assert_eq!(got, want_blocks, "scalar gather with references w={w}");
+    if let Some(got) = hardware_gather(packed, n, w, &references, 3, &positions) {
+        assert_eq!(got, want_blocks, "hardware gather with references w={w}");
+    }
     got.fill(U::ZERO);
     let mut scratch = Vec::new();
     gather_via_decode(packed, n, w, base, &positions, &mut got, &mut scratch);
@@ -237,6 +265,28 @@ fn gather_rejects_a_bad_position_in_a_later_chunk() {
     positions[1400] = 2000;
     let mut out = vec![0u32; 1500];
     gather(&packed, 2000, 5, 0, &positions, &mut out);
+}
+
+/// The scalar gather reads a position past the end as the last value and returns the largest position, so
+/// its caller rejects the list after one pass without reading out of bounds.
+#[test]
+fn scalar_gather_clamps_positions_past_the_end_and_reports_them() {
+    let values: Vec<u64> = (0..100).collect();
+    let mut packed = Vec::new();
+    pack(&values, 7, &mut packed);
+    let mut out = [0u64; 3];
+    // SAFETY: a whole stream of 100 values at width 7, one reference, equal lengths.
+    let largest = unsafe { gather_generic(&packed, 99, 7, &[0u64], u32::MAX, &[5, u32::MAX, 99], &mut out) };
+    assert_eq!((largest, out), (u32::MAX, [5, 99, 99]));
+}
+
+#[test]
+#[should_panic(expected = "position 64 out of range for 64 values")]
+fn gather_with_references_rejects_positions_past_the_end() {
+    let mut packed = Vec::new();
+    pack(&[1u64; 64], 3, &mut packed);
+    let mut out = [0u64; 2];
+    gather_block_offsets(&packed, 64, 3, &[7u64], 64, &[0, 64], &mut out);
 }
 
 #[test]
@@ -379,6 +429,10 @@ fn gather_block_offsets_adds_each_position_its_block_reference() {
                     let mut got = vec![U::ZERO; positions.len()];
                     gather_block_offsets(&packed, n, w, &references, block, &positions, &mut got);
                     assert_eq!(got, want, "block={block} n={n} w={w}");
+                    let shift = block.trailing_zeros();
+                    if let Some(got) = hardware_gather(&packed, n, w, &references, shift, &positions) {
+                        assert_eq!(got, want, "hardware gather block={block} n={n} w={w}");
+                    }
                 }
             }
         }
