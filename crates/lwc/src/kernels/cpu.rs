@@ -25,7 +25,7 @@ pub fn avx2_fma() -> bool {
 /// Whether the CPU's gather instructions run at about a load per lane: Intel's. AMD's cost more than
 /// the loads done one by one; the kernels use them there only where a gather replaces more than loads
 /// (see `bitpack::x86::gather`). The vendor is read once and kept, as `std` keeps the feature flags:
-/// `cpuid` traps to the hypervisor in a virtual machine, microseconds a call.
+/// in a virtual machine every `cpuid` traps to the hypervisor.
 #[inline]
 pub fn fast_gathers() -> bool {
     static INTEL: std::sync::LazyLock<bool> = std::sync::LazyLock::new(|| {

@@ -933,9 +933,10 @@ pub(super) unsafe fn unpack_u64_zmm(src: &[u8], w: usize, base: u64, out: &mut [
 /// vector at a time, before their loads.
 ///
 /// Without `fast_gathers` (AMD), only `u32` fields with one reference go here. On the Zen 4 EPYC a loop
-/// of scalar loads beat two gathers per 8 values (a field and its block's reference) by up to 40 %, and
-/// every 64-bit gather by 5-50 %, while one 32-bit gather per 8 values still won at wide fields (1.0x
-/// against 1.4x a plain gather at width 20).
+/// of scalar loads beat two gathers per 8 values (a field and its block's reference) in most cases, by up
+/// to 50 %, and lost by up to 15 % in the rest (10^3 random positions at width 20); it beat 64-bit gathers
+/// by up to 50 %, but for 10^3 random positions over one base (5 % slower). One 32-bit gather per 8 values
+/// still won at wide fields (1.0x against 1.4x a plain gather at width 20).
 ///
 /// # Panics
 /// If a position is `>= n` (`out` may then be partly written).
