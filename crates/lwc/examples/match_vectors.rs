@@ -1,10 +1,11 @@
 //! Seed 001's match vectors on the TPC-H keys at scale factor 1: the take of a sorted 1 % (and 10 %) match
 //! vector under `for_n(64)` and delta at several strides, as a ratio to a plain gather timed in the same
-//! run (median of rounds). What `lwc-bench keys` measures, small enough to profile.
+//! run (median of rounds), and to issue 16's bound: the column's full decode plus that gather. What
+//! `lwc-bench keys` measures, small enough to profile.
 //!
-//! Run: `cargo run --release -p lwc --example match_vectors [CASCADE ...]`. `CASCADES=1` also prints the
-//! cascade each column was written with; `PROFILE=l_orderkey` (a column's name) repeats that column's
-//! first take for a profiler and exits.
+//! Run: `cargo run --release -p lwc --example match_vectors [CASCADE ...]`. `SELECTIVITIES=0.5,0.1` picks
+//! the selectivities (default `0.01,0.1`); `CASCADES=1` also prints the cascade each column was written
+//! with; `PROFILE=l_orderkey` (a column's name) repeats that column's first take for a profiler and exits.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -47,8 +48,17 @@ fn main() -> Result<(), lwc::Error> {
         ("o_orderkey", shapes::o_orderkey(1_500_000)),
         ("ps_partkey", shapes::ps_partkey(800_000)),
     ];
-    for selectivity in [0.01, 0.1] {
-        println!("take of a {} % match vector, time as a ratio to a plain gather", selectivity * 100.0);
+    let selectivities: Vec<f64> = match std::env::var("SELECTIVITIES") {
+        Ok(list) => {
+            list.split(',').map(|s| s.trim().parse().expect("SELECTIVITIES: numbers, comma-separated")).collect()
+        }
+        Err(_) => vec![0.01, 0.1],
+    };
+    for selectivity in selectivities {
+        println!(
+            "take of a {} % match vector, time as a ratio to a plain gather [and to decode all + that gather]",
+            selectivity * 100.0
+        );
         for (name, values) in &columns {
             let positions = match_vector(values.len(), selectivity);
             let (mut out, mut gathered) = (vec![0u32; positions.len()], vec![0u32; positions.len()]);
@@ -76,7 +86,15 @@ fn main() -> Result<(), lwc::Error> {
                 };
                 let take = || column.take_into(black_box(&positions), &mut out).expect("rows in range");
                 let (plain, take) = race(plain, take);
-                line += &format!(" | {cascade} {:.2}x ({:.1} µs)", take / plain, take * 1e6);
+                let mut all = vec![0u32; values.len()];
+                let decode = || column.decode_into(0, black_box(&mut all)).expect("rows in range");
+                let (decode, _) = race(decode, || {});
+                line += &format!(
+                    " | {cascade} {:.2}x [{:.2}x] ({:.1} µs)",
+                    take / plain,
+                    take / (decode + plain),
+                    take * 1e6
+                );
             }
             println!("{line}");
         }

@@ -606,6 +606,12 @@ fn check_view<T: LwcInt, V: View<T>>(
         // Ascending and dense enough that encodings whose gets walk decode windows instead, across
         // window boundaries on long data.
         lists.push((0..n).step_by(1 + n as usize / 5000).chain([n - 1, n - 1]).collect());
+        // Dense on average over what it spans (a scan's match vector), with repeats and with gaps of
+        // thousands of rows: taken by decoding windows of several blocks, some holding no position.
+        let mut half: Vec<u64> = (0..n).filter(|&i| (i / 3000) % 2 == 0 && rng.gen_bool(0.6)).collect();
+        half.extend(half.first().copied());
+        half.sort_unstable();
+        lists.push(half);
         for positions in &lists {
             let got = view.take(positions).unwrap();
             assert_eq!(got.len(), positions.len(), "{what}: take length");
