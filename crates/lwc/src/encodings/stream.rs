@@ -433,9 +433,6 @@ pub(crate) trait StreamOps<T: LwcInt> {
         }
     }
 
-    /// [`StreamOps::take_sorted_into`] that costs at most about a decode of the rows the positions span
-    /// and a gather: where their gets would decode more values than that, windows starting at a position
-    /// are decoded and picked from.
     /// About how many values a sorted take of `k` positions spanning `span` rows decodes or probes:
     /// `k` gets, unless the encoding walks its positions and shares work between them (`delta`).
     fn sorted_take_cost(&self, k: usize, _span: usize) -> usize {
@@ -449,6 +446,9 @@ pub(crate) trait StreamOps<T: LwcInt> {
         rows
     }
 
+    /// [`StreamOps::take_sorted_into`] that costs at most about a decode of the rows the positions span
+    /// and a gather: where their gets would decode more values than that, the positions are taken by
+    /// [`StreamOps::take_sorted_windowed`].
     fn take_sorted_bounded(&self, positions: &[u32], out: &mut [T]) {
         let (Some(&first), Some(&last)) = (positions.first(), positions.last()) else { return };
         let span = (last - first) as usize + 1;
