@@ -212,7 +212,7 @@ macro_rules! with_const_width {
 /// If a position is `>= n` or `packed` is shorter than [`packed_len`]`(n, w)`. On a panic, `out` may be
 /// partly written.
 pub fn gather<U: Word>(packed: &[u8], n: usize, w: u32, base: U, positions: &[u32], out: &mut [U]) {
-    gather_dispatch(packed, n, w, &[base], u32::MAX, positions, out)
+    gather_dispatch(GatherSource { packed, n, w, references: &[base], shift: u32::MAX }, positions, out)
 }
 
 /// `out[k] = value(positions[k]) + references[positions[k] / block]` (wrapping): for_n's values at any
@@ -232,7 +232,18 @@ pub fn gather_block_offsets<U: Word>(
     out: &mut [U],
 ) {
     assert!(block.is_power_of_two() && references.len() >= n.div_ceil(block));
-    gather_dispatch(packed, n, w, references, block.trailing_zeros(), positions, out)
+    gather_dispatch(GatherSource { packed, n, w, references, shift: block.trailing_zeros() }, positions, out)
+}
+
+/// Where a gather reads: a packed stream of `n` fields at width `w`, each read plus
+/// `references[i >> shift]` (`references[0]` for every field where `shift >= 32`).
+#[derive(Clone, Copy)]
+struct GatherSource<'a, U: Word> {
+    packed: &'a [u8],
+    n: usize,
+    w: u32,
+    references: &'a [U],
+    shift: u32,
 }
 
 /// The gather loop for a compile-time width `W`: adds `references[i >> shift]` to field `i` where
@@ -276,20 +287,15 @@ unsafe fn gather_const<U: Word, const W: u32, const BLOCKS: bool>(
     largest
 }
 
-/// [`gather_const`] at the runtime width; `shift >= 32` adds `references[0]` to every field.
+/// [`gather_const`] at the source's width, with `last` its last position (positions are `u32`: a stream
+/// longer than that has no position past `u32::MAX` to clamp).
 ///
 /// # Safety
-/// As [`gather_const`], with `1 <= w <= U::BITS`.
+/// As [`gather_const`], with `1 <= w <= U::BITS` and `n >= 1`.
 #[inline(always)]
-unsafe fn gather_generic<U: Word>(
-    packed: &[u8],
-    last: u32,
-    w: u32,
-    references: &[U],
-    shift: u32,
-    positions: &[u32],
-    out: &mut [U],
-) -> u32 {
+unsafe fn gather_generic<U: Word>(source: GatherSource<'_, U>, positions: &[u32], out: &mut [U]) -> u32 {
+    let GatherSource { packed, n, w, references, shift } = source;
+    let last = (n - 1).min(u32::MAX as usize) as u32;
     // SAFETY: forwarded contract.
     with_const_width!(U, w, |W| unsafe {
         if shift < u32::BITS {
@@ -304,29 +310,14 @@ unsafe fn gather_generic<U: Word>(
 /// As [`gather_generic`], and the CPU supports AVX2 and BMI2 (`shrx` instead of a shift through `cl`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2")]
-unsafe fn gather_bmi2<U: Word>(
-    packed: &[u8],
-    last: u32,
-    w: u32,
-    references: &[U],
-    shift: u32,
-    positions: &[u32],
-    out: &mut [U],
-) -> u32 {
+unsafe fn gather_bmi2<U: Word>(source: GatherSource<'_, U>, positions: &[u32], out: &mut [U]) -> u32 {
     // SAFETY: forwarded contract.
-    unsafe { gather_generic(packed, last, w, references, shift, positions, out) }
+    unsafe { gather_generic(source, positions, out) }
 }
 
 /// Field `i` plus `references[i >> shift]` (`references[0]` for shifts of 32 or more) at every position.
-fn gather_dispatch<U: Word>(
-    packed: &[u8],
-    n: usize,
-    w: u32,
-    references: &[U],
-    shift: u32,
-    positions: &[u32],
-    out: &mut [U],
-) {
+fn gather_dispatch<U: Word>(source: GatherSource<'_, U>, positions: &[u32], out: &mut [U]) {
+    let GatherSource { packed, n, w, references, shift } = source;
     assert!((1..=U::BITS).contains(&w) && out.len() == positions.len());
     assert!(packed.len() >= packed_len(n, w), "packed stream too short");
     assert!(!references.is_empty() && (shift >= u32::BITS || n == 0 || (n - 1) >> shift < references.len()));
@@ -335,29 +326,24 @@ fn gather_dispatch<U: Word>(
     // SAFETY: AVX2 is present; lengths, width and references checked on entry; the kernel checks the
     // positions itself, a vector at a time.
     #[cfg(target_arch = "x86_64")]
-    if bmi2
-        && unsafe { x86::gather(packed, n, w, references, shift, positions, out, crate::kernels::cpu::fast_gathers()) }
-    {
+    if bmi2 && unsafe { x86::gather(source, positions, out, crate::kernels::cpu::fast_gathers()) } {
         return;
     }
-    let Some(last) = n.checked_sub(1) else {
+    if n == 0 {
         assert!(positions.is_empty(), "position {} out of range for 0 values", positions[0]);
         return;
-    };
-    // Positions are `u32`: a stream longer than that has no position past `u32::MAX` to clamp.
-    let last = last.min(u32::MAX as usize) as u32;
+    }
     #[cfg(target_arch = "x86_64")]
     let largest = if bmi2 {
-        // SAFETY: AVX2 and BMI2 are present; lengths, width and references checked on entry (the stream
-        // holds `last + 1` values).
-        unsafe { gather_bmi2(packed, last, w, references, shift, positions, out) }
+        // SAFETY: AVX2 and BMI2 are present; lengths, width and references checked on entry; `n >= 1`.
+        unsafe { gather_bmi2(source, positions, out) }
     } else {
         // SAFETY: as above, without the CPU features.
-        unsafe { gather_generic(packed, last, w, references, shift, positions, out) }
+        unsafe { gather_generic(source, positions, out) }
     };
-    // SAFETY: lengths, width and references checked on entry (the stream holds `last + 1` values).
+    // SAFETY: lengths, width and references checked on entry; `n >= 1`.
     #[cfg(not(target_arch = "x86_64"))]
-    let largest = unsafe { gather_generic(packed, last, w, references, shift, positions, out) };
+    let largest = unsafe { gather_generic(source, positions, out) };
     assert!((largest as usize) < n, "position {largest} out of range for {n} values");
 }
 

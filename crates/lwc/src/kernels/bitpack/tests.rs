@@ -30,20 +30,13 @@ fn round_trip<U: Word>(values: &[U], w: u32) {
 
 /// The AVX2 gather kernel whatever the CPU's vendor (the dispatch takes it for some words on Intel
 /// alone), where the CPU has AVX2 and the kernel covers this word and width; `None` elsewhere.
-fn hardware_gather<U: Word>(
-    packed: &[u8],
-    n: usize,
-    w: u32,
-    references: &[U],
-    shift: u32,
-    positions: &[u32],
-) -> Option<Vec<U>> {
+fn hardware_gather<U: Word>(source: GatherSource<'_, U>, positions: &[u32]) -> Option<Vec<U>> {
     #[cfg(target_arch = "x86_64")]
     if crate::kernels::cpu::avx2() {
         let mut got = vec![U::ZERO; positions.len()];
         // SAFETY: AVX2 is present; callers pass a whole stream of `n` values at `w >= 1`, positions below
         // `n` and a reference for each.
-        if unsafe { x86::gather(packed, n, w, references, shift, positions, &mut got, true) } {
+        if unsafe { x86::gather(source, positions, &mut got, true) } {
             return Some(got);
         }
     }
@@ -107,10 +100,11 @@ fn paths_agree<U: Word>(values: &[U], w: u32) {
     gather(packed, n, w, base, &positions, &mut got);
     assert_eq!(got, want, "gather w={w}");
     got.fill(U::ZERO);
+    let one_base = GatherSource { packed, n, w, references: &[base], shift: u32::MAX };
     // SAFETY: width in range, `packed` is a whole stream of `n` values, equal lengths, positions `< n`.
-    unsafe { gather_generic(packed, n as u32 - 1, w, &[base], u32::MAX, &positions, &mut got) };
+    unsafe { gather_generic(one_base, &positions, &mut got) };
     assert_eq!(got, want, "scalar gather w={w}");
-    if let Some(got) = hardware_gather(packed, n, w, &[base], u32::MAX, &positions) {
+    if let Some(got) = hardware_gather(one_base, &positions) {
         assert_eq!(got, want, "hardware gather w={w}");
     }
     // With a reference per block of 8 (each block's reference is `base` plus its index).
@@ -121,10 +115,11 @@ fn paths_agree<U: Word>(values: &[U], w: u32) {
     gather_block_offsets(packed, n, w, &references, 8, &positions, &mut got);
     assert_eq!(got, want_blocks, "gather with references w={w}");
     got.fill(U::ZERO);
+    let blocks = GatherSource { packed, n, w, references: &references, shift: 3 };
     // SAFETY: as above, and `references` covers every block.
-    unsafe { gather_generic(packed, n as u32 - 1, w, &references, 3, &positions, &mut got) };
+    unsafe { gather_generic(blocks, &positions, &mut got) };
     assert_eq!(got, want_blocks, "scalar gather with references w={w}");
-    if let Some(got) = hardware_gather(packed, n, w, &references, 3, &positions) {
+    if let Some(got) = hardware_gather(blocks, &positions) {
         assert_eq!(got, want_blocks, "hardware gather with references w={w}");
     }
     got.fill(U::ZERO);
@@ -275,8 +270,9 @@ fn scalar_gather_clamps_positions_past_the_end_and_reports_them() {
     let mut packed = Vec::new();
     pack(&values, 7, &mut packed);
     let mut out = [0u64; 3];
+    let source = GatherSource { packed: &packed, n: 100, w: 7, references: &[0u64], shift: u32::MAX };
     // SAFETY: a whole stream of 100 values at width 7, one reference, equal lengths.
-    let largest = unsafe { gather_generic(&packed, 99, 7, &[0u64], u32::MAX, &[5, u32::MAX, 99], &mut out) };
+    let largest = unsafe { gather_generic(source, &[5, u32::MAX, 99], &mut out) };
     assert_eq!((largest, out), (u32::MAX, [5, 99, 99]));
 }
 
@@ -430,7 +426,8 @@ fn gather_block_offsets_adds_each_position_its_block_reference() {
                     gather_block_offsets(&packed, n, w, &references, block, &positions, &mut got);
                     assert_eq!(got, want, "block={block} n={n} w={w}");
                     let shift = block.trailing_zeros();
-                    if let Some(got) = hardware_gather(&packed, n, w, &references, shift, &positions) {
+                    let source = GatherSource { packed: &packed, n, w, references: &references, shift };
+                    if let Some(got) = hardware_gather(source, &positions) {
                         assert_eq!(got, want, "hardware gather block={block} n={n} w={w}");
                     }
                 }

@@ -18,6 +18,7 @@
 //! which stream through L2, both paths run alike once the output is prefetched for writing.
 use std::arch::x86_64::*;
 
+use super::GatherSource;
 use crate::types::Word;
 
 #[inline]
@@ -944,18 +945,13 @@ pub(super) unsafe fn unpack_u64_zmm(src: &[u8], w: usize, base: u64, out: &mut [
 /// # Safety
 /// AVX2 is present; `packed.len() >= packed_len(n, w)`, `w >= 1`, `out.len() == positions.len()`, and
 /// `references` holds the reference of every position below `n`.
-// The stream, its references, the positions and the CPU's one fact: grouping them would only rename them.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn gather<U: Word>(
-    packed: &[u8],
-    n: usize,
-    w: u32,
-    references: &[U],
-    shift: u32,
+pub(super) unsafe fn gather<U: Word>(
+    source: GatherSource<'_, U>,
     positions: &[u32],
     out: &mut [U],
     fast_gathers: bool,
 ) -> bool {
+    let GatherSource { packed, n, w, references, shift } = source;
     // Byte offsets go through 32-bit signed lanes in the `u32` kernel.
     let offsets_fit = (n as u64) * (w as u64) < 1 << 31;
     let blocks = shift < u32::BITS;
