@@ -4,10 +4,10 @@
 //! gathers position lists of 1 … 10^6 uniform random positions, unsorted and sorted. Peers without
 //! random access decode everything and then gather, as the paper measured them.
 
-use super::{bound_factor, cliff_note, worst_over_bound, Config, CLIFF_TOLERANCE, CONFIRM_RACES};
+use super::{bound_factor, cliff_note, confirm_note, confirmed_bound, race_bound_alone, worst_over_bound, Config};
 use crate::codecs;
 use crate::data;
-use crate::measure::{geomean, race_codecs_where};
+use crate::measure::{geomean, race_codecs};
 use crate::peers::{self, Peer, PeerEncoded};
 use crate::report::{ratio, Figure, Progress, Record, Report, Table};
 
@@ -92,7 +92,7 @@ pub fn run(cfg: &Config) -> Report {
                 d * ops.len() + o + 1,
                 distributions.len() * ops.len()
             ));
-            let times = time_op(cfg, op, values, &encoded, d as u64, |_| true);
+            let times = time_op(cfg, op, values, &encoded, d as u64);
             for (row, t) in rows.iter_mut().zip(times) {
                 let (median, r) = t.map_or((f64::NAN, f64::NAN), |t| (t.median_ns, t.ratio));
                 row.median_ns[o].push(median);
@@ -133,27 +133,28 @@ pub fn run(cfg: &Config) -> Report {
     report
 }
 
-/// Times `op` for plain and the encoded codecs `keep` names (by index in `encoded`) in rotation; `None`
-/// for codecs that did not encode or were not kept.
+/// Times `op` for plain and the encoded codecs in rotation; `None` for codecs that did not encode.
 fn time_op(
     cfg: &Config,
     op: Op,
     values: &[u32],
     encoded: &[Option<Box<dyn PeerEncoded>>],
-    seed: u64,
-    keep: impl Fn(usize) -> bool,
+    d: u64,
 ) -> Vec<Option<crate::measure::Timing>> {
     let positions = match op {
         Op::Decode => None,
-        Op::Take { k, sorted } => Some(data::positions(k, values.len(), sorted, cfg.seed ^ seed)),
+        Op::Take { k, sorted } => Some(take_positions(cfg, k, sorted, values.len(), d)),
     };
-    race_codecs_where(cfg.settings, values, positions.as_deref(), encoded, keep)
+    race_codecs(cfg.settings, values, positions.as_deref(), encoded)
 }
 
-/// Each take's [`bound_factor`] on distribution `d`, from the first races; then each take over the bound
-/// raced again, its codec alone against plain, with the codec's decode, up to [`CONFIRM_RACES`] times while
-/// it stays over, keeping the lowest factor. On a shared host a slow stretch falls on one race; a real
-/// cliff stays over in every race.
+/// The `k` positions (of `n`) a take on distribution `d` reads.
+fn take_positions(cfg: &Config, k: usize, sorted: bool, n: usize, d: u64) -> Vec<u32> {
+    data::positions(k, n, sorted, cfg.seed ^ d)
+}
+
+/// Each take's [`bound_factor`] on distribution `d`, from the first races, and [`confirmed_bound`] where
+/// that is over the bound.
 fn confirm_cliffs(
     cfg: &Config,
     ops: &[Op],
@@ -164,24 +165,17 @@ fn confirm_cliffs(
     progress: &Progress,
 ) {
     for c in 1..rows.len() {
-        for o in 0..ops.len() {
+        for (o, &op) in ops.iter().enumerate() {
             let first = bound_factor(rows[c].median_ns[o][d], rows[c].median_ns[0][d], rows[0].median_ns[o][d]);
-            rows[c].bound[o].push(first);
-            if o == 0 {
-                continue;
-            }
-            for _ in 0..CONFIRM_RACES {
-                if rows[c].bound[o][d].is_nan() || rows[c].bound[o][d] <= CLIFF_TOLERANCE {
-                    break;
-                }
-                progress.say(format!("{}: {} over the bound, raced again", rows[c].name, ops[o].label()));
-                let again = |op| time_op(cfg, op, values, encoded, d as u64, |k| k + 1 == c);
-                let (decoded, taken) = (again(ops[0]), again(ops[o]));
-                if let (Some(decode), Some(take), Some(gather)) = (&decoded[c], &taken[c], &taken[0]) {
-                    let factor = bound_factor(take.median_ns, decode.median_ns, gather.median_ns);
-                    rows[c].bound[o][d] = rows[c].bound[o][d].min(factor);
-                }
-            }
+            let factor = match op {
+                Op::Decode => first,
+                Op::Take { k, sorted } => confirmed_bound(first, || {
+                    progress.say(format!("{}: {} over the bound, raced again", rows[c].name, op.label()));
+                    let positions = take_positions(cfg, k, sorted, values.len(), d as u64);
+                    race_bound_alone(cfg.settings, values, &positions, encoded, c - 1)
+                }),
+            };
+            rows[c].bound[o].push(factor);
         }
     }
 }
@@ -264,9 +258,7 @@ fn tables(report: &mut Report, rows: &[Row], ops: &[Op], distributions: &[&str],
     }
     ratios.note("Lower is faster; 1.00x is a plain array. Peers marked \"no\" have no random access: their take decodes the whole vector, then gathers (seed 000 measured them so).");
     ratios.note(cliff_note(&cliffs));
-    ratios.note(format!(
-        "A take over the bound in its first race is raced again, its codec alone against plain with its decode, up to {CONFIRM_RACES} times, and marked only if the fastest figures stay over: a shared host's slow stretches fall on one race."
-    ));
+    ratios.note(confirm_note());
     if !unused.is_empty() {
         ratios.note(format!("Not applicable to any distribution (left out): {}.", unused.join(", ")));
     }
