@@ -312,9 +312,7 @@ pub(crate) trait StreamOps<T: LwcInt> {
             let start = end - BLOCK;
             let len = (self.len() - start).min(BLOCK);
             self.decode_into(start, &mut buf[..len]);
-            for (o, &p) in out[k..k + run].iter_mut().zip(&positions[k..k + run]) {
-                *o = buf[p as usize - start];
-            }
+            lookup::pick(&buf[..len], start as u32, &positions[k..k + run], &mut out[k..k + run]);
             k += run;
             sparse_from = k;
         }
@@ -476,9 +474,7 @@ pub(crate) trait StreamOps<T: LwcInt> {
             self.decode_into(start, window);
             let end = start + window.len();
             let run = positions[k..].partition_point(|&p| (p as usize) < end);
-            for (o, &p) in out[k..k + run].iter_mut().zip(&positions[k..k + run]) {
-                *o = window[p as usize - start];
-            }
+            lookup::pick(window, start as u32, &positions[k..k + run], &mut out[k..k + run]);
             k += run;
         }
     }

@@ -38,6 +38,12 @@ pub fn fast_gathers() -> bool {
     avx2() && *INTEL
 }
 
+/// AVX-512F: 512-bit vectors, mask compares and two-register permutes.
+#[inline]
+pub fn avx512f() -> bool {
+    !cfg!(feature = "portable") && !cfg!(feature = "avx2-ceiling") && std::arch::is_x86_feature_detected!("avx512f")
+}
+
 /// AVX-512 VBMI with VL: `vpermb` on 256-bit vectors.
 #[inline]
 pub fn avx512_vbmi() -> bool {
