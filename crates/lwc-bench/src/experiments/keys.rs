@@ -156,21 +156,21 @@ fn confirm_cliffs(
     progress: &Progress,
 ) {
     let last = |v: &[f64]| v.last().copied().unwrap_or(f64::NAN);
-    // ops[1] is the full decode.
     let gathers: Vec<f64> = rows[0].median_ns.iter().map(|m| last(m)).collect();
-    for c in 1..rows.len() {
+    for (c, row) in rows.iter_mut().enumerate().skip(1) {
         for (o, &op) in ops.iter().enumerate() {
             let factor = match op {
                 Op::Take(s) => {
-                    let first = bound_factor(last(&rows[c].median_ns[o]), last(&rows[c].median_ns[1]), gathers[o]);
+                    // ops[1] is the full decode.
+                    let first = bound_factor(last(&row.median_ns[o]), last(&row.median_ns[1]), gathers[o]);
                     confirmed_bound(first, || {
-                        progress.say(format!("{}: {} over the bound, raced again", rows[c].name, op.label()));
+                        progress.say(format!("{}: {} over the bound, raced again", row.name, op.label()));
                         race_bound_alone(cfg.settings, values, &match_vector(cfg, values, s), encoded, c - 1)
                     })
                 }
                 Op::Sum | Op::Decode => f64::NAN,
             };
-            rows[c].bound[o].push(factor);
+            row.bound[o].push(factor);
         }
     }
 }
@@ -254,12 +254,11 @@ fn tables(report: &mut Report, rows: &[Row], ops: &[Op], columns: &[&str], sf: f
         };
         let mut r = vec![row.name.to_string(), access.to_string()];
         let mut a = r.clone();
-        for o in 0..ops.len() {
-            // ops[1] is the full decode.
+        for (o, label) in labels.iter().enumerate() {
             match worst_over_bound(&row.bound[o]) {
                 Some((c, factor)) => {
                     r.push(format!("{} !", cell(&row.ratio[o], ratio)));
-                    cliffs.push(format!("{} {}, {factor:.1}x on {}", row.name, labels[o], columns[c]));
+                    cliffs.push(format!("{} {label}, {factor:.1}x on {}", row.name, columns[c]));
                 }
                 None => r.push(cell(&row.ratio[o], ratio)),
             }
