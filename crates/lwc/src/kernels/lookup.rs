@@ -71,28 +71,26 @@ pub fn pick<W: Pod>(window: &[W], first: u32, positions: &[u32], out: &mut [W]) 
     let n = positions.len().min(out.len());
     let (positions, out) = (&positions[..n], &mut out[..n]);
     #[cfg(target_arch = "x86_64")]
-    if crate::kernels::cpu::avx2() && size_of::<W>() == 4 && !crate::kernels::cpu::avx512f() {
-        if let (Ok(w), Ok(o)) = (try_cast_slice(window), try_cast_slice_mut(out)) {
-            // SAFETY: the CPU has AVX2 (checked above).
-            return unsafe { x86::pick_u32_avx2(w, first, positions, o) };
+    {
+        use crate::kernels::cpu;
+        // Words of 4 and 8 bytes are picked as `u32` and `u64` (a cast that also checks alignment).
+        if size_of::<W>() == 4 && cpu::avx2() {
+            if let (Ok(w), Ok(o)) = (try_cast_slice(window), try_cast_slice_mut(out)) {
+                // SAFETY: the CPU has AVX2, and AVX-512F where that kernel runs (both checked here).
+                return unsafe {
+                    if cpu::avx512f() {
+                        x86::pick_u32(w, first, positions, o)
+                    } else {
+                        x86::pick_u32_avx2(w, first, positions, o)
+                    }
+                };
+            }
         }
-    }
-    #[cfg(target_arch = "x86_64")]
-    if crate::kernels::cpu::avx512f() {
-        match size_of::<W>() {
-            4 => {
-                if let (Ok(w), Ok(o)) = (try_cast_slice(window), try_cast_slice_mut(out)) {
-                    // SAFETY: the CPU has AVX-512F (checked above).
-                    return unsafe { x86::pick_u32(w, first, positions, o) };
-                }
+        if size_of::<W>() == 8 && cpu::avx512f() {
+            if let (Ok(w), Ok(o)) = (try_cast_slice(window), try_cast_slice_mut(out)) {
+                // SAFETY: the CPU has AVX-512F (checked here).
+                return unsafe { x86::pick_u64(w, first, positions, o) };
             }
-            8 => {
-                if let (Ok(w), Ok(o)) = (try_cast_slice(window), try_cast_slice_mut(out)) {
-                    // SAFETY: as above.
-                    return unsafe { x86::pick_u64(w, first, positions, o) };
-                }
-            }
-            _ => {}
         }
     }
     pick_scalar(window, first, positions, out);
