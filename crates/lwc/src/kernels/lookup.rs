@@ -159,102 +159,110 @@ mod x86 {
         super::lookup_scalar(dictionary, code_chunks.remainder(), out_chunks.into_remainder());
     }
 
-    /// [`super::pick`] of `u32` values, eight positions a step.
+    /// The loop every SIMD pick shares. A group of `GROUP` positions whose first lies at least `REACH` values
+    /// before the window's end goes to `group(positions, values, out)`, with the window's `REACH` values
+    /// from the group's first on; it picks them and returns true, or returns false where a position lies
+    /// outside those values. Groups declined or too near the end, and the tail, go through the scalar loop.
+    #[inline(always)]
+    fn in_groups<W: Copy, const GROUP: usize, const REACH: usize>(
+        window: &[W],
+        first: u32,
+        positions: &[u32],
+        out: &mut [W],
+        group: impl Fn(&[u32], &[W], &mut [W]) -> bool,
+    ) {
+        let (mut position_chunks, mut out_chunks) = (positions.chunks_exact(GROUP), out.chunks_exact_mut(GROUP));
+        for (p, o) in (&mut position_chunks).zip(&mut out_chunks) {
+            let at = p[0].wrapping_sub(first) as usize;
+            let picked = window.get(at..at + REACH).is_some_and(|values| group(p, values, o));
+            if !picked {
+                super::pick_scalar(window, first, p, o);
+            }
+        }
+        super::pick_scalar(window, first, position_chunks.remainder(), out_chunks.into_remainder());
+    }
+
+    /// [`super::pick`] of `u32` values, eight positions within 32 values a step.
     ///
     /// # Safety
     /// AVX-512F; `positions` and `out` of one length.
     #[target_feature(enable = "avx512f")]
     pub unsafe fn pick_u32(window: &[u32], first: u32, positions: &[u32], out: &mut [u32]) {
-        let (mut position_chunks, mut out_chunks) = (positions.chunks_exact(8), out.chunks_exact_mut(8));
-        for (p, o) in (&mut position_chunks).zip(&mut out_chunks) {
-            let at = p[0].wrapping_sub(first) as usize;
-            if at + 32 <= window.len() {
-                // SAFETY: eight positions read and eight values written; the window's values `at .. at + 32`
-                // exist (checked just above).
-                unsafe {
-                    // Each position's distance from the group's first; the upper eight lanes are zero.
-                    let near = _mm256_sub_epi32(_mm256_loadu_si256(p.as_ptr().cast()), _mm256_set1_epi32(p[0] as i32));
-                    let near = _mm512_zextsi256_si512(near);
-                    if _mm512_cmpge_epu32_mask(near, _mm512_set1_epi32(32)) == 0 {
-                        let low = _mm512_loadu_si512(window.as_ptr().add(at).cast());
-                        let high = _mm512_loadu_si512(window.as_ptr().add(at + 16).cast());
-                        let picked = _mm512_permutex2var_epi32(low, near, high);
-                        _mm256_storeu_si256(o.as_mut_ptr().cast(), _mm512_castsi512_si256(picked));
-                        continue;
-                    }
+        in_groups::<_, 8, 32>(window, first, positions, out, |p, values, o| {
+            // SAFETY: eight positions read, 32 values and eight outputs written (the lengths `in_groups`
+            // hands over).
+            unsafe {
+                // Each position's distance from the group's first; the upper eight lanes are zero.
+                let near = _mm256_sub_epi32(_mm256_loadu_si256(p.as_ptr().cast()), _mm256_set1_epi32(p[0] as i32));
+                let near = _mm512_zextsi256_si512(near);
+                if _mm512_cmpge_epu32_mask(near, _mm512_set1_epi32(32)) != 0 {
+                    return false;
                 }
+                let low = _mm512_loadu_si512(values.as_ptr().cast());
+                let high = _mm512_loadu_si512(values.as_ptr().add(16).cast());
+                let picked = _mm512_permutex2var_epi32(low, near, high);
+                _mm256_storeu_si256(o.as_mut_ptr().cast(), _mm512_castsi512_si256(picked));
             }
-            super::pick_scalar(window, first, p, o);
-        }
-        super::pick_scalar(window, first, position_chunks.remainder(), out_chunks.into_remainder());
+            true
+        });
     }
 
-    /// [`super::pick`] of `u32` values with AVX2, four positions a step: a permute of each of two
-    /// registers of the window (eight values each), then a blend.
+    /// [`super::pick`] of `u32` values with AVX2, four positions within 16 values a step: a permute of each
+    /// of two registers of the window (eight values each), then a blend.
     ///
     /// # Safety
     /// AVX2; `positions` and `out` of one length.
     #[target_feature(enable = "avx2")]
     pub unsafe fn pick_u32_avx2(window: &[u32], first: u32, positions: &[u32], out: &mut [u32]) {
-        let (mut position_chunks, mut out_chunks) = (positions.chunks_exact(4), out.chunks_exact_mut(4));
-        for (p, o) in (&mut position_chunks).zip(&mut out_chunks) {
-            let at = p[0].wrapping_sub(first) as usize;
-            if at + 16 <= window.len() {
-                // SAFETY: four positions read and four values written; the window's values `at .. at + 16`
-                // exist (checked just above).
-                unsafe {
-                    // Distances from the group's first, the upper four lanes zero; each below 16 exactly
-                    // where capping it at 15 leaves it unchanged (AVX2 has no unsigned compare).
-                    let near = _mm256_zextsi128_si256(_mm_sub_epi32(
-                        _mm_loadu_si128(p.as_ptr().cast()),
-                        _mm_set1_epi32(p[0] as i32),
-                    ));
-                    let fifteen = _mm256_set1_epi32(15);
-                    let inside = _mm256_cmpeq_epi32(_mm256_min_epu32(near, fifteen), near);
-                    if _mm256_movemask_ps(_mm256_castsi256_ps(inside)) == 0xff {
-                        let low = _mm256_loadu_si256(window.as_ptr().add(at).cast());
-                        let high = _mm256_loadu_si256(window.as_ptr().add(at + 8).cast());
-                        let from_low = _mm256_permutevar8x32_epi32(low, near);
-                        let from_high = _mm256_permutevar8x32_epi32(high, near);
-                        let upper = _mm256_cmpgt_epi32(near, _mm256_set1_epi32(7));
-                        let picked = _mm256_blendv_epi8(from_low, from_high, upper);
-                        _mm_storeu_si128(o.as_mut_ptr().cast(), _mm256_castsi256_si128(picked));
-                        continue;
-                    }
+        in_groups::<_, 4, 16>(window, first, positions, out, |p, values, o| {
+            // SAFETY: four positions read, 16 values and four outputs written (the lengths `in_groups`
+            // hands over).
+            unsafe {
+                // Distances from the group's first, the upper four lanes zero; each below 16 exactly where
+                // capping it at 15 leaves it unchanged (AVX2 has no unsigned compare).
+                let near = _mm256_zextsi128_si256(_mm_sub_epi32(
+                    _mm_loadu_si128(p.as_ptr().cast()),
+                    _mm_set1_epi32(p[0] as i32),
+                ));
+                let fifteen = _mm256_set1_epi32(15);
+                let inside = _mm256_cmpeq_epi32(_mm256_min_epu32(near, fifteen), near);
+                if _mm256_movemask_ps(_mm256_castsi256_ps(inside)) != 0xff {
+                    return false;
                 }
+                let low = _mm256_loadu_si256(values.as_ptr().cast());
+                let high = _mm256_loadu_si256(values.as_ptr().add(8).cast());
+                let from_low = _mm256_permutevar8x32_epi32(low, near);
+                let from_high = _mm256_permutevar8x32_epi32(high, near);
+                let upper = _mm256_cmpgt_epi32(near, _mm256_set1_epi32(7));
+                let picked = _mm256_blendv_epi8(from_low, from_high, upper);
+                _mm_storeu_si128(o.as_mut_ptr().cast(), _mm256_castsi256_si128(picked));
             }
-            super::pick_scalar(window, first, p, o);
-        }
-        super::pick_scalar(window, first, position_chunks.remainder(), out_chunks.into_remainder());
+            true
+        });
     }
 
-    /// [`super::pick`] of `u64` values, four positions a step.
+    /// [`super::pick`] of `u64` values, four positions within 16 values a step.
     ///
     /// # Safety
     /// As [`pick_u32`].
     #[target_feature(enable = "avx512f")]
     pub unsafe fn pick_u64(window: &[u64], first: u32, positions: &[u32], out: &mut [u64]) {
-        let (mut position_chunks, mut out_chunks) = (positions.chunks_exact(4), out.chunks_exact_mut(4));
-        for (p, o) in (&mut position_chunks).zip(&mut out_chunks) {
-            let at = p[0].wrapping_sub(first) as usize;
-            if at + 16 <= window.len() {
-                // SAFETY: four positions read and four values written; the window's values `at .. at + 16`
-                // exist (checked just above).
-                unsafe {
-                    let near = _mm_sub_epi32(_mm_loadu_si128(p.as_ptr().cast()), _mm_set1_epi32(p[0] as i32));
-                    let near = _mm512_zextsi256_si512(_mm256_cvtepu32_epi64(near));
-                    if _mm512_cmpge_epu64_mask(near, _mm512_set1_epi64(16)) == 0 {
-                        let low = _mm512_loadu_si512(window.as_ptr().add(at).cast());
-                        let high = _mm512_loadu_si512(window.as_ptr().add(at + 8).cast());
-                        let picked = _mm512_permutex2var_epi64(low, near, high);
-                        _mm256_storeu_si256(o.as_mut_ptr().cast(), _mm512_castsi512_si256(picked));
-                        continue;
-                    }
+        in_groups::<_, 4, 16>(window, first, positions, out, |p, values, o| {
+            // SAFETY: four positions read, 16 values and four outputs written (the lengths `in_groups`
+            // hands over).
+            unsafe {
+                let near = _mm_sub_epi32(_mm_loadu_si128(p.as_ptr().cast()), _mm_set1_epi32(p[0] as i32));
+                let near = _mm512_zextsi256_si512(_mm256_cvtepu32_epi64(near));
+                if _mm512_cmpge_epu64_mask(near, _mm512_set1_epi64(16)) != 0 {
+                    return false;
                 }
+                let low = _mm512_loadu_si512(values.as_ptr().cast());
+                let high = _mm512_loadu_si512(values.as_ptr().add(8).cast());
+                let picked = _mm512_permutex2var_epi64(low, near, high);
+                _mm256_storeu_si256(o.as_mut_ptr().cast(), _mm512_castsi512_si256(picked));
             }
-            super::pick_scalar(window, first, p, o);
-        }
-        super::pick_scalar(window, first, position_chunks.remainder(), out_chunks.into_remainder());
+            true
+        });
     }
 }
 
