@@ -38,17 +38,42 @@ pub fn fast_gathers() -> bool {
     avx2() && *INTEL
 }
 
+/// Whether AVX-512 paths may run at all: not in a `portable` or `avx2-ceiling` build, nor (in tests) on a
+/// thread held to AVX2 by [`avx2_only`].
+#[inline]
+fn avx512_allowed() -> bool {
+    #[cfg(test)]
+    if AVX2_ONLY.with(|c| c.get()) {
+        return false;
+    }
+    !cfg!(feature = "portable") && !cfg!(feature = "avx2-ceiling")
+}
+
+#[cfg(test)]
+thread_local! {
+    static AVX2_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with every AVX-512 path off on this thread, so that a kernel's test covers its AVX2 path on a
+/// CPU that has AVX-512 too (the default test run would otherwise never take it there).
+#[cfg(test)]
+pub fn avx2_only<R>(f: impl FnOnce() -> R) -> R {
+    let before = AVX2_ONLY.with(|c| c.replace(true));
+    let r = f();
+    AVX2_ONLY.with(|c| c.set(before));
+    r
+}
+
 /// AVX-512F: 512-bit vectors, mask compares and two-register permutes.
 #[inline]
 pub fn avx512f() -> bool {
-    !cfg!(feature = "portable") && !cfg!(feature = "avx2-ceiling") && std::arch::is_x86_feature_detected!("avx512f")
+    avx512_allowed() && std::arch::is_x86_feature_detected!("avx512f")
 }
 
 /// AVX-512 VBMI with VL: `vpermb` on 256-bit vectors.
 #[inline]
 pub fn avx512_vbmi() -> bool {
-    !cfg!(feature = "portable")
-        && !cfg!(feature = "avx2-ceiling")
+    avx512_allowed()
         && std::arch::is_x86_feature_detected!("avx512vbmi")
         && std::arch::is_x86_feature_detected!("avx512vl")
 }
@@ -69,12 +94,25 @@ mod tests {
         assert_eq!(any_simd, !cfg!(feature = "portable") && std::arch::is_x86_feature_detected!("avx2"));
     }
 
+    /// A thread held to AVX2 sees no AVX-512 path and keeps AVX2; other threads are not affected.
+    #[test]
+    fn avx2_only_holds_its_thread_alone() {
+        let outside = (super::avx2(), super::avx512f(), super::avx512_vbmi());
+        super::avx2_only(|| {
+            assert!(!super::avx512f() && !super::avx512_vbmi() && !super::avx512_vbmi_zmm());
+            assert_eq!(super::avx2(), outside.0);
+            let other = std::thread::spawn(|| (super::avx2(), super::avx512f(), super::avx512_vbmi()));
+            assert_eq!(other.join().unwrap(), outside);
+        });
+        assert_eq!((super::avx2(), super::avx512f(), super::avx512_vbmi()), outside);
+    }
+
     /// An `avx2-ceiling` build takes no AVX-512 path, whatever the CPU has, and keeps AVX2 where the
     /// CPU has it (`cargo test -p lwc --features avx2-ceiling --lib kernels::cpu`).
     #[cfg(feature = "avx2-ceiling")]
     #[test]
     fn avx2_ceiling_builds_take_no_avx512_path() {
-        assert!(!super::avx512_vbmi() && !super::avx512_vbmi_zmm());
+        assert!(!super::avx512f() && !super::avx512_vbmi() && !super::avx512_vbmi_zmm());
         assert_eq!(super::avx2(), !cfg!(feature = "portable") && std::arch::is_x86_feature_detected!("avx2"));
     }
 }

@@ -312,9 +312,14 @@ mod tests {
     }
     /// Positions sorted and dense, sorted and spread, in any order, repeated and outside the window, for
     /// windows around the permutes' 16 and 32 values: the dispatched pick agrees with the scalar one, and
-    /// leaves the outputs of positions outside the window as they were.
+    /// leaves the outputs of positions outside the window as they were; on an AVX-512 CPU, on its AVX2
+    /// path too.
     #[test]
     fn picks_agree_with_the_scalar_loop() {
+        crate::kernels::on_every_path(picks_agree_on_this_path);
+    }
+
+    fn picks_agree_on_this_path() {
         fn check<W: Pod + PartialEq + std::fmt::Debug>(word: impl Fn(u64) -> W) {
             let mut lists: Vec<Vec<u32>> = vec![
                 (0..200).map(|i| i * 3 / 2).collect(),

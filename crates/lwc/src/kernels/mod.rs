@@ -30,6 +30,17 @@ macro_rules! with_avx2 {
 pub mod bitpack;
 #[cfg(target_arch = "x86_64")]
 pub mod cpu;
+
+/// Runs a kernel's test `f`, then again under [`cpu::avx2_only`] where this CPU has an AVX-512 path that
+/// `f` would otherwise take instead of the AVX2 one.
+#[cfg(test)]
+pub fn on_every_path(f: impl Fn()) {
+    f();
+    #[cfg(target_arch = "x86_64")]
+    if cpu::avx512f() || cpu::avx512_vbmi() {
+        cpu::avx2_only(f);
+    }
+}
 pub mod decimal;
 pub mod extremes;
 pub mod fsst;

@@ -145,18 +145,8 @@ fn all_paths_agree_for_every_width_of_every_word() {
     }
     run::<u8>();
     run::<u16>();
-    on_every_u32_path(run::<u32>);
-    on_every_u32_path(run::<u64>);
-}
-
-/// Runs `f` on every decoding path this CPU has: the default one (the VBMI permute modes and the
-/// 512-bit loops where the CPU has them), then, on a CPU with VBMI, the AVX2 path it would otherwise skip.
-fn on_every_u32_path(f: impl Fn()) {
-    f();
-    #[cfg(target_arch = "x86_64")]
-    if x86::has_vbmi() {
-        x86::avx2_only(f);
-    }
+    crate::kernels::on_every_path(run::<u32>);
+    crate::kernels::on_every_path(run::<u64>);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -191,7 +181,7 @@ fn simd_tables_stay_inside_their_halves() {
 /// at a time around them, and the group path where no plan fits.
 #[test]
 fn u32_decodes_at_every_output_alignment_and_start() {
-    on_every_u32_path(u32_decodes_at_every_output_alignment_and_start_on_this_path);
+    crate::kernels::on_every_path(u32_decodes_at_every_output_alignment_and_start_on_this_path);
 }
 
 fn u32_decodes_at_every_output_alignment_and_start_on_this_path() {
@@ -306,7 +296,7 @@ fn check_type<U: Word>() {
 fn every_width_of_every_word_round_trips() {
     check_type::<u8>();
     check_type::<u16>();
-    on_every_u32_path(check_type::<u32>);
+    crate::kernels::on_every_path(check_type::<u32>);
     check_type::<u64>();
 }
 
@@ -582,8 +572,8 @@ fn block_offsets_decode_as_each_value_plus_its_reference() {
     }
     run::<u8>();
     run::<u16>();
-    on_every_u32_path(run::<u32>);
-    on_every_u32_path(run::<u64>);
+    crate::kernels::on_every_path(run::<u32>);
+    crate::kernels::on_every_path(run::<u64>);
 }
 
 /// Whole-byte residuals widened to the word plus a base that wraps, and cut where the stored word is wider

@@ -33,13 +33,9 @@ pub fn has_vbmi() -> bool {
 }
 
 /// Whether `u32` decoding takes the [`PERMUTE`] modes: the CPU has AVX2 and VBMI (and, in tests, the
-/// thread has not asked for the AVX2 path with `avx2_only`).
+/// thread is not held to AVX2 by `cpu::avx2_only`).
 #[inline]
 fn use_vbmi() -> bool {
-    #[cfg(test)]
-    if AVX2_ONLY.with(|c| c.get()) {
-        return false;
-    }
     has_avx2() && has_vbmi()
 }
 
@@ -48,21 +44,6 @@ fn use_vbmi() -> bool {
 #[inline]
 pub(super) fn use_zmm() -> bool {
     use_vbmi() && crate::kernels::cpu::avx512_vbmi_zmm()
-}
-
-#[cfg(test)]
-thread_local! {
-    static AVX2_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Runs `f` with `u32` decoding on this thread held to the AVX2 path, so tests cover it on CPUs that
-/// have VBMI too.
-#[cfg(test)]
-pub fn avx2_only<R>(f: impl FnOnce() -> R) -> R {
-    let before = AVX2_ONLY.with(|c| c.replace(true));
-    let r = f();
-    AVX2_ONLY.with(|c| c.set(before));
-    r
 }
 
 /// Per-width tables for decoding a group of 8 values of width `1 <= w <= 32` into 32-bit lanes.
