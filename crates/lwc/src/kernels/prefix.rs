@@ -11,7 +11,7 @@
 //! running value forward. (The compiler's own vectorization of a grouped scalar loop ran at 1 ns a value,
 //! a third of the scalar loop's speed: it assembled each group lane by lane.)
 
-use super::bitpack::dispatch_simd;
+use super::bitpack::{dispatch_simd, PackedRef};
 use crate::types::Word;
 
 /// The zigzag form of a wrapping difference: `d` as a signed number `s`, then `2s` for `s >= 0` and
@@ -112,6 +112,100 @@ pub fn weighted_sums<U: Word>(words: &[U], first_weight: u64) -> (u128, u128) {
     weighted_dispatch::weighted_sums(words, first_weight)
 }
 
+/// A stream of plain deltas with data points, read where it is stored: `points` holds the value of every
+/// `2^shift`-th row (packed fields plus `point_base`), `deltas` each row's difference from the row before
+/// (packed fields plus `delta_base`; row 0's is not read). The fields of both wrap in the word.
+#[derive(Clone, Copy)]
+pub struct DeltasWithPoints<'a, U: Word> {
+    /// The data points' fields.
+    pub points: PackedRef<'a, U>,
+    /// Added to every data point's field.
+    pub point_base: U,
+    /// The deltas' fields.
+    pub deltas: PackedRef<'a, U>,
+    /// Added to every delta's field.
+    pub delta_base: U,
+    /// Rows per data point, as a power of two.
+    pub shift: u32,
+}
+
+impl<U: Word> DeltasWithPoints<'_, U> {
+    /// Whether [`DeltasWithPoints::values_near_points`] reads this stream: strides of at most 16 rows and
+    /// deltas at most 7 bits wide.
+    pub fn near_points_apply(&self) -> bool {
+        self.shift <= 4 && self.deltas.width() <= 7
+    }
+
+    /// `out[k]` = the value of row `positions[k]`, each from the nearer of the two data points around it:
+    /// at most eight deltas lie between, summed by one load and three pairwise adds (SWAR) with the
+    /// deltas' width a constant. What a sparse take costs is then a handful of instructions a position,
+    /// not a walk. Positions in any order.
+    ///
+    /// # Panics
+    /// Unless [`DeltasWithPoints::near_points_apply`], or where a position lies in the last stride
+    /// (no data point after it) or past the data points' rows. `out` may then be partly written.
+    pub fn values_near_points(&self, positions: &[u32], out: &mut [U]) {
+        assert!(self.near_points_apply(), "strides of at most 16 rows, deltas of at most 7 bits");
+        macro_rules! at_width {
+            ($($w:literal)*) => {
+                match self.deltas.width() {
+                    $($w => self.near_points_dispatch::<$w>(positions, out),)*
+                    _ => unreachable!("checked above"),
+                }
+            };
+        }
+        at_width!(0 1 2 3 4 5 6 7);
+    }
+
+    /// [`DeltasWithPoints::near_points`] compiled for BMI2 where the CPU has it: its shifts by a register
+    /// and masks of a variable length are then one instruction each (`shrx`, `bzhi`).
+    fn near_points_dispatch<const W: u32>(&self, positions: &[u32], out: &mut [U]) {
+        #[cfg(target_arch = "x86_64")]
+        if crate::kernels::cpu::avx2_bmi2() {
+            #[target_feature(enable = "bmi2")]
+            unsafe fn bmi2<U: Word, const W: u32>(stream: &DeltasWithPoints<'_, U>, positions: &[u32], out: &mut [U]) {
+                stream.near_points::<W>(positions, out)
+            }
+            // SAFETY: the CPU has BMI2, checked just above; the function is otherwise safe.
+            return unsafe { bmi2::<U, W>(self, positions, out) };
+        }
+        self.near_points::<W>(positions, out)
+    }
+
+    #[inline(always)]
+    fn near_points<const W: u32>(&self, positions: &[u32], out: &mut [U]) {
+        use std::hint::select_unpredictable as select;
+        // Masks of fields 0, 2, 4 and 6 of eight, then of lanes 0 and 4 of `2W` bits: the pairwise adds.
+        let lanes = |width: u32, every: usize| {
+            (0..8).step_by(every).fold(0u64, |m, i| m | u64::low_mask(width) << (i as u32 * W))
+        };
+        let (pairs, quads) = (lanes(W, 2), lanes(2 * W, 4));
+        let bytes = self.deltas.bytes();
+        let points = self.points.len();
+        for (o, &q) in out.iter_mut().zip(positions) {
+            let row = q as usize;
+            let s = row >> self.shift;
+            // The data point after `row` exists.
+            assert!(s + 1 < points, "row {row} has no data point after it");
+            let (start, next) = (s << self.shift, (s + 1) << self.shift);
+            // At most half a stride from the nearer point: eight deltas.
+            let back = next - row < row - start;
+            let point = self.point_base.wrapping_add(self.points.get(select(back, s + 1, s)));
+            let (first, count) = select(back, (row + 1, next - row), (start + 1, row - start));
+            // Fields `first .. first + count` lie in the 8 bytes from the first one's (W <= 7, count <= 8),
+            // inside the stream's padding: `first + count <= next`, a row. Zero-width deltas have no bytes.
+            let bit = first * W as usize;
+            let word = if W == 0 { 0 } else { u64::from_le_bytes(bytes[bit / 8..bit / 8 + 8].try_into().unwrap()) };
+            let x = (word >> (bit % 8)) & u64::low_mask(count as u32 * W);
+            let x = (x & pairs) + (x >> W & pairs);
+            let x = (x & quads) + (x >> (2 * W) & quads);
+            let fields = (x & u64::low_mask(4 * W)) + (x >> (4 * W));
+            let sum = U::from_u64(fields).wrapping_add(self.delta_base.wrapping_mul(U::from_u64(count as u64)));
+            *o = select(back, point.wrapping_sub(sum), point.wrapping_add(sum));
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod simd {
     //! AVX2 scans. Within each 128-bit half, adding the vector shifted up by one lane, then by two
@@ -202,6 +296,78 @@ mod simd {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Values read near their data points agree with the values, at every stride it serves, every delta
+    /// width with bases that wrap, for words of every size, on every CPU path; a position in the last
+    /// stride (no data point after it) panics instead of reading past the points.
+    #[test]
+    fn values_near_points_agree_with_the_values() {
+        use crate::kernels::bitpack;
+        fn check<U: Word + std::fmt::Debug>() {
+            for shift in 0..=4u32 {
+                for w in 0..=7u32 {
+                    for n in [1usize, 2, 17, 33, 300] {
+                        // Fields below 2^w plus a base near the word's top: the running values wrap.
+                        let delta_base = U::ZERO.wrapping_sub(U::from_u64(3));
+                        let fields: Vec<U> = (0..n as u64)
+                            .map(|i| U::from_u64(i.wrapping_mul(0x9e37_79b9) >> 7) & U::low_mask(w))
+                            .collect();
+                        let mut values = vec![U::from_u64(0xabcd_ef01_2345)];
+                        for f in &fields[1..] {
+                            values.push(values[values.len() - 1].wrapping_add(delta_base.wrapping_add(*f)));
+                        }
+                        let point_base = U::from_u64(12_345);
+                        let points: Vec<U> =
+                            values.iter().step_by(1 << shift).map(|v| v.wrapping_sub(point_base)).collect();
+                        let wp = U::BITS;
+                        let (mut point_bytes, mut delta_bytes) = (Vec::new(), Vec::new());
+                        bitpack::pack(&points, wp, &mut point_bytes);
+                        bitpack::pack(&fields, w, &mut delta_bytes);
+                        let stream = DeltasWithPoints {
+                            points: PackedRef::new(&point_bytes, points.len(), wp).unwrap(),
+                            point_base,
+                            deltas: PackedRef::new(&delta_bytes, n, w).unwrap(),
+                            delta_base,
+                            shift,
+                        };
+                        assert!(stream.near_points_apply());
+                        let last_stride = (n - 1) >> shift << shift;
+                        // Every row before the last stride, forwards and backwards.
+                        let mut positions: Vec<u32> = (0..last_stride as u32).collect();
+                        positions.extend((0..last_stride as u32).rev());
+                        crate::kernels::on_every_path(|| {
+                            let mut out = vec![U::ZERO; positions.len()];
+                            stream.values_near_points(&positions, &mut out);
+                            for (&p, &o) in positions.iter().zip(&out) {
+                                assert_eq!(o, values[p as usize], "shift {shift}, width {w}, {n} rows, row {p}");
+                            }
+                        });
+                        let past = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            stream.values_near_points(&[last_stride as u32], &mut [U::ZERO])
+                        }));
+                        assert!(past.is_err(), "shift {shift}, width {w}, {n} rows: a row in the last stride");
+                    }
+                }
+            }
+            let wide = DeltasWithPoints::<U> {
+                points: PackedRef::new(&[0; 64], 1, 1).unwrap(),
+                point_base: U::ZERO,
+                deltas: PackedRef::new(&[0; 64], 16, 8).unwrap(),
+                delta_base: U::ZERO,
+                shift: 4,
+            };
+            assert!(!wide.near_points_apply(), "deltas of 8 bits");
+            let narrow_deltas = PackedRef::new(&[0; 64], 16, 1).unwrap();
+            assert!(
+                !DeltasWithPoints { shift: 5, deltas: narrow_deltas, ..wide }.near_points_apply(),
+                "strides of 32 rows"
+            );
+        }
+        check::<u8>();
+        check::<u16>();
+        check::<u32>();
+        check::<u64>();
+    }
 
     fn check<U: Word>() {
         let values: Vec<U> =

@@ -90,7 +90,8 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
 
     /// The children read in place (see [`StreamOps::frame`]) when both are packed fields plus a base.
     fn framed(&self) -> Option<Framed<'_, T>> {
-        Some(Framed { deltas: self.deltas.frame()?.sums(), points: self.data_points.frame()? })
+        let deltas = self.deltas.frame()?;
+        Some(Framed { deltas: deltas.sums(), delta_fields: deltas, points: self.data_points.frame()? })
     }
 
     /// Writes the rows after `cursor` into `out` (they exist) and moves the cursor to the last of them:
@@ -125,7 +126,9 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
     /// from its data point.
     ///
     /// Plain deltas whose children read in place ([`StreamOps::frame`]) go by chunks of positions instead:
-    /// a sparse chunk is sought position by position ([`DeltaView::seek_plain`]), without windows.
+    /// a sparse chunk is sought position by position, without windows: from the nearer data point where
+    /// strides are short and deltas narrow ([`DeltaView::seek_near_points`]), else from the cursor or a
+    /// data point ([`DeltaView::seek_plain`]).
     pub(super) fn walk(&self, cursor: &mut Option<Cursor<T>>, positions: &[u32], out: &mut [T]) {
         let Some(reads) = (!self.zigzag).then(|| self.framed()).flatten() else {
             return self.walk_windows(cursor, positions, out, None);
@@ -135,8 +138,10 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
             if self.dense(span, positions.len()) {
                 self.walk_windows(cursor, positions, out, Some(&reads));
             } else {
-                let from = cursor.unwrap_or_else(Cursor::nowhere);
-                *cursor = Some(self.seek_each(&reads, from, positions, out));
+                *cursor = self.seek_near_points(&reads, positions, out).or_else(|| {
+                    let from = cursor.unwrap_or_else(Cursor::nowhere);
+                    Some(self.seek_each(&reads, from, positions, out))
+                });
             }
         }
     }
@@ -206,6 +211,32 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
             *o = c.value;
         }
         c
+    }
+
+    /// [`DeltaView::seek_each`] where the children are read in place and [`prefix::DeltasWithPoints`] reads
+    /// them near their data points (strides of at most 16 rows, deltas of at most 7 bits): each position
+    /// from the nearer data point, with no walk and without going on from the one before. Those in the last
+    /// stride, which has no data point after it, go by [`DeltaView::seek_each`]. Returns the cursor at the
+    /// last (`positions` is not empty); `None`, writing nothing, where the stream is not read so.
+    fn seek_near_points(&self, reads: &Framed<'_, T>, positions: &[u32], out: &mut [T]) -> Option<Cursor<T>> {
+        let stream = prefix::DeltasWithPoints {
+            points: reads.points.fields.fields(),
+            point_base: reads.points.base.to_bits(),
+            deltas: reads.delta_fields.fields.fields(),
+            delta_base: reads.delta_fields.base,
+            shift: self.shift,
+        };
+        if !stream.near_points_apply() {
+            return None;
+        }
+        let last_stride = (self.len - 1) >> self.shift << self.shift;
+        let near = positions.partition_point(|&q| (q as usize) < last_stride);
+        stream.values_near_points(&positions[..near], bytemuck::cast_slice_mut(&mut out[..near]));
+        if near < positions.len() {
+            return Some(self.seek_each(reads, Cursor::nowhere(), &positions[near..], &mut out[near..]));
+        }
+        let last = positions.len() - 1;
+        Some(Cursor { row: positions[last] as usize, value: out[last] })
     }
 
     /// Whether `positions` in a span of `rows` are served best by one prefix sum over them (see [`DENSE_GAP`]).
@@ -331,6 +362,7 @@ trait PlainReads<T: LwcInt> {
 /// Children read in place, through their frames: no dispatch per read.
 struct Framed<'v, T: LwcInt> {
     deltas: FrameSums<'v, T::Unsigned>,
+    delta_fields: Frame<'v, T::Unsigned>,
     points: Frame<'v, T>,
 }
 
