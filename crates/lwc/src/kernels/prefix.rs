@@ -133,7 +133,7 @@ impl<U: Word> DeltasWithPoints<'_, U> {
     /// Whether [`DeltasWithPoints::values_near_points`] reads this stream: strides of at most 16 rows and
     /// deltas at most 7 bits wide.
     pub fn near_points_apply(&self) -> bool {
-        self.shift <= 4 && self.deltas.width() <= 7
+        self.shift <= 4 && self.deltas.width() <= 7 && self.points.width() <= 56
     }
 
     /// `out[k]` = the value of row `positions[k]`, each from the nearer of the two data points around it:
@@ -146,6 +146,12 @@ impl<U: Word> DeltasWithPoints<'_, U> {
     /// (no data point after it) or past the data points' rows. `out` may then be partly written.
     pub fn values_near_points(&self, positions: &[u32], out: &mut [U]) {
         assert!(self.near_points_apply(), "strides of at most 16 rows, deltas of at most 7 bits");
+        // Every data point's row has its delta: a row before the last stride has its deltas up to the
+        // next point.
+        assert!(
+            self.points.is_empty() || (self.points.len() - 1) << self.shift < self.deltas.len(),
+            "data points past the deltas' rows"
+        );
         macro_rules! at_width {
             ($($w:literal)*) => {
                 match self.deltas.width() {
@@ -157,17 +163,25 @@ impl<U: Word> DeltasWithPoints<'_, U> {
         at_width!(0 1 2 3 4 5 6 7);
     }
 
-    /// [`DeltasWithPoints::near_points`] compiled for BMI2 where the CPU has it: its shifts by a register
+    /// [`DeltasWithPoints::near_points`] eight `u32` positions a step with AVX2 where it serves
+    /// ([`near_simd::near_points_u32`]), and compiled for BMI2 where the CPU has it: its shifts by a register
     /// and masks of a variable length are then one instruction each (`shrx`, `bzhi`).
     fn near_points_dispatch<const W: u32>(&self, positions: &[u32], out: &mut [U]) {
         #[cfg(target_arch = "x86_64")]
         if crate::kernels::cpu::avx2_bmi2() {
+            let n = positions.len().min(out.len());
+            let (positions, out) = (&positions[..n], &mut out[..n]);
+            let mut done = 0;
+            if let Some(stream) = near_simd::NearPoints32::new(self) {
+                // SAFETY: the CPU has AVX2 (checked above); `values_near_points` checked the streams.
+                done = unsafe { near_simd::near_points_u32::<W>(&stream, positions, bytemuck::cast_slice_mut(out)) };
+            }
             #[target_feature(enable = "bmi2")]
             unsafe fn bmi2<U: Word, const W: u32>(stream: &DeltasWithPoints<'_, U>, positions: &[u32], out: &mut [U]) {
                 stream.near_points::<W>(positions, out)
             }
             // SAFETY: the CPU has BMI2, checked just above; the function is otherwise safe.
-            return unsafe { bmi2::<U, W>(self, positions, out) };
+            return unsafe { bmi2::<U, W>(self, &positions[done..], &mut out[done..]) };
         }
         self.near_points::<W>(positions, out)
     }
@@ -180,29 +194,177 @@ impl<U: Word> DeltasWithPoints<'_, U> {
             (0..8).step_by(every).fold(0u64, |m, i| m | u64::low_mask(width) << (i as u32 * W))
         };
         let (pairs, quads) = (lanes(W, 2), lanes(2 * W, 4));
-        let bytes = self.deltas.bytes();
+        // A data point is one 8-byte load too (at most 56 bits wide); zero-width ones read zeros.
+        let (wp, point_mask) = (self.points.width() as usize, u64::low_mask(self.points.width()));
+        let point_bytes = if wp == 0 { &[0u8; 8][..] } else { self.points.bytes() };
+        let delta_bytes = self.deltas.bytes();
+        let load = |bytes: &[u8], bit: usize| {
+            u64::from_le_bytes(bytes[bit / 8..bit / 8 + 8].try_into().expect("8 bytes")) >> (bit % 8)
+        };
         let points = self.points.len();
         for (o, &q) in out.iter_mut().zip(positions) {
             let row = q as usize;
             let s = row >> self.shift;
-            // The data point after `row` exists.
+            // The data point after `row` exists, so do the deltas up to it: the loads below stay inside the
+            // streams' padding.
             assert!(s + 1 < points, "row {row} has no data point after it");
             let (start, next) = (s << self.shift, (s + 1) << self.shift);
             // At most half a stride from the nearer point: eight deltas.
             let back = next - row < row - start;
-            let point = self.point_base.wrapping_add(self.points.get(select(back, s + 1, s)));
+            let point = load(point_bytes, select(back, s + 1, s) * wp) & point_mask;
+            let point = self.point_base.wrapping_add(U::from_u64(point));
             let (first, count) = select(back, (row + 1, next - row), (start + 1, row - start));
-            // Fields `first .. first + count` lie in the 8 bytes from the first one's (W <= 7, count <= 8),
-            // inside the stream's padding: `first + count <= next`, a row. Zero-width deltas have no bytes.
-            let bit = first * W as usize;
-            let word = if W == 0 { 0 } else { u64::from_le_bytes(bytes[bit / 8..bit / 8 + 8].try_into().unwrap()) };
-            let x = (word >> (bit % 8)) & u64::low_mask(count as u32 * W);
+            // Fields `first .. first + count` lie in the 8 bytes from the first one's (W <= 7, count <= 8).
+            // Zero-width deltas have no bytes.
+            let x = if W == 0 { 0 } else { load(delta_bytes, first * W as usize) };
+            // `count * W <= 56`: the mask needs no case for 64 bits.
+            let x = x & ((1u64 << (count as u32 * W)) - 1);
             let x = (x & pairs) + (x >> W & pairs);
             let x = (x & quads) + (x >> (2 * W) & quads);
             let fields = (x & u64::low_mask(4 * W)) + (x >> (4 * W));
             let sum = U::from_u64(fields).wrapping_add(self.delta_base.wrapping_mul(U::from_u64(count as u64)));
             *o = select(back, point.wrapping_sub(sum), point.wrapping_add(sum));
         }
+    }
+}
+
+/// Eight positions a step of [`DeltasWithPoints::values_near_points`] with AVX2, for `u32` values.
+#[cfg(target_arch = "x86_64")]
+mod near_simd {
+    use std::arch::x86_64::*;
+
+    use super::DeltasWithPoints;
+    use crate::types::Word;
+
+    /// A `u32` stream the vector loop reads: data points at most 25 bits wide (a 4-byte load at the first
+    /// byte holds one) and both streams' bit offsets below 2^31 (they go through 32-bit lanes).
+    pub struct NearPoints32<'a> {
+        points: &'a [u8],
+        wp: u32,
+        last_point: u32,
+        point_base: u32,
+        deltas: &'a [u8],
+        delta_base: u32,
+        shift: u32,
+    }
+
+    impl<'a> NearPoints32<'a> {
+        pub fn new<U: Word>(stream: &DeltasWithPoints<'a, U>) -> Option<NearPoints32<'a>> {
+            let (points, deltas) = (&stream.points, &stream.deltas);
+            let fits = |n: usize, w: u32| (n as u64).saturating_mul(w as u64 + 8) < 1 << 31;
+            let useful = U::BITS == 32 && points.width() <= 25 && points.width() >= 1 && !points.is_empty();
+            (useful && fits(points.len(), points.width()) && fits(deltas.len(), deltas.width())).then(|| NearPoints32 {
+                points: points.bytes(),
+                wp: points.width(),
+                last_point: (points.len() - 1) as u32,
+                point_base: stream.point_base.to_u64() as u32,
+                deltas: deltas.bytes(),
+                delta_base: stream.delta_base.to_u64() as u32,
+                shift: stream.shift,
+            })
+        }
+    }
+
+    /// Writes `out[k]` for the leading groups of eight positions whose data points exist (the rest, and a
+    /// group with a row in the last stride, are left to the scalar loop) and returns how many it wrote.
+    ///
+    /// # Safety
+    /// AVX2; `W` is the deltas' width (at most 7) and `stream` was checked by `values_near_points`: every
+    /// data point's row has its delta.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn near_points_u32<const W: u32>(
+        stream: &NearPoints32<'_>,
+        positions: &[u32],
+        out: &mut [u32],
+    ) -> usize {
+        let one = _mm256_set1_epi32(1);
+        let seven = _mm256_set1_epi32(7);
+        let shift = _mm_cvtsi32_si128(stream.shift as i32);
+        let stride = _mm256_set1_epi32(1 << stream.shift);
+        let last_point = _mm256_set1_epi32(stream.last_point as i32);
+        let wp = _mm256_set1_epi32(stream.wp as i32);
+        let point_mask = _mm256_set1_epi32((u32::MAX >> (32 - stream.wp)) as i32);
+        let (point_base, delta_base) =
+            (_mm256_set1_epi32(stream.point_base as i32), _mm256_set1_epi32(stream.delta_base as i32));
+        // The pairwise adds' masks, as the scalar loop's, over 64-bit lanes (eight fields of at most 7 bits
+        // take 56 bits): four positions a half.
+        let field = (1u64 << W) - 1;
+        let pairs = _mm256_set1_epi64x((field | field << (2 * W) | field << (4 * W) | field << (6 * W)) as i64);
+        let quads = _mm256_set1_epi64x(((1u64 << (2 * W)) - 1 | ((1u64 << (2 * W)) - 1) << (4 * W)) as i64);
+        let low4 = _mm256_set1_epi64x(((1u64 << (4 * W)) - 1) as i64);
+        let ones = _mm256_set1_epi64x(-1);
+        let by = |bits: u32| _mm_cvtsi32_si128(bits as i32);
+        let (by1, by2, by4) = (by(W), by(2 * W), by(4 * W));
+        let mut done = 0;
+        for (rows, dst) in positions.chunks_exact(8).zip(out.chunks_exact_mut(8)) {
+            // SAFETY: eight positions read and eight outputs written; every lane's loads lie inside the
+            // streams (below).
+            unsafe {
+                let rows = _mm256_loadu_si256(rows.as_ptr().cast());
+                let s = _mm256_srl_epi32(rows, shift);
+                // The point after every row exists: `s + 1 <= last_point` (unsigned), else the scalar loop
+                // takes this group on (and panics).
+                let after = _mm256_add_epi32(s, one);
+                let inside = _mm256_cmpeq_epi32(_mm256_max_epu32(after, last_point), last_point);
+                if _mm256_movemask_epi8(inside) != -1 {
+                    break;
+                }
+                let start = _mm256_sll_epi32(s, shift);
+                let next = _mm256_add_epi32(start, stride);
+                let (down, up) = (_mm256_sub_epi32(next, rows), _mm256_sub_epi32(rows, start));
+                // Both at most 16: a signed compare serves.
+                let back = _mm256_cmpgt_epi32(up, down);
+                let point_index = _mm256_sub_epi32(s, back);
+                // Bit offsets below 2^31 (`NearPoints32::new`); a point of at most 25 bits lies in the 4
+                // bytes from its first, inside the stream's padding since its index is at most `last_point`.
+                let bit = _mm256_mullo_epi32(point_index, wp);
+                let point = _mm256_i32gather_epi32::<1>(stream.points.as_ptr().cast(), _mm256_srli_epi32::<3>(bit));
+                let point = _mm256_and_si256(_mm256_srlv_epi32(point, _mm256_and_si256(bit, seven)), point_mask);
+                let point = _mm256_add_epi32(point, point_base);
+                let first = _mm256_add_epi32(_mm256_blendv_epi8(start, rows, back), one);
+                let count = _mm256_blendv_epi8(up, down, back);
+                // The deltas between, at most eight of at most 7 bits: 8 bytes from the first one's, which
+                // lie before the next data point's row, so inside the deltas' padding.
+                let fields = if W == 0 {
+                    _mm256_setzero_si256()
+                } else {
+                    let bit = _mm256_mullo_epi32(first, _mm256_set1_epi32(W as i32));
+                    let at = _mm256_srli_epi32::<3>(bit);
+                    let offset = _mm256_and_si256(bit, seven);
+                    let width = _mm256_mullo_epi32(count, _mm256_set1_epi32(W as i32));
+                    let half = |lanes: __m128i, offset: __m128i, width: __m128i| {
+                        let x = _mm256_i32gather_epi64::<1>(stream.deltas.as_ptr().cast(), lanes);
+                        let x = _mm256_srlv_epi64(x, _mm256_cvtepu32_epi64(offset));
+                        let x = _mm256_andnot_si256(_mm256_sllv_epi64(ones, _mm256_cvtepu32_epi64(width)), x);
+                        let x = _mm256_add_epi64(
+                            _mm256_and_si256(x, pairs),
+                            _mm256_and_si256(_mm256_srl_epi64(x, by1), pairs),
+                        );
+                        let x = _mm256_add_epi64(
+                            _mm256_and_si256(x, quads),
+                            _mm256_and_si256(_mm256_srl_epi64(x, by2), quads),
+                        );
+                        _mm256_add_epi64(_mm256_and_si256(x, low4), _mm256_srl_epi64(x, by4))
+                    };
+                    let lo =
+                        half(_mm256_castsi256_si128(at), _mm256_castsi256_si128(offset), _mm256_castsi256_si128(width));
+                    let hi = half(
+                        _mm256_extracti128_si256::<1>(at),
+                        _mm256_extracti128_si256::<1>(offset),
+                        _mm256_extracti128_si256::<1>(width),
+                    );
+                    // Each sum fits the low 32 bits of its lane: take lanes 0, 2, 4, 6 of each half.
+                    let take = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+                    let (lo, hi) = (_mm256_permutevar8x32_epi32(lo, take), _mm256_permutevar8x32_epi32(hi, take));
+                    _mm256_permute2x128_si256::<0x20>(lo, hi)
+                };
+                let sum = _mm256_add_epi32(fields, _mm256_mullo_epi32(count, delta_base));
+                let value = _mm256_blendv_epi8(_mm256_add_epi32(point, sum), _mm256_sub_epi32(point, sum), back);
+                _mm256_storeu_si256(dst.as_mut_ptr().cast(), value);
+            }
+            done += 8;
+        }
+        done
     }
 }
 
@@ -304,48 +466,59 @@ mod tests {
     fn values_near_points_agree_with_the_values() {
         use crate::kernels::bitpack;
         fn check<U: Word + std::fmt::Debug>() {
-            for shift in 0..=4u32 {
-                for w in 0..=7u32 {
-                    for n in [1usize, 2, 17, 33, 300] {
-                        // Fields below 2^w plus a base near the word's top: the running values wrap.
-                        let delta_base = U::ZERO.wrapping_sub(U::from_u64(3));
-                        let fields: Vec<U> = (0..n as u64)
-                            .map(|i| U::from_u64(i.wrapping_mul(0x9e37_79b9) >> 7) & U::low_mask(w))
-                            .collect();
-                        let mut values = vec![U::from_u64(0xabcd_ef01_2345)];
-                        for f in &fields[1..] {
-                            values.push(values[values.len() - 1].wrapping_add(delta_base.wrapping_add(*f)));
-                        }
-                        let point_base = U::from_u64(12_345);
-                        let points: Vec<U> =
-                            values.iter().step_by(1 << shift).map(|v| v.wrapping_sub(point_base)).collect();
-                        let wp = U::BITS;
-                        let (mut point_bytes, mut delta_bytes) = (Vec::new(), Vec::new());
-                        bitpack::pack(&points, wp, &mut point_bytes);
-                        bitpack::pack(&fields, w, &mut delta_bytes);
-                        let stream = DeltasWithPoints {
-                            points: PackedRef::new(&point_bytes, points.len(), wp).unwrap(),
-                            point_base,
-                            deltas: PackedRef::new(&delta_bytes, n, w).unwrap(),
-                            delta_base,
-                            shift,
-                        };
-                        assert!(stream.near_points_apply());
-                        let last_stride = (n - 1) >> shift << shift;
-                        // Every row before the last stride, forwards and backwards.
-                        let mut positions: Vec<u32> = (0..last_stride as u32).collect();
-                        positions.extend((0..last_stride as u32).rev());
-                        crate::kernels::on_every_path(|| {
-                            let mut out = vec![U::ZERO; positions.len()];
-                            stream.values_near_points(&positions, &mut out);
-                            for (&p, &o) in positions.iter().zip(&out) {
-                                assert_eq!(o, values[p as usize], "shift {shift}, width {w}, {n} rows, row {p}");
+            // Deltas with a base near the word's top, so that running values wrap, and data points as wide as
+            // the word (for words up to 32 bits; points are at most 56 bits wide); then deltas of 1 and up
+            // and points as narrow as a frame of reference makes them, which the vector loop reads.
+            let configs: &[(u64, bool)] = if U::BITS <= 32 { &[(3, true), (1, false)] } else { &[(1, false)] };
+            for &(step, wrapping) in configs {
+                for shift in 0..=4u32 {
+                    for w in 0..=7u32 {
+                        for n in [1usize, 2, 17, 33, 300] {
+                            let delta_base =
+                                if wrapping { U::ZERO.wrapping_sub(U::from_u64(step)) } else { U::from_u64(step) };
+                            let fields: Vec<U> = (0..n as u64)
+                                .map(|i| U::from_u64(i.wrapping_mul(0x9e37_79b9) >> 7) & U::low_mask(w))
+                                .collect();
+                            let mut values =
+                                vec![if wrapping { U::from_u64(0xabcd_ef01_2345) } else { U::from_u64(5) }];
+                            for f in &fields[1..] {
+                                values.push(values[values.len() - 1].wrapping_add(delta_base.wrapping_add(*f)));
                             }
-                        });
-                        let past = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            stream.values_near_points(&[last_stride as u32], &mut [U::ZERO])
-                        }));
-                        assert!(past.is_err(), "shift {shift}, width {w}, {n} rows: a row in the last stride");
+                            let point_base = if wrapping { U::from_u64(12_345) } else { values[0] };
+                            let points: Vec<U> =
+                                values.iter().step_by(1 << shift).map(|v| v.wrapping_sub(point_base)).collect();
+                            let wp = if wrapping {
+                                U::BITS
+                            } else {
+                                64 - points.iter().max().unwrap().to_u64().leading_zeros()
+                            };
+                            let (mut point_bytes, mut delta_bytes) = (Vec::new(), Vec::new());
+                            bitpack::pack(&points, wp, &mut point_bytes);
+                            bitpack::pack(&fields, w, &mut delta_bytes);
+                            let stream = DeltasWithPoints {
+                                points: PackedRef::new(&point_bytes, points.len(), wp).unwrap(),
+                                point_base,
+                                deltas: PackedRef::new(&delta_bytes, n, w).unwrap(),
+                                delta_base,
+                                shift,
+                            };
+                            assert!(stream.near_points_apply());
+                            let last_stride = (n - 1) >> shift << shift;
+                            // Every row before the last stride, forwards and backwards.
+                            let mut positions: Vec<u32> = (0..last_stride as u32).collect();
+                            positions.extend((0..last_stride as u32).rev());
+                            crate::kernels::on_every_path(|| {
+                                let mut out = vec![U::ZERO; positions.len()];
+                                stream.values_near_points(&positions, &mut out);
+                                for (&p, &o) in positions.iter().zip(&out) {
+                                    assert_eq!(o, values[p as usize], "shift {shift}, width {w}, {n} rows, row {p}");
+                                }
+                            });
+                            let past = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                stream.values_near_points(&[last_stride as u32], &mut [U::ZERO])
+                            }));
+                            assert!(past.is_err(), "shift {shift}, width {w}, {n} rows: a row in the last stride");
+                        }
                     }
                 }
             }
