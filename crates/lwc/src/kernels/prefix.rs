@@ -290,7 +290,8 @@ mod near_simd {
         // take 56 bits): four positions a half.
         let field = (1u64 << W) - 1;
         let pairs = _mm256_set1_epi64x((field | field << (2 * W) | field << (4 * W) | field << (6 * W)) as i64);
-        let quads = _mm256_set1_epi64x(((1u64 << (2 * W)) - 1 | ((1u64 << (2 * W)) - 1) << (4 * W)) as i64);
+        let pair = (1u64 << (2 * W)) - 1;
+        let quads = _mm256_set1_epi64x((pair | pair << (4 * W)) as i64);
         let low4 = _mm256_set1_epi64x(((1u64 << (4 * W)) - 1) as i64);
         let ones = _mm256_set1_epi64x(-1);
         let by = |bits: u32| _mm_cvtsi32_si128(bits as i32);
