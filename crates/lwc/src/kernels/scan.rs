@@ -218,6 +218,11 @@ impl<'a, U: Word> RangeSums<'a, U> {
         RangeSums { fields, pairs: lanes(w, 2), quads: lanes(2 * w, 4) }
     }
 
+    /// The fields summed.
+    pub fn fields(&self) -> bitpack::PackedRef<'a, U> {
+        self.fields
+    }
+
     /// Sum of fields `start .. start + len`, exact.
     ///
     /// # Panics

@@ -194,7 +194,12 @@ pub(crate) struct FrameSums<'a, U: Word> {
     fields: scan::RangeSums<'a, U>,
 }
 
-impl<U: Word> FrameSums<'_, U> {
+impl<'a, U: Word> FrameSums<'a, U> {
+    /// The base and the packed fields summed.
+    pub fn parts(&self) -> (U, kernel::PackedRef<'a, U>) {
+        (self.base, self.fields.fields())
+    }
+
     #[inline(always)]
     pub fn wrapping_sum(&self, start: usize, len: usize) -> U {
         // Cut to the word: 2^BITS divides 2^64.

@@ -90,8 +90,7 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
 
     /// The children read in place (see [`StreamOps::frame`]) when both are packed fields plus a base.
     fn framed(&self) -> Option<Framed<'_, T>> {
-        let deltas = self.deltas.frame()?;
-        Some(Framed { deltas: deltas.sums(), delta_fields: deltas, points: self.data_points.frame()? })
+        Some(Framed { deltas: self.deltas.frame()?.sums(), points: self.data_points.frame()? })
     }
 
     /// Writes the rows after `cursor` into `out` (they exist) and moves the cursor to the last of them:
@@ -219,11 +218,12 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
     /// stride, which has no data point after it, go by [`DeltaView::seek_each`]. Returns the cursor at the
     /// last (`positions` is not empty); `None`, writing nothing, where the stream is not read so.
     fn seek_near_points(&self, reads: &Framed<'_, T>, positions: &[u32], out: &mut [T]) -> Option<Cursor<T>> {
+        let (delta_base, deltas) = reads.deltas.parts();
         let stream = prefix::DeltasWithPoints {
             points: reads.points.fields.fields(),
             point_base: reads.points.base.to_bits(),
-            deltas: reads.delta_fields.fields.fields(),
-            delta_base: reads.delta_fields.base,
+            deltas,
+            delta_base,
             shift: self.shift,
         };
         if !stream.near_points_apply() {
@@ -362,7 +362,6 @@ trait PlainReads<T: LwcInt> {
 /// Children read in place, through their frames: no dispatch per read.
 struct Framed<'v, T: LwcInt> {
     deltas: FrameSums<'v, T::Unsigned>,
-    delta_fields: Frame<'v, T::Unsigned>,
     points: Frame<'v, T>,
 }
 
