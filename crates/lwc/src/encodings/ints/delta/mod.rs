@@ -328,6 +328,10 @@ impl<T: LwcInt> StreamOps<T> for DeltaView<'_, T> {
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
         let k = positions.len();
         if k < SORT_FROM || (self.stride() < SORT_STRIDE as u32 && !self.dense(self.len(), k)) {
+            // Few or sparse positions in short strides: each from its nearer data point, where it can.
+            if self.take_near_points(positions, out) {
+                return;
+            }
             for (o, &p) in out.iter_mut().zip(positions) {
                 *o = self.get(p as usize);
             }

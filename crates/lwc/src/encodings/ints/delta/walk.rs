@@ -218,6 +218,30 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
     /// stride, which has no data point after it, go by [`DeltaView::seek_each`]. Returns the cursor at the
     /// last (`positions` is not empty); `None`, writing nothing, where the stream is not read so.
     fn seek_near_points(&self, reads: &Framed<'_, T>, positions: &[u32], out: &mut [T]) -> Option<Cursor<T>> {
+        let stream = self.near_points(reads)?;
+        let near = positions.partition_point(|&q| (q as usize) < self.last_stride());
+        stream.values_near_points(&positions[..near], bytemuck::cast_slice_mut(&mut out[..near]));
+        if near < positions.len() {
+            return Some(self.seek_each(reads, Cursor::nowhere(), &positions[near..], &mut out[near..]));
+        }
+        let last = positions.len() - 1;
+        Some(Cursor { row: positions[last] as usize, value: out[last] })
+    }
+
+    /// Positions in any order read near their data points (see [`DeltaView::seek_near_points`]), where the
+    /// stream is read so and none lies in the last stride; false, writing nothing, otherwise.
+    pub(super) fn take_near_points(&self, positions: &[u32], out: &mut [T]) -> bool {
+        let Some(reads) = (!self.zigzag).then(|| self.framed()).flatten() else { return false };
+        let Some(stream) = self.near_points(&reads) else { return false };
+        if crate::kernels::positions::max_position(positions) as usize >= self.last_stride() {
+            return false;
+        }
+        stream.values_near_points(positions, bytemuck::cast_slice_mut(out));
+        true
+    }
+
+    /// The children read near their data points, where [`prefix::DeltasWithPoints`] serves them.
+    fn near_points<'r>(&self, reads: &Framed<'r, T>) -> Option<prefix::DeltasWithPoints<'r, T::Unsigned>> {
         let (delta_base, deltas) = reads.deltas.parts();
         let stream = prefix::DeltasWithPoints {
             points: reads.points.fields.fields(),
@@ -226,17 +250,12 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
             delta_base,
             shift: self.shift,
         };
-        if !stream.near_points_apply() {
-            return None;
-        }
-        let last_stride = (self.len - 1) >> self.shift << self.shift;
-        let near = positions.partition_point(|&q| (q as usize) < last_stride);
-        stream.values_near_points(&positions[..near], bytemuck::cast_slice_mut(&mut out[..near]));
-        if near < positions.len() {
-            return Some(self.seek_each(reads, Cursor::nowhere(), &positions[near..], &mut out[near..]));
-        }
-        let last = positions.len() - 1;
-        Some(Cursor { row: positions[last] as usize, value: out[last] })
+        stream.near_points_apply().then_some(stream)
+    }
+
+    /// The first row of the last stride, which has no data point after it.
+    fn last_stride(&self) -> usize {
+        self.len.saturating_sub(1) >> self.shift << self.shift
     }
 
     /// Whether `positions` in a span of `rows` are served best by one prefix sum over them (see [`DENSE_GAP`]).
