@@ -189,11 +189,7 @@ impl<U: Word> DeltasWithPoints<'_, U> {
     #[inline(always)]
     fn near_points<const W: u32>(&self, positions: &[u32], out: &mut [U]) {
         use std::hint::select_unpredictable as select;
-        // Masks of fields 0, 2, 4 and 6 of eight, then of lanes 0 and 4 of `2W` bits: the pairwise adds.
-        let lanes = |width: u32, every: usize| {
-            (0..8).step_by(every).fold(0u64, |m, i| m | u64::low_mask(width) << (i as u32 * W))
-        };
-        let (pairs, quads) = (lanes(W, 2), lanes(2 * W, 4));
+        let (pairs, quads, low4) = swar_masks::<W>();
         // A data point is one 8-byte load too (at most 56 bits wide); zero-width ones read zeros.
         let (wp, point_mask) = (self.points.width() as usize, u64::low_mask(self.points.width()));
         let point_bytes = if wp == 0 { &[0u8; 8][..] } else { self.points.bytes() };
@@ -221,11 +217,20 @@ impl<U: Word> DeltasWithPoints<'_, U> {
             let x = x & ((1u64 << (count as u32 * W)) - 1);
             let x = (x & pairs) + (x >> W & pairs);
             let x = (x & quads) + (x >> (2 * W) & quads);
-            let fields = (x & u64::low_mask(4 * W)) + (x >> (4 * W));
+            let fields = (x & low4) + (x >> (4 * W));
             let sum = U::from_u64(fields).wrapping_add(self.delta_base.wrapping_mul(U::from_u64(count as u64)));
             *o = select(back, point.wrapping_sub(sum), point.wrapping_add(sum));
         }
     }
+}
+
+/// The masks that sum eight fields of `W <= 7` bits in a 64-bit word by three pairwise adds: fields 0, 2, 4
+/// and 6; lanes 0 and 4 of `2W` bits; the low `4W` bits.
+#[inline(always)]
+fn swar_masks<const W: u32>() -> (u64, u64, u64) {
+    let lanes =
+        |width: u32, every: usize| (0..8).step_by(every).fold(0u64, |m, i| m | u64::low_mask(width) << (i as u32 * W));
+    (lanes(W, 2), lanes(2 * W, 4), u64::low_mask(4 * W))
 }
 
 /// Eight positions a step of [`DeltasWithPoints::values_near_points`] with AVX2, for `u32` values.
@@ -286,13 +291,11 @@ mod near_simd {
         let point_mask = _mm256_set1_epi32((u32::MAX >> (32 - stream.wp)) as i32);
         let (point_base, delta_base) =
             (_mm256_set1_epi32(stream.point_base as i32), _mm256_set1_epi32(stream.delta_base as i32));
-        // The pairwise adds' masks, as the scalar loop's, over 64-bit lanes (eight fields of at most 7 bits
-        // take 56 bits): four positions a half.
-        let field = (1u64 << W) - 1;
-        let pairs = _mm256_set1_epi64x((field | field << (2 * W) | field << (4 * W) | field << (6 * W)) as i64);
-        let pair = (1u64 << (2 * W)) - 1;
-        let quads = _mm256_set1_epi64x((pair | pair << (4 * W)) as i64);
-        let low4 = _mm256_set1_epi64x(((1u64 << (4 * W)) - 1) as i64);
+        // The scalar loop's masks over 64-bit lanes (eight fields of at most 7 bits take 56 bits): four
+        // positions a half.
+        let (pairs, quads, low4) = super::swar_masks::<W>();
+        let (pairs, quads, low4) =
+            (_mm256_set1_epi64x(pairs as i64), _mm256_set1_epi64x(quads as i64), _mm256_set1_epi64x(low4 as i64));
         let ones = _mm256_set1_epi64x(-1);
         let by = |bits: u32| _mm_cvtsi32_si128(bits as i32);
         let (by1, by2, by4) = (by(W), by(2 * W), by(4 * W));
