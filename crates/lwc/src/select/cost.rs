@@ -24,6 +24,12 @@
 //! extra latency measured at the stream's working set: its bytes, scaled from the segment to the rows
 //! read together ([`crate::EncodeOptions::working_set_rows`]). That is why, on a large table, a 4-bit
 //! month beats an 8-byte one for lookups too: the small one stays in cache.
+//!
+//! **Takes over many segments are timed as such.** A column of many segments reads a scattered take's
+//! rows where they lie, each found in its segment first, or groups them by segment; that costs 1.5-4x
+//! what one segment's take of the same rows does (its kernels take a list in one call). The calibration
+//! times both, and a segment read with others ([`crate::EncodeOptions::working_set_rows`] past its own
+//! rows) is priced by the second.
 
 use std::sync::{Arc, LazyLock};
 
@@ -49,7 +55,8 @@ pub struct Costs {
     /// what its cache lines cost where the data does not fit the caches.
     pub get_ns: f64,
     /// Nanoseconds per position of a take of sparse random positions, at the working set: a lookup
-    /// without the call's checks, or cheaper where the encoding gathers many at once.
+    /// without the call's checks, or cheaper where the encoding gathers many at once. Over a column of
+    /// several segments when the working set spans them (see [`CostModel::costs_at`]).
     pub take_ns: f64,
     /// Cache lines one lookup touches, child streams included.
     pub lines: f64,
@@ -65,6 +72,8 @@ pub(crate) struct Price {
     pub get_ns: f64,
     /// Nanoseconds per position of a sparse take in cache.
     pub take_ns: f64,
+    /// The same, of a take scattered over a column of several segments of this stream.
+    pub scattered_ns: f64,
     /// Nanoseconds per value of a parent's walk over a run of them (`delta` summing its deltas): the
     /// decode, or a frame of reference's where the stream sums its values where they lie.
     pub walk_ns: f64,
@@ -96,6 +105,10 @@ pub struct CostModel {
     /// [`TAKE_SPACING`] rows), `[encoding id][width index]`; where a table lacks them, a `get` less
     /// [`CostModel::call_ns`].
     pub(crate) take_ns: [[f64; WIDTHS.len()]; ID_SLOTS],
+    /// The same positions scattered over a column of [`SCATTERED_PARTS`] such segments, `[encoding
+    /// id][width index]`: a column reads each row where it lies, or groups rows by segment, where one
+    /// segment's take reads them in one call. Where a table lacks them, the take's.
+    pub(crate) scattered_ns: [[f64; WIDTHS.len()]; ID_SLOTS],
     /// Byte-string encodings: nanoseconds per byte of an in-cache decode, `[encoding id]`.
     pub(crate) text_decode_ns: [f64; ID_SLOTS],
     /// Byte-string encodings: nanoseconds per `get` of a row of [`TEXT_ROW_BYTES`], `[encoding id]`.
@@ -105,6 +118,9 @@ pub struct CostModel {
 /// One position in this many rows is what a take is timed at: sparse enough that each position is read
 /// on its own (a denser list decodes blocks, which its take weighs itself).
 pub const TAKE_SPACING: usize = 64;
+
+/// Segments of the column a scattered take is timed over (each the calibration's segment again).
+pub const SCATTERED_PARTS: usize = 4;
 
 /// Mean length of the rows the byte-string figures are measured on; a `get` of a longer row pays the
 /// decode of its extra bytes.
@@ -121,8 +137,10 @@ const _: () = {
     }
 };
 
-const HEADER: &str = "# lwc cost model v2";
-/// Files of the first version lack `call` and `latency`: those are taken from the built-in table.
+const HEADER: &str = "# lwc cost model v3";
+/// Files of the second version lack `scattered` lines: those are the takes'.
+const HEADER_V2: &str = "# lwc cost model v2";
+/// Files of the first version lack `call` and `latency` too: those are taken from the built-in table.
 const HEADER_V1: &str = "# lwc cost model v1";
 
 /// Equal when every figure is (bit for bit: rows of ids no encoding has hold NaN).
@@ -137,6 +155,7 @@ impl PartialEq for CostModel {
             && bits(&self.decode_ns) == bits(&other.decode_ns)
             && bits(&self.get_ns) == bits(&other.get_ns)
             && bits(&self.take_ns) == bits(&other.take_ns)
+            && bits(&self.scattered_ns) == bits(&other.scattered_ns)
             && row_bits(&self.text_decode_ns) == row_bits(&other.text_decode_ns)
             && row_bits(&self.text_get_ns) == row_bits(&other.text_get_ns)
     }
@@ -167,6 +186,7 @@ impl CostModel {
             (&mut self.decode_ns, &other.decode_ns),
             (&mut self.get_ns, &other.get_ns),
             (&mut self.take_ns, &other.take_ns),
+            (&mut self.scattered_ns, &other.scattered_ns),
         ] {
             mine.iter_mut().zip(theirs).for_each(|(a, b)| min_into(a, b));
         }
@@ -183,6 +203,7 @@ impl CostModel {
             decode_ns: [[f64::NAN; WIDTHS.len()]; ID_SLOTS],
             get_ns: [[f64::NAN; WIDTHS.len()]; ID_SLOTS],
             take_ns: [[f64::NAN; WIDTHS.len()]; ID_SLOTS],
+            scattered_ns: [[f64::NAN; WIDTHS.len()]; ID_SLOTS],
             text_decode_ns: [f64::NAN; ID_SLOTS],
             text_get_ns: [f64::NAN; ID_SLOTS],
         }
@@ -194,11 +215,13 @@ impl CostModel {
         let row = encoding as usize;
         let get_ns = self.text_get_ns[row] + self.text_decode_ns[row] * (row_bytes - TEXT_ROW_BYTES).max(0.0);
         let decode_ns = self.text_decode_ns[row] * row_bytes;
+        let take_ns = self.take_of_get(get_ns);
         Price {
             decode_ns,
             walk_ns: decode_ns,
             get_ns,
-            take_ns: self.take_of_get(get_ns),
+            take_ns,
+            scattered_ns: take_ns,
             lines: encoding.lines(0, 0),
             bytes_per_value: bytes_per_row,
         }
@@ -218,6 +241,7 @@ impl CostModel {
             walk_ns,
             get_ns: interpolate(&self.get_ns[row], width),
             take_ns: interpolate(&self.take_ns[row], width),
+            scattered_ns: interpolate(&self.scattered_ns[row], width),
             lines: encoding.lines(parameter, width),
             bytes_per_value,
         }
@@ -225,12 +249,14 @@ impl CostModel {
 
     /// What reading a stream of `price` costs when its bytes, and those read with it, come to
     /// `working_set` bytes: a scan streams its bytes in, a lookup pays the extra latency of its cache
-    /// lines at that working set.
-    pub(crate) fn costs_at(&self, price: Price, working_set: f64) -> Costs {
+    /// lines at that working set. A take's position is priced as one of a take over many segments
+    /// where `scattered` (the stream is a segment's top stream, read with others).
+    pub(crate) fn costs_at(&self, price: Price, working_set: f64, scattered: bool) -> Costs {
+        let take_ns = if scattered { price.scattered_ns } else { price.take_ns };
         Costs {
             scan_ns: price.decode_ns + price.bytes_per_value / self.bandwidth,
             get_ns: price.get_ns + price.lines * self.miss_ns(working_set),
-            take_ns: price.take_ns + price.lines * self.miss_ns(working_set),
+            take_ns: take_ns + price.lines * self.miss_ns(working_set),
             lines: price.lines,
         }
     }
@@ -244,7 +270,7 @@ impl CostModel {
     /// `bytes_per_value`, read with a working set that fits the caches.
     pub fn costs(&self, encoding: EncodingId, width: u32, bytes_per_value: f64) -> Costs {
         let parameter = encoding.parameter().map_or(0, |p| p.default);
-        self.costs_at(self.price(encoding, width, parameter, bytes_per_value), 0.0)
+        self.costs_at(self.price(encoding, width, parameter, bytes_per_value), 0.0, false)
     }
 
     /// Nanoseconds a random read costs beyond one in L1 when the data read is `working_set` bytes.
@@ -285,7 +311,12 @@ impl CostModel {
         }
         text.push('\n');
         for id in EncodingId::ALL {
-            for (what, table) in [("decode", &self.decode_ns), ("get", &self.get_ns), ("take", &self.take_ns)] {
+            for (what, table) in [
+                ("decode", &self.decode_ns),
+                ("get", &self.get_ns),
+                ("take", &self.take_ns),
+                ("scattered", &self.scattered_ns),
+            ] {
                 text += &format!("{} {what}", id.name());
                 for ns in table[id as usize] {
                     text += &format!(" {ns:.3}");
@@ -306,7 +337,7 @@ impl CostModel {
         let mut lines = text.lines().filter(|l| !l.trim().is_empty());
         let mut model = CostModel::empty(String::new(), 0.0);
         match lines.next() {
-            Some(HEADER) => {}
+            Some(HEADER | HEADER_V2) => {}
             Some(HEADER_V1) => {
                 let builtin = CostModel::builtin();
                 (model.call_ns, model.latency_ns) = (builtin.call_ns, builtin.latency_ns);
@@ -355,6 +386,7 @@ impl CostModel {
                         "decode" => &mut model.decode_ns,
                         "get" => &mut model.get_ns,
                         "take" => &mut model.take_ns,
+                        "scattered" => &mut model.scattered_ns,
                         _ => return Err(bad(format!("line {line:?}"))),
                     };
                     let values = numbers(values).ok_or_else(|| bad(format!("line {line:?}")))?;
@@ -370,7 +402,8 @@ impl CostModel {
                 .iter()
                 .all(|&id| !(model.text_decode_ns[id as usize] + model.text_get_ns[id as usize]).is_nan());
         let memory = !model.call_ns.is_nan() && model.latency_ns.iter().all(|x| !x.is_nan());
-        // Tables without takes (the first version's, or hand-made ones) take them from the gets.
+        // Tables without takes (the first version's, or hand-made ones) take them from the gets, and those
+        // without scattered takes (the second version's) from the takes.
         for id in EncodingId::ALL {
             let row = id as usize;
             if model.take_ns[row].iter().any(|x| x.is_nan()) && !memory {
@@ -379,6 +412,9 @@ impl CostModel {
             for k in 0..WIDTHS.len() {
                 if model.take_ns[row][k].is_nan() {
                     model.take_ns[row][k] = model.take_of_get(model.get_ns[row][k]);
+                }
+                if model.scattered_ns[row][k].is_nan() {
+                    model.scattered_ns[row][k] = model.take_ns[row][k];
                 }
             }
         }
@@ -448,6 +484,28 @@ mod tests {
     }
 
     #[test]
+    fn second_version_files_read_scattered_takes_as_takes() {
+        let model = CostModel::builtin();
+        let v2: String = model
+            .to_text()
+            .replace(HEADER, HEADER_V2)
+            .lines()
+            .filter(|l| !l.contains(" scattered "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let read = CostModel::from_text(&v2).unwrap();
+        // Rows of ids no encoding has hold NaN, which equals nothing: compared as printed.
+        assert_eq!(format!("{:?}", read.scattered_ns), format!("{:?}", read.take_ns));
+        assert_eq!(format!("{:?}", read.take_ns), format!("{:?}", model.take_ns));
+        // A take over many segments is priced by the scattered table, one segment's by the take's.
+        let mut scattered = (*model).clone();
+        scattered.scattered_ns[EncodingId::Bitpack as usize] = [50.0; WIDTHS.len()];
+        let price = scattered.price(EncodingId::Bitpack, 8, 0, 1.0);
+        assert_eq!(scattered.costs_at(price, 0.0, true).take_ns, 50.0);
+        assert_eq!(scattered.costs_at(price, 0.0, false).take_ns, price.take_ns);
+    }
+
+    #[test]
     fn misses_grow_with_the_working_set_and_cost_nothing_in_l1() {
         let mut model = (*CostModel::builtin()).clone();
         model.latency_ns = [1.0, 1.0, 2.0, 3.0, 5.0, 8.0, 40.0, 80.0];
@@ -457,7 +515,7 @@ mod tests {
         assert_eq!(model.miss_ns(f64::from(1u32 << 28)), 79.0);
         assert_eq!(model.miss_ns(1e12), 79.0);
         let plain = model.price(EncodingId::Plain, 64, 0, 8.0);
-        let (cached, far) = (model.costs_at(plain, 1e3), model.costs_at(plain, 1e9));
+        let (cached, far) = (model.costs_at(plain, 1e3, false), model.costs_at(plain, 1e9, false));
         assert_eq!(far.get_ns - cached.get_ns, 79.0 * plain.lines);
         assert_eq!(far.scan_ns, cached.scan_ns);
     }

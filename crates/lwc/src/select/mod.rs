@@ -29,7 +29,7 @@ use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
 pub use budget::{fit_to_budget, BudgetOption, BUDGET_STEPS};
-pub use cost::{CostModel, Costs, CACHE_LINE, TAKE_SPACING, WIDTHS, WORKING_SETS_LOG2};
+pub use cost::{CostModel, Costs, CACHE_LINE, SCATTERED_PARTS, TAKE_SPACING, WIDTHS, WORKING_SETS_LOG2};
 pub(crate) use cost::{Price, TEXT_ROW_BYTES};
 pub use explain::{Candidate, Fallback, LookupTradeoff, SegmentExplain, SLOW_LOOKUP};
 pub use objective::{AccessMix, Objective, BALANCED_SIZE_SLACK, BALANCED_SPEEDUP};
@@ -126,8 +126,9 @@ fn compose(own: Price, id: EncodingId, parameter: u32, rows: usize, children: &[
         // A take of one row in TAKE_SPACING walks on from the position before, not from a data point.
         let walked = chosen.walk_ns - default.walk_ns;
         price.get_ns += reads.gets * (chosen.get_ns - default.get_ns) + reads.values * walked;
-        price.take_ns +=
-            reads.gets * (chosen.take_ns - default.take_ns) + reads.values.min(TAKE_SPACING as f64) * walked;
+        let taken = reads.gets * (chosen.take_ns - default.take_ns) + reads.values.min(TAKE_SPACING as f64) * walked;
+        price.take_ns += taken;
+        price.scattered_ns += taken;
         price.lines += reads.gets * chosen.lines + reads.values * chosen.bytes_per_value / CACHE_LINE;
     }
     // A child far cheaper than its default cannot make the parent's own work negative.
@@ -135,6 +136,7 @@ fn compose(own: Price, id: EncodingId, parameter: u32, rows: usize, children: &[
     price.walk_ns = price.walk_ns.max(own.walk_ns * 0.25);
     price.get_ns = price.get_ns.max(own.get_ns * 0.25);
     price.take_ns = price.take_ns.max(own.take_ns * 0.25);
+    price.scattered_ns = price.scattered_ns.max(own.scattered_ns * 0.25);
     price
 }
 
@@ -183,6 +185,18 @@ impl<'c> Driver<'c> {
     pub fn reading_together(self, rows: usize, working_set_rows: Option<u64>) -> Self {
         let scale = working_set_rows.map_or(1.0, |w| w as f64 / rows.max(1) as f64).max(1.0);
         Driver { working_set_scale: scale, ..self }
+    }
+
+    /// What reading a stream of `price` in `bytes` costs here: lookups at the working set of the rows read
+    /// together, and a take over many segments where this is a segment's top stream read with others
+    /// (a child is read through its parent, in one segment).
+    fn costs_at(&self, price: Price, bytes: f64) -> Costs {
+        self.model.costs_at(price, bytes * self.working_set_scale, self.scattered())
+    }
+
+    /// Whether a take reads this stream as one of a column's many segments (see [`Driver::costs_at`]).
+    fn scattered(&self) -> bool {
+        self.depth == 0 && self.working_set_scale > 1.0
     }
 
     /// The same driver for a stream of float latents, which the float encodings take.
@@ -285,7 +299,7 @@ impl<'c> Driver<'c> {
 
     /// What was written, priced for reading at this driver's working set.
     fn written(&self, cascade: Cascade, evaluation: Option<Evaluation>, price: Price) -> Written {
-        Written { cascade, evaluation, price, working_set_scale: self.working_set_scale }
+        Written { cascade, evaluation, price, working_set_scale: self.working_set_scale, scattered: self.scattered() }
     }
 
     fn evaluate_bytes(&self, profile: &ByteProfile<'_>) -> Evaluation {
@@ -360,7 +374,7 @@ impl<'c> Driver<'c> {
     ) -> (Option<Price>, Option<Costs>) {
         let (Some(own), Some(bytes)) = (own, estimate) else { return (None, None) };
         let price = compose(own, id, parameter, rows, &sink.finish().1);
-        (Some(price), Some(self.model.costs_at(price, bytes as f64 * self.working_set_scale)))
+        (Some(price), Some(self.costs_at(price, bytes as f64)))
     }
 
     /// Writes `values` as `id` with this driver's cascade for its children; returns the cascade written
@@ -417,7 +431,7 @@ impl<'c> Driver<'c> {
         let room_for_children = self.depth + 1 < MAX_CASCADE_DEPTH;
         let plain_bytes = size_of::<T>() as f64;
         let plain = self.model.price(EncodingId::Plain, T::Unsigned::BITS, 0, plain_bytes);
-        let plain = self.model.costs_at(plain, plain_bytes * n as f64 * self.working_set_scale);
+        let plain = self.costs_at(plain, plain_bytes * n as f64);
         let mut prices = Vec::with_capacity(EncodingId::ALL.len());
         let candidates: Vec<Candidate> = EncodingId::ALL
             .into_iter()
@@ -498,7 +512,7 @@ impl<'c> Driver<'c> {
     /// An evaluation with one obvious candidate, taken at once.
     fn single(&self, id: EncodingId, bytes: usize, n: usize, range_bits: u32) -> Evaluation {
         let price = self.model.price(id, 0, self.parameter(id), bytes as f64 / n.max(1) as f64);
-        let costs = self.model.costs_at(price, bytes as f64 * self.working_set_scale);
+        let costs = self.costs_at(price, bytes as f64);
         Evaluation {
             candidates: vec![Candidate {
                 encoding: id,
@@ -525,6 +539,8 @@ pub(crate) struct Written {
     /// The in-cache price of reading it, children as written.
     price: Price,
     working_set_scale: f64,
+    /// Takes read it as one of a column's many segments.
+    scattered: bool,
 }
 
 impl Written {
@@ -533,7 +549,7 @@ impl Written {
     /// the segment as written.
     pub fn read_costs(&self, model: &CostModel, rows: usize, bytes: usize) -> Costs {
         let price = Price { bytes_per_value: bytes as f64 / rows.max(1) as f64, ..self.price };
-        model.costs_at(price, bytes as f64 * self.working_set_scale)
+        model.costs_at(price, bytes as f64 * self.working_set_scale, self.scattered)
     }
 
     /// The explain record of a segment of `rows` rows written this way into `bytes` bytes: the choice, its

@@ -339,3 +339,29 @@ fn segments_unlike_the_one_before_choose_again() {
         assert_eq!(encoded.open::<u32>().unwrap().decode(0..values.len() as u64).unwrap().values, values);
     }
 }
+
+/// A take from a column of many segments is priced as the calibration timed one over several (each row
+/// found in its segment first), a take from one segment as one segment's, each encoding by its own figure.
+#[test]
+fn takes_over_many_segments_are_priced_as_scattered() {
+    let builtin = lwc::CostModel::builtin().to_text();
+    let scattered_line = builtin.lines().find(|l| l.starts_with("bitpack scattered ")).unwrap();
+    let slow =
+        builtin.replace(scattered_line, &format!("bitpack scattered{}", " 50.0".repeat(lwc::select::WIDTHS.len())));
+    let model = std::sync::Arc::new(lwc::CostModel::from_text(&slow).unwrap());
+    let take_ns = |rows: usize, cascade: &str| {
+        let values: Vec<u32> = (0..rows as u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 12) % 1000).collect();
+        let options = EncodeOptions {
+            cascade: cascade.parse::<Cascade>().unwrap(),
+            cost_model: model.clone(),
+            segment_rows: 1 << 16,
+            ..EncodeOptions::default()
+        };
+        let encoded = EncodedColumn::encode(&values, None, options.explained()).unwrap();
+        encoded.explains().iter().map(|e| e.read_costs.take_ns).fold(f64::INFINITY, f64::min)
+    };
+    assert!(take_ns(3 << 16, "bitpack") >= 50.0);
+    assert!(take_ns(1 << 16, "bitpack") < 10.0);
+    // `dict` over bit-packed codes: its own scattered figure, not its child's.
+    assert!(take_ns(3 << 16, "dict(bitpack)") < 10.0);
+}
