@@ -255,7 +255,7 @@ pub(crate) trait BytesEncoder {
     /// How one row's lookup reads child `k` (see [`super::Encoder::child_reads`]): by default the row's
     /// start and end, two lookups of the ends.
     fn child_reads(_k: usize, _rows: usize, _child_rows: usize) -> super::ChildReads {
-        super::ChildReads { gets: 2.0, values: 0.0 }
+        super::ChildReads { gets: 2.0, ..super::ChildReads::NONE }
     }
 
     /// Encoded body bytes, or `None` when it does not apply (estimated: child streams as the sink

@@ -213,28 +213,33 @@ pub enum Requirement {
 /// child's price by when it prices a cascade whole (see `select/cost.rs`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ChildReads {
-    /// Lookups of the child per lookup of the parent (a dictionary code: 1; a search of run ends: their
-    /// count's log2; an exception list looked up only where a row is one: its share of the rows).
+    /// Lookups of the child per lookup of the parent (a dictionary code: 1; an exception's value read only
+    /// where a row is one: its share of the rows).
     pub gets: f64,
     /// Child values decoded in sequence per lookup of the parent (a walk over half a stride of deltas).
     pub values: f64,
+    /// Searches of the child's sorted values per lookup of the parent (run ends, exception rows): each a
+    /// bisection of `log2(rows + 1)` lookups, or what the child's own search costs
+    /// ([`Encoder::search_gets`]).
+    pub searches: f64,
 }
 
 impl ChildReads {
     /// One lookup of the child per lookup of the parent.
-    pub const ONE_GET: ChildReads = ChildReads { gets: 1.0, values: 0.0 };
+    pub const ONE_GET: ChildReads = ChildReads { gets: 1.0, values: 0.0, searches: 0.0 };
 
-    /// A search over `n` sorted values: about `log2(n + 1)` lookups.
-    pub fn search(n: usize) -> ChildReads {
-        ChildReads { gets: ((n + 1) as f64).log2(), values: 0.0 }
-    }
+    /// One search of the child's sorted values per lookup of the parent.
+    pub const SEARCH: ChildReads = ChildReads { gets: 0.0, values: 0.0, searches: 1.0 };
+
+    /// No read of the child.
+    pub const NONE: ChildReads = ChildReads { gets: 0.0, values: 0.0, searches: 0.0 };
 
     /// Exceptions of a patched encoding: their rows searched, and their values read where a row is one
     /// (`exceptions` of `rows`).
     pub fn patches(k: usize, exceptions: usize, rows: usize) -> ChildReads {
         match k {
-            0 => ChildReads::search(exceptions),
-            _ => ChildReads { gets: exceptions as f64 / rows.max(1) as f64, values: 0.0 },
+            0 => ChildReads::SEARCH,
+            _ => ChildReads { gets: exceptions as f64 / rows.max(1) as f64, ..ChildReads::NONE },
         }
     }
 }
@@ -287,6 +292,13 @@ pub(crate) trait Encoder {
     /// then pays about a frame of reference's decode per value, not this encoding's.
     fn sums_in_place(_width: u32) -> bool {
         false
+    }
+
+    /// Lookups' worth of one search of its values for a rank, where it finds one without a bisection
+    /// over lookups (a `sequence` divides; `delta` bisects its data points and walks one stride); `None`:
+    /// a bisection, `log2(rows + 1)` lookups.
+    fn search_gets() -> Option<f64> {
+        None
     }
 
     /// How one lookup reads child `k` (of `child_rows` values) of a stream of `rows` values: one lookup of

@@ -177,6 +177,14 @@ macro_rules! registry {
                 }
             }
 
+            /// Lookups' worth of one search of its values (see [`Encoder::search_gets`]).
+            pub(crate) fn search_gets(self) -> Option<f64> {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::search_gets(),)*
+                    $(EncodingId::$bvariant => None,)*
+                }
+            }
+
             /// What its calibration's data makes of child `k`, where that is not the default it is written
             /// with (see [`Encoder::calibrated_child`]).
             pub(crate) fn calibrated_child(self, k: usize) -> Option<Encoding> {

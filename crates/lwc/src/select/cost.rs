@@ -81,6 +81,9 @@ pub(crate) struct Price {
     pub lines: f64,
     /// Bytes stored per value.
     pub bytes_per_value: f64,
+    /// Lookups' worth of a search of the stream's values for a rank; `None`: a bisection (see
+    /// [`crate::encodings::ChildReads::searches`]).
+    pub search_gets: Option<f64>,
 }
 
 /// Measured decode and lookup speeds per encoding and width, the memory bandwidth, and the latency of
@@ -224,6 +227,7 @@ impl CostModel {
             scattered_ns: take_ns,
             lines: encoding.lines(0, 0),
             bytes_per_value: bytes_per_row,
+            search_gets: None,
         }
     }
 
@@ -244,6 +248,7 @@ impl CostModel {
             scattered_ns: interpolate(&self.scattered_ns[row], width),
             lines: encoding.lines(parameter, width),
             bytes_per_value,
+            search_gets: encoding.search_gets(),
         }
     }
 

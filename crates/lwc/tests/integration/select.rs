@@ -259,9 +259,9 @@ fn random_lookups_keep_small_encodings_small() {
     }
 }
 
-/// A cascade is priced whole: `rle` whose run ends are delta-coded searches them through `get`s that walk
-/// deltas, and its lookup is priced far above `rle` with bit-packed ends, and above what `rle` alone
-/// measures; a scan of `delta(dict)` pays for the dictionary's codes, but its lookup walks codes of two bits
+/// A cascade is priced whole: `rle` whose run ends are delta-coded searches them by a bisection of the data
+/// points and a walk over a stride of deltas, and its lookup is priced far above `rle` with bit-packed ends
+/// (a bisection over packed values), and above what `rle` alone measures; a scan of `delta(dict)` pays for the dictionary's codes, but its lookup walks codes of two bits
 /// summed where they lie, about as a frame of reference's are (measured: 1.0-1.3x).
 #[test]
 fn cascades_are_priced_with_their_children() {
@@ -271,8 +271,11 @@ fn cascades_are_priced_with_their_children() {
         encode_segment(&keys, None, options).unwrap().read_costs()
     };
     let (plain_ends, delta_ends) = (costs("rle(for, for)"), costs("rle(for, delta)"));
+    // Measured on the AMD EPYC (Zen 4): 331-350 ns against 53-67.
     assert!(delta_ends.get_ns > 3.0 * plain_ends.get_ns, "{delta_ends:?} against {plain_ends:?}");
-    assert!(delta_ends.lines > plain_ends.lines, "{delta_ends:?} against {plain_ends:?}");
+    // A search that walks a stride of deltas touches their cache lines: a stride of 1,024 deltas of 7 bits
+    // spans 14, a lookup of `rle` with no child to search 2.
+    assert!(delta_ends.lines > 8.0, "{delta_ends:?}");
     let (delta, delta_dict) = (costs("delta(for, for)"), costs("delta(dict, for)"));
     assert!(delta_dict.scan_ns > delta.scan_ns, "{delta_dict:?} against {delta:?}");
     assert!(delta_dict.get_ns < 1.5 * delta.get_ns, "{delta_dict:?} against {delta:?}");

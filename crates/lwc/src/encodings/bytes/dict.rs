@@ -93,7 +93,7 @@ impl<E: EntryStore> BytesEncoder for BytesDict<E> {
     /// A row's code, then its entry's start and end.
     fn child_reads(k: usize, _: usize, _: usize) -> ChildReads {
         match k {
-            0 => ChildReads { gets: 2.0, values: 0.0 },
+            0 => ChildReads { gets: 2.0, ..ChildReads::NONE },
             _ => ChildReads::ONE_GET,
         }
     }

@@ -16,7 +16,7 @@ use crate::types::{LwcInt, Value, ValueType, Word};
 pub(crate) fn child_reads(k: usize, value_streams: usize) -> ChildReads {
     match k < value_streams {
         true => ChildReads::ONE_GET,
-        false => ChildReads { gets: 0.0, values: 0.0 },
+        false => ChildReads::NONE,
     }
 }
 

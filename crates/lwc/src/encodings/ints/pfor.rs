@@ -104,8 +104,10 @@ impl Encoder for Pfor {
     /// the exception's value.
     fn child_reads(k: usize, _: u32, rows: usize, exceptions: usize) -> ChildReads {
         let share = exceptions as f64 / rows.max(1) as f64;
-        let reads = if k == 0 { ChildReads::search(exceptions).gets } else { 1.0 };
-        ChildReads { gets: share * reads, values: 0.0 }
+        match k {
+            0 => ChildReads { searches: share, ..ChildReads::NONE },
+            _ => ChildReads { gets: share, ..ChildReads::NONE },
+        }
     }
 
     fn pruned(shape: &dyn Shape) -> Option<&'static str> {

@@ -84,10 +84,10 @@ impl Encoder for Rle {
     }
 
     /// A lookup searches the run ends for its run, then reads the run's value.
-    fn child_reads(k: usize, _: u32, _: usize, runs: usize) -> ChildReads {
+    fn child_reads(k: usize, _: u32, _: usize, _: usize) -> ChildReads {
         match k {
             0 => ChildReads::ONE_GET,
-            _ => ChildReads::search(runs),
+            _ => ChildReads::SEARCH,
         }
     }
 

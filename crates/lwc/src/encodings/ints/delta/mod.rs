@@ -192,10 +192,18 @@ impl Encoder for Delta {
         0.0
     }
 
+    /// A rank of ascending values bisects the data points (read in place), sums a stride's deltas a block
+    /// at a time and searches the block it stops in, where a lookup sums half a stride: `rle(for, delta)`
+    /// over l_orderkey looked a row up in 350 ns, `rle(for, for)` in 53 and `delta` in 111 (AMD EPYC,
+    /// Zen 4).
+    fn search_gets() -> Option<f64> {
+        Some(3.0)
+    }
+
     /// A lookup reads its data point and sums half a stride of deltas on average.
     fn child_reads(k: usize, stride: u32, _: usize, _: usize) -> ChildReads {
         match k {
-            0 => ChildReads { gets: 0.0, values: stride as f64 / 2.0 },
+            0 => ChildReads { values: stride as f64 / 2.0, ..ChildReads::NONE },
             _ => ChildReads::ONE_GET,
         }
     }
