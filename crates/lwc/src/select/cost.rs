@@ -26,9 +26,10 @@
 //! month beats an 8-byte one for lookups too: the small one stays in cache.
 //!
 //! **Takes over many segments are timed as such.** A column of many segments reads a scattered take's
-//! rows where they lie, each found in its segment first, or groups them by segment; that costs 1.5-4x
-//! what one segment's take of the same rows does (its kernels take a list in one call). The calibration
-//! times both, and a segment read with others ([`crate::EncodeOptions::working_set_rows`] past its own
+//! rows where they lie, each found in its segment first, or groups them by segment; that costs up to
+//! several times what one segment's take of the same rows does (its kernels take a list in one call:
+//! `bitpack` and `for` about 1.9x, `for_n` and `bytepack` 4.5-5x in the calibration on an AMD EPYC). The
+//! calibration times both, and a segment read with others ([`crate::EncodeOptions::working_set_rows`] past its own
 //! rows) is priced by the second.
 
 use std::sync::{Arc, LazyLock};
@@ -56,7 +57,7 @@ pub struct Costs {
     pub get_ns: f64,
     /// Nanoseconds per position of a take of sparse random positions, at the working set: a lookup
     /// without the call's checks, or cheaper where the encoding gathers many at once. Over a column of
-    /// several segments when the working set spans them (see [`CostModel::costs_at`]).
+    /// several segments where the segment was written as one of them.
     pub take_ns: f64,
     /// Cache lines one lookup touches, child streams included.
     pub lines: f64,
