@@ -473,32 +473,28 @@ mod tests {
         assert_eq!(mixed.to_text(), fast.to_text());
     }
 
+    /// The built-in table as an older version's file: under `header`, with the lines `kept`.
+    fn older_file(header: &str, kept: impl Fn(&str) -> bool) -> String {
+        let text = CostModel::builtin().to_text().replace(HEADER, header);
+        text.lines().filter(|l| kept(l)).map(|l| format!("{l}\n")).collect()
+    }
+
     #[test]
     fn first_version_files_read_with_the_built_in_memory_figures() {
         let model = CostModel::builtin();
-        let v1: String = model
-            .to_text()
-            .replace(HEADER, HEADER_V1)
-            .lines()
-            .filter(|l| !l.starts_with("call") && !l.starts_with("latency") && !l.starts_with("working_sets"))
-            .map(|l| format!("{l}\n"))
-            .collect();
+        let v1 = older_file(HEADER_V1, |l| {
+            !l.starts_with("call") && !l.starts_with("latency") && !l.starts_with("working_sets")
+        });
         let read = CostModel::from_text(&v1).unwrap();
         assert_eq!(read, *model);
-        // The second version needs them.
+        // Later versions need them.
         assert!(CostModel::from_text(&v1.replace(HEADER_V1, HEADER)).is_err());
     }
 
     #[test]
     fn second_version_files_read_scattered_takes_as_takes() {
         let model = CostModel::builtin();
-        let v2: String = model
-            .to_text()
-            .replace(HEADER, HEADER_V2)
-            .lines()
-            .filter(|l| !l.contains(" scattered "))
-            .map(|l| format!("{l}\n"))
-            .collect();
+        let v2 = older_file(HEADER_V2, |l| !l.contains(" scattered "));
         let read = CostModel::from_text(&v2).unwrap();
         // Rows of ids no encoding has hold NaN, which equals nothing: compared as printed.
         assert_eq!(format!("{:?}", read.scattered_ns), format!("{:?}", read.take_ns));
