@@ -116,6 +116,21 @@ impl Writer {
         self.buf.len()
     }
 
+    /// Makes room for `bytes` more without growing again.
+    pub fn reserve(&mut self, bytes: usize) {
+        self.buf.reserve(bytes);
+    }
+
+    /// What was written so far.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buf
+    }
+
+    /// Writes `bytes` over those at `at` (written before: a header filled in once its contents are known).
+    pub fn write_at(&mut self, at: usize, bytes: &[u8]) {
+        self.buf[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+
     /// Drops what was written after the first `len` bytes (an encoder that gave up).
     pub fn truncate(&mut self, len: usize) {
         self.buf.truncate(len);

@@ -236,9 +236,12 @@ impl From<&EncodeOptions> for EncodeOptions {
 /// An encoded segment and the facts its encoding found out on the way (rows, nulls, min, max, the cascade
 /// written, the choice's record): whoever stores it never reopens what was just written. Dereferences to
 /// its bytes.
+///
+/// `B` is where the bytes are: held (`AlignedBytes`, what [`encode_segment`] returns) or, for a segment
+/// written into a buffer with others (a column's), the range of that buffer it fills.
 #[derive(Debug, Clone, PartialEq)]
-pub struct EncodedSegment<M> {
-    pub(crate) bytes: AlignedBytes,
+pub struct EncodedSegment<M, B = AlignedBytes> {
+    pub(crate) bytes: B,
     pub(crate) rows: usize,
     pub(crate) null_count: usize,
     pub(crate) min: Option<M>,
@@ -350,7 +353,6 @@ impl SegmentChoice {
     }
 }
 
-/// The facts of an encoded segment of values (`M = V`) or of byte strings (`M = Vec<u8>`).
 impl<M> EncodedSegment<M> {
     /// The segment's bytes (8-aligned), header included.
     pub fn as_bytes(&self) -> &[u8] {
@@ -360,6 +362,15 @@ impl<M> EncodedSegment<M> {
     /// The bytes, owned.
     pub fn into_bytes(self) -> AlignedBytes {
         self.bytes
+    }
+}
+
+/// The facts of an encoded segment of values (`M = V`) or of byte strings (`M = Vec<u8>`).
+impl<M, B> EncodedSegment<M, B> {
+    /// The same facts with the bytes found elsewhere.
+    pub(crate) fn with_bytes<C>(self, bytes: C) -> EncodedSegment<M, C> {
+        let EncodedSegment { bytes: _, rows, null_count, min, max, cascade, read_costs, explain, choice } = self;
+        EncodedSegment { bytes, rows, null_count, min, max, cascade, read_costs, explain, choice }
     }
 
     /// Rows, nulls included.
@@ -460,10 +471,32 @@ pub fn encode_segment_after<V: Value>(
     options: impl Into<EncodeOptions>,
     previous: Option<&SegmentChoice>,
 ) -> Result<EncodedSegment<V>> {
+    // Room for the values stored plain: most encodings write less, and what is left over is returned.
+    let mut w = Writer::with_capacity(segment_room::<V>(values.len()));
+    let written = write_segment_after(values, validity, options, previous, &mut w)?;
+    Ok(written.with_bytes(w.into_aligned()))
+}
+
+/// Bytes that hold a segment of `rows` values however it is written: the values plain, their validity
+/// and the header.
+pub(crate) fn segment_room<V: Value>(rows: usize) -> usize {
+    64 + rows * std::mem::size_of::<V>() + rows.div_ceil(8)
+}
+
+/// [`encode_segment_after`] appended to `w` (at an 8-aligned length): what a column's builder calls, so
+/// that its segments are written where the column's bytes lie instead of each in a buffer of its own,
+/// whose fresh pages and copy into the column cost a bit-packed column more than its packing.
+pub(crate) fn write_segment_after<V: Value>(
+    values: &[V],
+    validity: Option<&Bitmap>,
+    options: impl Into<EncodeOptions>,
+    previous: Option<&SegmentChoice>,
+    w: &mut Writer,
+) -> Result<EncodedSegment<V, Range<usize>>> {
     let options = options.into();
     let latents = V::latents(values);
     let values: &[V::Latent] = &latents;
-    let start = Instant::now();
+    let began = Instant::now();
     let rows = u32::try_from(values.len())
         .map_err(|_| Error::InvalidArgument(format!("{} rows exceed a segment's u32 row count", values.len())))?;
     if let Some(v) = validity {
@@ -490,8 +523,9 @@ pub fn encode_segment_after<V: Value>(
     };
     let (min, max) = min_max.unwrap_or_default();
 
-    // Room for the values stored plain: most encodings write less, and what is left over is returned.
-    let mut w = Writer::with_capacity(64 + std::mem::size_of_val(values) + values.len().div_ceil(8));
+    let start = w.len();
+    debug_assert_eq!(start % 8, 0, "segments start 8-aligned");
+    w.reserve(segment_room::<V>(values.len()));
     w.array(MAGIC);
     w.u8(V::TYPE as u8);
     w.u8(if validity.is_some() { HAS_VALIDITY } else { 0 });
@@ -516,9 +550,9 @@ pub fn encode_segment_after<V: Value>(
     let mut choice = None;
     let of = ChoiceOf::Values { value_type: V::TYPE, width };
     if let Some(previous) = previous.filter(|p| p.applies(of, &options)) {
-        match driver(previous.cascade.clone()).encode_with(&filled, &stats, &mut w) {
+        match driver(previous.cascade.clone()).encode_with(&filled, &stats, w) {
             // Written as the segment before chose, and about as small: kept.
-            Ok(written) => match previous.kept_at(per_row(&w)) {
+            Ok(written) => match previous.kept_at(per_row(w)) {
                 Some(kept) => choice = Some((written, kept)),
                 None => w.truncate(header),
             },
@@ -529,19 +563,19 @@ pub fn encode_segment_after<V: Value>(
     let (written, choice) = match choice {
         Some((written, kept)) => (written, Some(kept)),
         None => {
-            let written = driver(options.cascade.clone()).encode_with(&filled, &stats, &mut w)?;
+            let written = driver(options.cascade.clone()).encode_with(&filled, &stats, w)?;
             // Taken at once (constant, sequence) costs next to nothing to choose, and rarely fits the next.
             let chosen = written.evaluation.as_ref().is_some_and(|e| !e.encoding().taken_at_once());
-            let choice = chosen.then(|| SegmentChoice::chosen(written.cascade.clone(), of, per_row(&w)));
+            let choice = chosen.then(|| SegmentChoice::chosen(written.cascade.clone(), of, per_row(w)));
             (written, choice)
         }
     };
-    let bytes = w.into_aligned();
+    let bytes = start..w.len();
     let has_values = min_max.is_some();
     let read_costs = written.read_costs(&options.cost_model, values.len(), bytes.len());
     let explain = options.explain.then(|| {
         let mut explain =
-            written.explain(values.len(), nulls, options.objective, bytes.len(), read_costs, (clock.get().0, start));
+            written.explain(values.len(), nulls, options.objective, bytes.len(), read_costs, (clock.get().0, began));
         if let Some(c) = choice.as_ref().filter(|c| c.kept > 0) {
             explain.reason = c.kept_because();
         }

@@ -6,10 +6,12 @@
 //! (u32), nominal rows per segment (u32), then one entry per segment (offset u64, length u64, both from
 //! the column's start), then the segments, each starting 8-aligned.
 
+use std::ops::Range;
+
 use crate::bitmap::Bitmap;
 use crate::bytes::{AlignedBytes, Reader, Writer};
 use crate::error::{Error, Result};
-use crate::segment::{encode_segment_after, read_magic_and_type, EncodeOptions, Segment, SegmentChoice};
+use crate::segment::{read_magic_and_type, segment_room, write_segment_after, EncodeOptions, Segment, SegmentChoice};
 use crate::select::SegmentExplain;
 use crate::types::{Value, ValueType};
 
@@ -17,13 +19,24 @@ use super::Column;
 
 const MAGIC: &[u8; 4] = b"LWC1";
 
+/// Bytes before the segment table: magic, type id, reserved, rows, segment count, rows per segment.
+const HEADER: usize = 24;
+
+/// Bytes of a segment table entry (offset and length).
+const ENTRY: usize = 16;
+
 /// Builds a column from values pushed in order, encoding each segment as soon as it is full.
 pub struct ColumnBuilder<T: Value> {
     options: EncodeOptions,
     values: Vec<T>,
     /// Validity of the pending values; materialized at the first null.
     validity: Option<Vec<bool>>,
-    segments: Vec<AlignedBytes>,
+    /// The column's bytes: room for the header and a table of `reserved` segments, then the segments
+    /// written so far, each where it will stay when the table has room for them all.
+    out: Writer,
+    reserved: usize,
+    /// Where each segment lies in `out`.
+    segments: Vec<Range<usize>>,
     rows: u64,
     /// How each segment's encoding was chosen, when the options ask for it.
     explains: Vec<SegmentExplain>,
@@ -34,14 +47,27 @@ pub struct ColumnBuilder<T: Value> {
 impl<T: Value> ColumnBuilder<T> {
     /// A builder; fails if `segment_rows` is zero or above `u32::MAX`.
     pub fn new(options: EncodeOptions) -> Result<Self> {
+        Self::expecting(options, 0)
+    }
+
+    /// A builder told it will be given `rows` rows: it reserves the bytes they take at most, and the
+    /// segment table's room, so each segment is written once, where it stays. More or fewer rows are
+    /// still encoded; their column is laid out again at [`ColumnBuilder::finish`].
+    pub(crate) fn expecting(options: EncodeOptions, rows: usize) -> Result<Self> {
         if options.segment_rows == 0 || options.segment_rows > u32::MAX as usize {
             return Err(Error::InvalidArgument(format!("segment_rows {} is not in 1..=2^32-1", options.segment_rows)));
         }
         options.cascade.check()?;
+        let reserved = rows.div_ceil(options.segment_rows);
+        let table = HEADER + ENTRY * reserved;
+        let mut out = Writer::with_capacity(table + reserved * segment_room::<T>(options.segment_rows.min(rows)));
+        out.zeros(table);
         Ok(ColumnBuilder {
             options,
             values: Vec::new(),
             validity: None,
+            out,
+            reserved,
             segments: Vec::new(),
             rows: 0,
             explains: Vec::new(),
@@ -53,6 +79,14 @@ impl<T: Value> ColumnBuilder<T> {
     pub fn extend_from_slice(&mut self, values: &[T]) -> Result<()> {
         let mut rest = values;
         while !rest.is_empty() {
+            let whole = self.options.segment_rows;
+            if self.values.is_empty() && self.validity.is_none() && rest.len() >= whole {
+                // A whole segment with nothing pending: encoded where it lies, not copied first.
+                let (now, later) = rest.split_at(whole);
+                self.write(now, None)?;
+                rest = later;
+                continue;
+            }
             let room = self.options.segment_rows - self.values.len();
             let (now, later) = rest.split_at(room.min(rest.len()));
             self.values.extend_from_slice(now);
@@ -89,40 +123,54 @@ impl<T: Value> ColumnBuilder<T> {
             return Ok(());
         }
         let validity = self.validity.take().map(|v| Bitmap::from_bools(&v));
+        let values = std::mem::take(&mut self.values);
+        let written = self.write(&values, validity.as_ref());
+        self.values = values;
+        self.values.clear();
+        written
+    }
+
+    /// Encodes `values` as the next segment, after those written.
+    fn write(&mut self, values: &[T], validity: Option<&Bitmap>) -> Result<()> {
         let previous = self.previous.take();
-        let mut encoded = encode_segment_after(&self.values, validity.as_ref(), &self.options, previous.as_ref())?;
+        self.out.align();
+        let mut encoded = write_segment_after(values, validity, &self.options, previous.as_ref(), &mut self.out)?;
         self.previous = encoded.choice.take();
         if let Some(explain) = encoded.explain.take() {
             self.explains.push(explain);
         }
-        let bytes = encoded.into_bytes();
-        self.segments.push(bytes);
-        self.rows += self.values.len() as u64;
-        self.values.clear();
+        self.segments.push(encoded.bytes);
+        self.rows += values.len() as u64;
         Ok(())
     }
 
     /// Encodes what is pending and lays the column out as bytes.
     pub fn finish(mut self) -> Result<EncodedColumn> {
         self.flush()?;
-        let segment_bytes: usize = self.segments.iter().map(|s| s.len().next_multiple_of(8)).sum();
-        let mut w = Writer::with_capacity(64 + 16 * self.segments.len() + segment_bytes);
-        w.array(MAGIC);
-        w.u8(T::TYPE as u8);
-        w.zeros(3);
-        w.u64(self.rows);
-        w.u32(self.segments.len() as u32);
-        w.u32(self.options.segment_rows as u32);
-        let mut offset = (w.len() + 16 * self.segments.len()).next_multiple_of(8);
+        // The segments move by the table's difference from the room reserved for it (8-aligned both).
+        let (table, body) = (HEADER + ENTRY * self.segments.len(), HEADER + ENTRY * self.reserved);
+        let mut head = Writer::with_capacity(table);
+        head.array(MAGIC);
+        head.u8(T::TYPE as u8);
+        head.zeros(3);
+        head.u64(self.rows);
+        head.u32(self.segments.len() as u32);
+        head.u32(self.options.segment_rows as u32);
         for s in &self.segments {
-            w.u64(offset as u64);
-            w.u64(s.len() as u64);
-            offset = (offset + s.len()).next_multiple_of(8);
+            head.u64((s.start - body + table) as u64);
+            head.u64(s.len() as u64);
         }
-        for s in &self.segments {
-            w.array(s.as_bytes());
-        }
-        Ok(EncodedColumn { bytes: w.into_aligned(), explains: self.explains })
+        let bytes = if table == body {
+            self.out.write_at(0, head.as_bytes());
+            self.out.into_aligned()
+        } else {
+            // Told too few or too many rows, or none: the segments are copied after the table once.
+            let segments = &self.out.as_bytes()[body..];
+            head.reserve(segments.len());
+            head.packed(|buf| buf.extend_from_slice(segments));
+            head.into_aligned()
+        };
+        Ok(EncodedColumn { bytes, explains: self.explains })
     }
 }
 
@@ -155,7 +203,7 @@ impl EncodedColumn {
         let mut options = options.into();
         // Lookups go to any of the column's rows: its bytes are the working set the cost model prices.
         options.working_set_rows = options.working_set_rows.or(Some(values.len() as u64));
-        Self::fill(values, validity, ColumnBuilder::new(options)?)?.finish()
+        Self::fill(values, validity, ColumnBuilder::expecting(options, values.len())?)?.finish()
     }
 
     /// How each segment's encoding was chosen, in order, when [`EncodeOptions::explain`] asked for it
@@ -237,4 +285,81 @@ pub(super) fn open_segments<T: Value>(bytes: &[u8]) -> Result<(u64, Vec<Segment<
         segments.push(Segment::open(&bytes[offset..end])?);
     }
     Ok((rows, segments))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::segment::encode_segment_after;
+
+    /// The layout of a column of `segments`, each encoded on its own: what the builder must write.
+    fn laid_out<T: Value>(segments: &[crate::segment::EncodedSegment<T>], rows: u64, segment_rows: usize) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.array(MAGIC);
+        w.u8(T::TYPE as u8);
+        w.zeros(3);
+        w.u64(rows);
+        w.u32(segments.len() as u32);
+        w.u32(segment_rows as u32);
+        let mut offset = HEADER + ENTRY * segments.len();
+        for s in segments {
+            w.u64(offset as u64);
+            w.u64(s.len() as u64);
+            offset = (offset + s.len()).next_multiple_of(8);
+        }
+        for s in segments {
+            w.array(s.as_bytes());
+        }
+        w.as_bytes().to_vec()
+    }
+
+    /// A builder writes each segment where it stays when told its rows, and lays the column out again
+    /// when told too few or too many, or none; values given whole, in pieces across segments, or one by
+    /// one with nulls: the bytes are those of its segments encoded one by one, under a forced encoding
+    /// and under `auto` (where each segment may keep the choice of the one before).
+    #[test]
+    fn segments_written_in_place_lay_out_as_segments_encoded_alone() {
+        let segment_rows = 64;
+        for rows in [0usize, 1, 63, 64, 65, 200] {
+            let values: Vec<u32> = (0..rows as u32).map(|i| (i * 37) % 1_000 + (i >> 5)).collect();
+            let valid: Vec<bool> = (0..rows).map(|i| i % 7 != 3).collect();
+            for cascade in [crate::Encoding::Bitpack, crate::Encoding::Auto] {
+                let options = EncodeOptions { segment_rows, ..EncodeOptions::from(cascade) };
+                for nulls in [false, true] {
+                    let mut expected = Vec::new();
+                    for (k, chunk) in values.chunks(segment_rows).enumerate() {
+                        let bits = nulls.then(|| Bitmap::from_bools(&valid[k * segment_rows..][..chunk.len()]));
+                        let previous = expected.last().and_then(|s: &crate::segment::EncodedSegment<u32>| s.choice());
+                        expected.push(encode_segment_after(chunk, bits.as_ref(), &options, previous).unwrap());
+                    }
+                    let expected = laid_out(&expected, rows as u64, segment_rows);
+                    for told in [0, rows / 2, rows, rows * 2 + 100] {
+                        let mut builder = ColumnBuilder::<u32>::expecting(options.clone(), told).unwrap();
+                        if nulls {
+                            for (&v, &ok) in values.iter().zip(&valid) {
+                                builder.push(ok.then_some(v)).unwrap();
+                            }
+                        } else {
+                            // Pieces that leave values pending across segments, then whole segments.
+                            let (first, rest) = values.split_at(rows.min(10));
+                            builder.extend_from_slice(first).unwrap();
+                            for piece in rest.chunks(segment_rows + 3) {
+                                builder.extend_from_slice(piece).unwrap();
+                            }
+                        }
+                        let column = builder.finish().unwrap();
+                        assert_eq!(
+                            column.as_bytes(),
+                            &expected[..],
+                            "{rows} rows told {told}, {cascade:?}, nulls {nulls}"
+                        );
+                        let opened = column.open::<u32>().unwrap();
+                        for (row, (&v, &ok)) in values.iter().zip(&valid).enumerate() {
+                            assert_eq!(opened.get(row as u64).unwrap(), (ok || !nulls).then_some(v));
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
