@@ -21,6 +21,28 @@ const CODES: Encoding = Encoding::Bitpack;
 /// Largest dictionary whose four count tables (32 bytes an entry) stay in L1 when summing.
 const HISTOGRAM_MAX: usize = 1024;
 
+/// The dictionary (distinct values, sorted) and each value's code in it, from one hashing pass: each
+/// value gets the number of its first occurrence, and the sorted dictionary renumbers them. A binary
+/// search of the dictionary per value cost a wide dictionary more than the rest of its encode.
+fn dictionary_and_codes<T: LwcInt>(values: &[T]) -> (Vec<T>, Vec<u32>) {
+    let mut first: crate::hashing::KeyMap<T, u32> = crate::hashing::KeyMap::default();
+    let provisional: Vec<u32> = values
+        .iter()
+        .map(|&v| {
+            let next = first.len() as u32;
+            *first.entry(v).or_insert(next)
+        })
+        .collect();
+    let mut entries: Vec<(T, u32)> = first.into_iter().collect();
+    entries.sort_unstable();
+    let mut code_of = vec![0u32; entries.len()];
+    for (code, &(_, id)) in entries.iter().enumerate() {
+        code_of[id as usize] = code as u32;
+    }
+    let codes = provisional.iter().map(|&id| code_of[id as usize]).collect();
+    (entries.into_iter().map(|(v, _)| v).collect(), codes)
+}
+
 /// Distinct values, sorted; `None` once there are more than `cap`.
 fn distinct<T: LwcInt>(values: &[T], cap: usize) -> Option<Vec<T>> {
     let mut seen = crate::hashing::KeySet::default();
@@ -89,22 +111,17 @@ impl Encoder for Dict {
             // The default, bit packing, at the width of the largest code: no codes need computing.
             kernel::packed_len(values.len(), (d.len().max(1) as u32 - 1).bits_used())
         } else {
-            children.estimate(0, &codes_of(values, &d), CODES)?
+            children.estimate(0, &dictionary_and_codes(values).1, CODES)?
         };
         Some(16 + size_of_val(d.as_slice()) + codes)
     }
 
     fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, _parameter: u32, children: &impl Children, out: &mut Writer) -> Result<()> {
-        let dictionary = distinct(values, usize::MAX).expect("no cap");
+        let (dictionary, codes) = dictionary_and_codes(values);
         out.u32(dictionary.len() as u32);
         out.array(&dictionary);
-        children.encode(0, &codes_of(values, &dictionary), CODES, out)
+        children.encode(0, &codes, CODES, out)
     }
-}
-
-/// Each value's index in `dictionary`, which holds them all.
-fn codes_of<T: LwcInt>(values: &[T], dictionary: &[T]) -> Vec<u32> {
-    values.iter().map(|v| dictionary.binary_search(v).expect("value is in the dictionary") as u32).collect()
 }
 
 pub(crate) struct DictView<'a, T: LwcInt> {
