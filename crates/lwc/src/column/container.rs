@@ -133,8 +133,11 @@ impl<T: Value> ColumnBuilder<T> {
     /// Encodes `values` as the next segment, after those written.
     fn write(&mut self, values: &[T], validity: Option<&Bitmap>) -> Result<()> {
         let previous = self.previous.take();
+        let before = self.out.len();
         self.out.align();
-        let mut encoded = write_segment_after(values, validity, &self.options, previous.as_ref(), &mut self.out)?;
+        let written = write_segment_after(values, validity, &self.options, previous.as_ref(), &mut self.out);
+        // A segment that failed leaves nothing behind: the next one is written where it would have been.
+        let mut encoded = written.inspect_err(|_| self.out.truncate(before))?;
         self.previous = encoded.choice.take();
         if let Some(explain) = encoded.explain.take() {
             self.explains.push(explain);
@@ -311,6 +314,21 @@ mod tests {
             w.array(s.as_bytes());
         }
         w.as_bytes().to_vec()
+    }
+
+    /// A segment that fails to encode (a forced encoding that does not apply) leaves no bytes behind: the
+    /// builder's next segment lands where a builder that never saw the failed one puts it.
+    #[test]
+    fn a_failed_segment_leaves_nothing_behind() {
+        let options = EncodeOptions { segment_rows: 64, ..EncodeOptions::from(crate::Encoding::Constant) };
+        let varied: Vec<u32> = (0..64).collect();
+        let same = vec![5u32; 64];
+        let mut builder = ColumnBuilder::<u32>::expecting(options.clone(), 128).unwrap();
+        assert!(matches!(builder.extend_from_slice(&varied), Err(Error::NotApplicable { .. })));
+        builder.extend_from_slice(&same).unwrap();
+        let mut clean = ColumnBuilder::<u32>::new(options).unwrap();
+        clean.extend_from_slice(&same).unwrap();
+        assert_eq!(builder.finish().unwrap(), clean.finish().unwrap());
     }
 
     /// A builder writes each segment where it stays when told its rows, and lays the column out again
