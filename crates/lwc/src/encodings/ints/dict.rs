@@ -21,10 +21,29 @@ const CODES: Encoding = Encoding::Bitpack;
 /// Largest dictionary whose four count tables (32 bytes an entry) stay in L1 when summing.
 const HISTOGRAM_MAX: usize = 1024;
 
-/// The dictionary (distinct values, sorted) and each value's code in it, from one hashing pass: each
-/// value gets the number of its first occurrence, and the sorted dictionary renumbers them. A binary
-/// search of the dictionary per value cost a wide dictionary more than the rest of its encode.
-fn dictionary_and_codes<T: LwcInt>(values: &[T]) -> (Vec<T>, Vec<u32>) {
+/// The dictionary (distinct values, sorted) and each value's code in it (`stats` are the values'), from
+/// one hashing pass: each value gets the number of its first occurrence, and the sorted dictionary
+/// renumbers them. A binary search of the dictionary per value cost a wide dictionary more than the rest
+/// of its encode.
+fn dictionary_and_codes<T: LwcInt>(values: &[T], stats: &Stats<T>) -> (Vec<T>, Vec<u32>) {
+    let span = stats.max.offset_from(stats.min).to_u64();
+    if span < (values.len() as u64).min(1 << 16) {
+        // A range narrower than the values (the deltas of sorted keys): a table over the range marks
+        // which values occur, in order, with no hashing and no sort.
+        let offset = |v: &T| v.offset_from(stats.min).to_u64() as usize;
+        let mut code_of = vec![0u32; span as usize + 1];
+        for v in values {
+            code_of[offset(v)] = 1;
+        }
+        let mut dictionary = Vec::new();
+        for (k, code) in code_of.iter_mut().enumerate() {
+            if *code == 1 {
+                *code = dictionary.len() as u32;
+                dictionary.push(T::add_offset(stats.min, T::Unsigned::from_u64(k as u64)));
+            }
+        }
+        return (dictionary, values.iter().map(|v| code_of[offset(v)]).collect());
+    }
     let mut first: crate::hashing::KeyMap<T, u32> = crate::hashing::KeyMap::default();
     let provisional: Vec<u32> = values
         .iter()
@@ -111,13 +130,13 @@ impl Encoder for Dict {
             // The default, bit packing, at the width of the largest code: no codes need computing.
             kernel::packed_len(values.len(), (d.len().max(1) as u32 - 1).bits_used())
         } else {
-            children.estimate(0, &dictionary_and_codes(values).1, CODES)?
+            children.estimate(0, &dictionary_and_codes(values, stats).1, CODES)?
         };
         Some(16 + size_of_val(d.as_slice()) + codes)
     }
 
-    fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, _parameter: u32, children: &impl Children, out: &mut Writer) -> Result<()> {
-        let (dictionary, codes) = dictionary_and_codes(values);
+    fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _parameter: u32, children: &impl Children, out: &mut Writer) -> Result<()> {
+        let (dictionary, codes) = dictionary_and_codes(values, stats);
         out.u32(dictionary.len() as u32);
         out.array(&dictionary);
         children.encode(0, &codes, CODES, out)
