@@ -21,10 +21,10 @@ const CODES: Encoding = Encoding::Bitpack;
 /// Largest dictionary whose four count tables (32 bytes an entry) stay in L1 when summing.
 const HISTOGRAM_MAX: usize = 1024;
 
-/// The dictionary (distinct values, sorted) and each value's code in it (`stats` are the values'), from
-/// one hashing pass: each value gets the number of its first occurrence, and the sorted dictionary
-/// renumbers them. A binary search of the dictionary per value cost a wide dictionary more than the rest
-/// of its encode.
+/// The dictionary (distinct values, sorted) and each value's code in it, from one hashing pass: each
+/// value gets the number of its first occurrence, and the sorted dictionary renumbers them. A binary
+/// search of the dictionary per value cost a wide dictionary more than the rest of its encode. `stats`
+/// bound the values (their own, or their stream's when they are a sample of it).
 fn dictionary_and_codes<T: LwcInt>(values: &[T], stats: &Stats<T>) -> (Vec<T>, Vec<u32>) {
     let span = stats.max.offset_from(stats.min).to_u64();
     if span < (values.len() as u64).min(1 << 16) {
