@@ -429,6 +429,28 @@ mod tests {
     /// equal power-of-two segments (located by a shift) and on unequal ones (by a search); and a row out of
     /// range named in the error whichever path it takes.
     #[test]
+    fn takes_over_segments_with_a_reference_per_block_agree_at_every_width() {
+        // Residuals up to 56 bits are read with one load a row; wider ones through each part's reader.
+        let mut rng = crate::stats::SplitMix(3);
+        for bits in [0u32, 20, 56, 57, 64] {
+            let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+            let values: Vec<u64> = (0..30_000u64).map(|i| (i << 40) ^ (rng.next() & mask)).collect();
+            let options = EncodeOptions {
+                segment_rows: 512,
+                ..EncodeOptions::with_encoding("for_n".parse::<Cascade>().unwrap())
+            };
+            let encoded = EncodedColumn::encode(&values, None, options).unwrap();
+            let column = encoded.open::<u64>().unwrap();
+            assert!(column.segments.iter().all(|s| s.encoding() == EncodingId::ForN));
+            // Fewer rows than one in `SPARSE_TAKE`: each is read where it lies.
+            let rows: Vec<u64> = (0..500).map(|_| rng.below(values.len()) as u64).collect();
+            let mut out = vec![0u64; rows.len()];
+            column.take_into(&rows, &mut out).unwrap();
+            assert!(out.iter().zip(&rows).all(|(&o, &r)| o == values[r as usize]), "{bits} bits");
+        }
+    }
+
+    #[test]
     fn takes_over_many_segments_agree_with_the_values() {
         let values: Vec<u32> = (0..10_000u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
         let sorted: Vec<u32> = (0..10_000u32).map(|i| i * 3 + (i % 7)).collect();
@@ -444,6 +466,10 @@ mod tests {
             (&sorted, "rle"),
             (&steps, "auto"),
             (&digits, "radix"),
+            // A reference per block: read in place with the block's reference, the `for` segment among
+            // them as a frame.
+            (&sorted, "for_n"),
+            (&values, "for_n:16"),
         ];
         for (data, cascade) in cases {
             let short = encode_segment(&data[..100], None, cascade.parse::<Cascade>().unwrap()).unwrap();

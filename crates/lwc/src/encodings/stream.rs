@@ -2,13 +2,13 @@
 //! block-at-a-time defaults for what an encoding cannot do better on its encoded form), how a view is
 //! opened from bytes ([`OpenStream`]), and a child stream behind a trait object ([`WordStream`]).
 
-use super::bitpack::Frame;
+use super::bitpack::{Frame, Packed};
 use super::{Cascade, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::Reader;
 use crate::error::Result;
 use crate::kernels::{
-    bitpack::{FieldsInParts, BLOCK},
+    bitpack::{FieldsInParts, PackedRef, BLOCK},
     lookup,
     positions::has_dense_block,
     radix::Digits,
@@ -24,6 +24,8 @@ use crate::types::{LwcInt, Word};
 pub(crate) enum InPlace<'a, T: LwcInt> {
     /// Packed fields plus a base (`bitpack`, `for`).
     Frame(Frame<'a, T>),
+    /// Packed fields plus a reference per block of `2^shift` values (`for_n`).
+    Blocks { residuals: Packed<'a, T::Unsigned>, references: &'a [T], shift: u32 },
     /// Packed codes into a dictionary (`dict` over `bitpack` or `for` codes).
     Coded { codes: Frame<'a, u32>, dictionary: &'a [T] },
     /// Digits of a base packed into words, plus a reference (`radix`).
@@ -62,6 +64,7 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
     pub fn get(&self, i: usize) -> T {
         match self {
             InPlace::Frame(frame) => frame.get(i),
+            InPlace::Blocks { residuals, references, shift } => T::add_offset(references[i >> shift], residuals.get(i)),
             InPlace::Coded { codes, dictionary } => lookup::entry(dictionary, codes.get(i)),
             InPlace::Digits { words, digits, reference } => {
                 T::add_offset(*reference, T::Unsigned::from_u64(digits.get(words, i)))
@@ -85,14 +88,43 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
             return Some(gather_values_in_parts(&plain, shift, rows, out, to_value));
         }
         if let Some(frames) = all_or_none(parts, |part| part.frame().map(|frame| (frame.fields.fields(), frame.base))) {
-            let value = |base, field| to_value(T::add_offset(base, T::Unsigned::from_u64(field)));
+            let value = |base, _, field| to_value(T::add_offset(base, T::Unsigned::from_u64(field)));
             return Some(FieldsInParts::new(frames, shift)?.gather(rows, out, value));
+        }
+        if let Some(referenced) = Self::referenced(parts) {
+            let value = |(references, block_shift): (&[T], u32), place: usize, field| {
+                to_value(T::add_offset(references[place >> block_shift], T::Unsigned::from_u64(field)))
+            };
+            return Some(FieldsInParts::new(referenced, shift)?.gather(rows, out, value));
         }
         let coded =
             all_or_none(parts, |part| part.coded().map(|(codes, dictionary)| (codes.fields.fields(), dictionary)))?;
         let coded = FieldsInParts::new(coded, shift)?;
         // A code is at most 32 bits wide.
-        Some(coded.gather(rows, out, |dictionary, code| to_value(lookup::entry(dictionary, code as u32))))
+        Some(coded.gather(rows, out, |dictionary, _, code| to_value(lookup::entry(dictionary, code as u32))))
+    }
+}
+
+/// A part's packed fields, its references and the shift from a place to its reference.
+type ReferencedPart<'p, T> = (PackedRef<'p, <T as LwcInt>::Unsigned>, (&'p [T], u32));
+
+impl<'a, T: LwcInt> InPlace<'a, T> {
+    /// Parts with a reference per block (`for_n`), frames among them (one base for all of a part's values,
+    /// its reference for every place): each part's fields and references, and the shift from a place to its
+    /// reference. `None` where a part is neither, or no part has blocks (frames alone read their base
+    /// without a load).
+    fn referenced<'p>(parts: &'p [InPlace<'a, T>]) -> Option<Vec<ReferencedPart<'p, T>>> {
+        if !parts.iter().any(|part| matches!(part, InPlace::Blocks { .. })) {
+            return None;
+        }
+        all_or_none(parts, |part| match part {
+            InPlace::Blocks { residuals, references, shift } => Some((residuals.fields(), (*references, *shift))),
+            // Every place of a frame shifts to reference 0: its base.
+            InPlace::Frame(frame) => {
+                Some((frame.fields.fields(), (std::slice::from_ref(&frame.base), usize::BITS - 1)))
+            }
+            _ => None,
+        })
     }
 }
 

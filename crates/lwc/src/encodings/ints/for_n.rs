@@ -3,7 +3,7 @@
 //! block. Sorted and locally clustered data (keys) get much narrower residuals than with one reference.
 
 use super::bitpack::Packed;
-use super::{Children, Encoder, OpenStream, Parameter, StreamOps};
+use super::{Children, Encoder, InPlace, OpenStream, Parameter, StreamOps};
 use crate::stats::{Stats, Shape, SplitMix};
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
@@ -125,6 +125,11 @@ impl<T: LwcInt> StreamOps<T> for ForNView<'_, T> {
 
     fn get(&self, i: usize) -> T {
         T::add_offset(self.reference(i), self.residuals.get(i))
+    }
+
+    /// A reference and a field, each where it lies.
+    fn in_place(&self) -> Option<InPlace<'_, T>> {
+        Some(InPlace::Blocks { residuals: self.residuals, references: self.refs, shift: self.shift })
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {

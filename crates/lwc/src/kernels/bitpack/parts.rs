@@ -64,14 +64,15 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
         self.len == 0
     }
 
-    /// `out[k] = value(extra of its part, field rows[k])`, rows in any order; `Err(row)` at the first row
-    /// `>= len()` (`out` written up to it).
+    /// `out[k] = value(extra of its part, place of rows[k] in its part, field rows[k])`, rows in any order;
+    /// `Err(row)` at the first row `>= len()` (`out` written up to it). The place serves parts whose values
+    /// add more than one base (a reference per block).
     #[inline]
     pub fn gather<R: Copy + Into<u64>, T>(
         &self,
         rows: &[R],
         out: &mut [T],
-        value: impl Fn(E, u64) -> T,
+        value: impl Fn(E, usize, u64) -> T,
     ) -> Result<(), u64> {
         #[cfg(target_arch = "x86_64")]
         if crate::kernels::cpu::avx2_bmi2() {
@@ -91,7 +92,7 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
         &self,
         rows: &[R],
         out: &mut [T],
-        value: impl Fn(E, u64) -> T,
+        value: impl Fn(E, usize, u64) -> T,
     ) -> Result<(), u64> {
         self.gather_rows(rows, out, value)
     }
@@ -101,7 +102,7 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
         &self,
         rows: &[R],
         out: &mut [T],
-        value: impl Fn(E, u64) -> T,
+        value: impl Fn(E, usize, u64) -> T,
     ) -> Result<(), u64> {
         match self.width {
             // Every field zero (constant segments): the loop reads no field at all.
@@ -117,7 +118,7 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
         &self,
         rows: &[R],
         out: &mut [T],
-        value: impl Fn(E, u64) -> T,
+        value: impl Fn(E, usize, u64) -> T,
         width: impl Fn(&Part<'a, E>) -> (u32, u64),
     ) -> Result<(), u64> {
         for (o, &row) in out.iter_mut().zip(rows) {
@@ -128,13 +129,14 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
             // SAFETY: `row < len` (checked above), and `len <= parts.len() << shift` (checked in `new`).
             let part = unsafe { self.parts.get_unchecked((row >> self.shift) as usize) };
             let (w, mask) = width(part);
-            let bit = (row & ((1 << self.shift) - 1)) as usize * w as usize;
+            let place = (row & ((1 << self.shift) - 1)) as usize;
+            let bit = place * w as usize;
             // SAFETY: `row < len`, so its place in its part is below the part's length (every part but the
             // last holds `2^shift` values, checked in `new`), and a load of 8 bytes at the field's first
             // byte stays inside the stream's padding (`PackedRef` checked its bytes against `packed_len`;
             // a zero-width part reads `ZERO_FIELDS` at offset 0).
             let word = unsafe { part.bytes.as_ptr().add(bit / 8).cast::<u64>().read_unaligned() };
-            *o = value(part.extra, (u64::from_le(word) >> (bit % 8)) & mask);
+            *o = value(part.extra, place, (u64::from_le(word) >> (bit % 8)) & mask);
         }
         Ok(())
     }
@@ -180,12 +182,12 @@ mod tests {
         let expected = |row: u64| values[(row >> shift) as usize][(row & 7) as usize] + 1000 * (row >> shift);
         let rows: Vec<u64> = (0..29).rev().chain([7, 8, 0, 28, 16, 16]).collect();
         let mut out = vec![0u64; rows.len()];
-        parts.gather(&rows, &mut out, |base, field| base + field).unwrap();
+        parts.gather(&rows, &mut out, |base, _, field| base + field).unwrap();
         assert_eq!(out, rows.iter().map(|&r| expected(r)).collect::<Vec<_>>());
         // u32 row ids read the same.
         let narrow: Vec<u32> = rows.iter().map(|&r| r as u32).collect();
         let mut again = vec![0u64; rows.len()];
-        parts.gather(&narrow, &mut again, |base, field| base + field).unwrap();
+        parts.gather(&narrow, &mut again, |base, _, field| base + field).unwrap();
         assert_eq!(again, out);
         // Parts of one width read as parts of many do, zero-width ones included.
         for w in [0, 9] {
@@ -195,15 +197,15 @@ mod tests {
             let parts = FieldsInParts::new(same, shift).unwrap();
             let rows = [23u64, 0, 9, 17, 8, 7];
             let mut out = [0u64; 6];
-            parts.gather(&rows, &mut out, |base, field| base + field).unwrap();
+            parts.gather(&rows, &mut out, |base, _, field| base + field).unwrap();
             let expected = rows.map(|r| 100 * (r >> shift) + fields[(r & 7) as usize]);
             assert_eq!(out, expected, "width {w}");
         }
         // The first row past the end is named, and the rows before it are written.
         let mut out = vec![0u64; 3];
-        assert_eq!(parts.gather(&[3u64, 29, 1], &mut out, |base, field| base + field), Err(29));
+        assert_eq!(parts.gather(&[3u64, 29, 1], &mut out, |base, _, field| base + field), Err(29));
         assert_eq!(out[0], expected(3));
-        assert_eq!(parts.gather(&[u64::MAX], &mut out[..1], |base, field| base + field), Err(u64::MAX));
+        assert_eq!(parts.gather(&[u64::MAX], &mut out[..1], |base, _, field| base + field), Err(u64::MAX));
     }
 
     #[test]
@@ -228,6 +230,6 @@ mod tests {
         assert!(FieldsInParts::new([huge(), huge()], 63).is_none(), "more values than row ids");
         let none = FieldsInParts::<()>::new(std::iter::empty::<(PackedRef<'_, u64>, ())>(), 3).unwrap();
         assert!(none.is_empty());
-        assert_eq!(none.gather(&[0u64], &mut [0u64], |_, f| f), Err(0));
+        assert_eq!(none.gather(&[0u64], &mut [0u64], |_, _, f| f), Err(0));
     }
 }
