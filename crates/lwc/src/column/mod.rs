@@ -6,7 +6,7 @@ mod container;
 use std::ops::Range;
 
 use crate::bitmap::Bitmap;
-use crate::encodings::{all_or_none, Cascade, EncodingId, InPlace};
+use crate::encodings::{all_or_none, digit_value, Cascade, EncodingId, InPlace};
 use crate::error::{Error, Result};
 use crate::kernels::positions;
 use crate::predicate::Predicate;
@@ -236,6 +236,13 @@ impl<'a, T: Value> Column<'a, T> {
                 if let Some(read) = in_parts {
                     return read.map_err(out_of_range);
                 }
+                // Radix segments of one base (one range of values): the base's constants stay in registers.
+                if let Some((digits, parts)) = InPlace::digits_of_one_base(&readers) {
+                    return self.read_each(rows, out, |seg, at| {
+                        let (words, reference) = parts[seg];
+                        T::from_latent(digit_value(digits, words, reference, at))
+                    });
+                }
                 return self.read_each(rows, out, |seg, at| T::from_latent(readers[seg].get(at)));
             }
             return self.read_each(rows, out, |seg, at| self.segments[seg].value_at(at));
@@ -457,6 +464,8 @@ mod tests {
         // A step a segment: `auto` writes each segment `constant` (with another value each).
         let steps: Vec<u32> = (0..10_000u32).map(|i| (i >> 8) * 1000).collect();
         let digits: Vec<u32> = (0..10_000u32).map(|i| (i * 7 + i / 13) % 11 + 40).collect();
+        // Radix segments of three bases, one after another.
+        let bases: Vec<u32> = (0..10_000u32).map(|i| (i * 7 + i / 13) % (11 + (i >> 8) % 3) + 40).collect();
         let mut rng = crate::stats::SplitMix(9);
         let cases = [
             (&values, "bitpack"),
@@ -466,6 +475,7 @@ mod tests {
             (&sorted, "rle"),
             (&steps, "auto"),
             (&digits, "radix"),
+            (&bases, "radix"),
             // A reference per block: read in place with the block's reference, the `for` segment among
             // them as a frame.
             (&sorted, "for_n"),

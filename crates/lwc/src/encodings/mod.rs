@@ -43,7 +43,9 @@ use bitpack::FrameSums;
 pub use byte_strings::ByteArray;
 pub(crate) use byte_strings::{ByteProfile, BytesEncoder, BytesOps, BytesTest, OpenBytes};
 pub use cascade::{Cascade, MAX_CASCADE_DEPTH};
-pub(crate) use stream::{all_or_none, wrapping_sum_decoded, InPlace, OpenStream, StreamOps, SumMinMax, WordStream};
+pub(crate) use stream::{
+    all_or_none, digit_value, wrapping_sum_decoded, InPlace, OpenStream, StreamOps, SumMinMax, WordStream,
+};
 
 registry! {
     // variant {parameter} = id, stable name, file => view. The order is the selector's order of

@@ -66,9 +66,7 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
             InPlace::Frame(frame) => frame.get(i),
             InPlace::Blocks { residuals, references, shift } => T::add_offset(references[i >> shift], residuals.get(i)),
             InPlace::Coded { codes, dictionary } => lookup::entry(dictionary, codes.get(i)),
-            InPlace::Digits { words, digits, reference } => {
-                T::add_offset(*reference, T::Unsigned::from_u64(digits.get(words, i)))
-            }
+            InPlace::Digits { words, digits, reference } => digit_value(digits, words, *reference, i),
             InPlace::Values(values) => values[i],
         }
     }
@@ -103,6 +101,28 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
         // A code is at most 32 bits wide.
         Some(coded.gather(rows, out, |dictionary, _, code| to_value(lookup::entry(dictionary, code as u32))))
     }
+}
+
+/// A radix part's words and reference.
+pub(crate) type DigitPart<'a, T> = (&'a [u64], T);
+
+impl<'a, T: LwcInt> InPlace<'a, T> {
+    /// Radix parts of one base: its digits, and each part's words and reference, for a reader of many parts
+    /// that keeps the base's constants out of its loop. `None` unless every part is such.
+    pub fn digits_of_one_base(parts: &[InPlace<'a, T>]) -> Option<(&'a Digits, Vec<DigitPart<'a, T>>)> {
+        let InPlace::Digits { digits: first, .. } = parts.first()? else { return None };
+        let parts = all_or_none(parts, |part| match part {
+            InPlace::Digits { words, digits, reference } if digits.base() == first.base() => Some((*words, *reference)),
+            _ => None,
+        })?;
+        Some((first, parts))
+    }
+}
+
+/// Value `i` of a radix stream: its digit `i` above the reference.
+#[inline(always)]
+pub(crate) fn digit_value<T: LwcInt>(digits: &Digits, words: &[u64], reference: T, i: usize) -> T {
+    T::add_offset(reference, T::Unsigned::from_u64(digits.get(words, i)))
 }
 
 /// A part's packed fields, its references and the shift from a place to its reference.

@@ -79,6 +79,11 @@ impl Digits {
         Digits { k, m, per_word, fractions }
     }
 
+    /// The base.
+    pub fn base(&self) -> u64 {
+        self.k
+    }
+
     /// Digits a word.
     pub fn per_word(&self) -> usize {
         self.m
