@@ -3,7 +3,7 @@
 //! `l_orderkey`, `o_orderkey` and `ps_partkey` as `u32`: the compression factor of `for`, `for_n` at several
 //! block sizes, delta at data-point strides 16 … 65,536 and the peers; then, as ratios to a plain `Vec<u32>` in
 //! the same run, the full-scan sum on compressed data, the full decode, and the decode of a match vector (sorted
-//! row ids, as a scan hands them on) at 50 %, 10 % and 1 % selectivity.
+//! row ids, as a scan hands them on) at 50 %, 10 % and 1 % selectivity, and a take of random rows (lookups).
 
 use std::hint::black_box;
 
@@ -22,6 +22,9 @@ const DEFAULT_SCALE: f64 = 1.0;
 
 /// Match-vector selectivities.
 const SELECTIVITIES: [f64; 3] = [0.5, 0.1, 0.01];
+
+/// Rows of the lookup take: few enough that each is read where it lies, over every segment of the column.
+const LOOKUP_ROWS: usize = 1_000;
 
 /// lwc's candidates in table order (name, cascade): frame of reference per segment and per block, delta at
 /// the strides seed 001 measured, the dictionary and the automatic choice; then the forced cascades.
@@ -50,6 +53,8 @@ enum Op {
     Decode,
     /// Take of a match vector of this selectivity.
     Take(f64),
+    /// Take of this many uniform random rows, in no order (lookups, as a join's probe hands them on).
+    Lookup(usize),
 }
 
 impl Op {
@@ -58,6 +63,7 @@ impl Op {
             Op::Sum => "sum".into(),
             Op::Decode => "decode all".into(),
             Op::Take(s) => format!("take {} %", (s * 100.0).round()),
+            Op::Lookup(k) => format!("take {k} random"),
         }
     }
 }
@@ -82,6 +88,7 @@ pub fn run(cfg: &Config) -> Report {
     let columns = Tpch::new(sf).keys();
     let mut ops = vec![Op::Sum, Op::Decode];
     ops.extend(SELECTIVITIES.map(Op::Take));
+    ops.push(Op::Lookup(LOOKUP_ROWS));
 
     let row = |name, codec: Option<Box<dyn Peer>>, cascade| Row {
         name,
@@ -115,7 +122,9 @@ pub fn run(cfg: &Config) -> Report {
             let times = match op {
                 Op::Sum => time_sums(cfg, values, &rows),
                 Op::Decode => race_codecs(cfg.settings, values, None, &encoded),
-                Op::Take(s) => race_codecs(cfg.settings, values, Some(&match_vector(cfg, values, s)), &encoded),
+                Op::Take(_) | Op::Lookup(_) => {
+                    race_codecs(cfg.settings, values, positions(cfg, values, op).as_deref(), &encoded)
+                }
             };
             for (r, t) in rows.iter_mut().zip(times) {
                 let (median, ratio) = t.map_or((f64::NAN, f64::NAN), |t| (t.median_ns, t.ratio));
@@ -140,9 +149,13 @@ pub fn run(cfg: &Config) -> Report {
     report
 }
 
-/// The match vector of selectivity `s` over `values`.
-fn match_vector(cfg: &Config, values: &[u32], s: f64) -> Vec<u32> {
-    data::match_vector(values.len(), s, cfg.seed)
+/// The rows a take reads from `values`: a match vector, or random rows; `None` for the other operations.
+fn positions(cfg: &Config, values: &[u32], op: Op) -> Option<Vec<u32>> {
+    match op {
+        Op::Take(s) => Some(data::match_vector(values.len(), s, cfg.seed)),
+        Op::Lookup(k) => Some(data::positions(k, values.len(), false, cfg.seed)),
+        Op::Sum | Op::Decode => None,
+    }
 }
 
 /// Each take's [`bound_factor`] on the column just measured (the last figure of each row), and
@@ -159,16 +172,16 @@ fn confirm_cliffs(
     let gathers: Vec<f64> = rows[0].median_ns.iter().map(|m| last(m)).collect();
     for (c, row) in rows.iter_mut().enumerate().skip(1) {
         for (o, &op) in ops.iter().enumerate() {
-            let factor = match op {
-                Op::Take(s) => {
+            let factor = match positions(cfg, values, op) {
+                Some(positions) => {
                     // ops[1] is the full decode.
                     let first = bound_factor(last(&row.median_ns[o]), last(&row.median_ns[1]), gathers[o]);
                     confirmed_bound(first, || {
                         progress.say(format!("{}: {} over the bound, raced again", row.name, op.label()));
-                        race_bound_alone(cfg.settings, values, &match_vector(cfg, values, s), encoded, c - 1)
+                        race_bound_alone(cfg.settings, values, &positions, encoded, c - 1)
                     })
                 }
-                Op::Sum | Op::Decode => f64::NAN,
+                None => f64::NAN,
             };
             row.bound[o].push(factor);
         }
@@ -275,7 +288,7 @@ fn tables(report: &mut Report, rows: &[Row], ops: &[Op], columns: &[&str], sf: f
     }
     factors.note("Published (seed 001, Table 1, raw / encoded: no delta / delta / xz): o_orderkey 1.00 / 3.70 / 14.3, l_orderkey 1.61 / 3.70 / 25.0, ps_partkey 2.00 / 3.70 / 50.0; delta and FOR64 about 4x, 2x better than FOR.");
     factors.note("lwc delta(stride): a data point every `stride` values (deltas and data points `for`, their defaults). Rows with child encodings in parentheses are forced cascades; `-` where a cascade does not apply to a column.");
-    ratios.note("Lower is faster; 1.00x is a plain Vec<u32>: summing it, copying it, or gathering the match vector from it. A match vector holds each row with the given probability, ascending. Sum is lwc's Column::aggregate, which sums without decoding where the encoding allows; peers have no sum.");
+    ratios.note(format!("Lower is faster; 1.00x is a plain Vec<u32>: summing it, copying it, or gathering the match vector or rows from it. A match vector holds each row with the given probability, ascending; a random take, {LOOKUP_ROWS} uniform random rows in no order (a few in each of the column's 65,536-row segments, read where they lie). Sum is lwc's Column::aggregate, which sums without decoding where the encoding allows; peers have no sum."));
     ratios.note(cliff_note(&cliffs));
     ratios.note(confirm_note());
     ratios.note("Published (seed 001): FOR64 full decode 23 % faster than FOR; FOR64 match-vector decode 12-47 % faster than uncompressed and 3-7 % faster than FOR and dictionary; delta 2.3-4.2x slower than FOR64 in selective scans.");
