@@ -932,8 +932,8 @@ impl<'a, V: Value> Segment<'a, V> {
     }
 
     /// How the segment reads a lone row's latent where it lies, where it does so without a dispatch
-    /// (`bitpack`, `for`, `constant`, `dict` over packed codes, `radix`, `plain`): a caller reading many
-    /// lone rows reads them there.
+    /// (`bitpack`, `for`, `for_n`, `constant`, `dict` over packed codes, `radix`, `plain`): a caller
+    /// reading many lone rows reads them there.
     pub(crate) fn in_place(&self) -> Option<InPlace<'_, V::Latent>> {
         self.stream.in_place()
     }

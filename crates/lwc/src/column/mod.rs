@@ -224,7 +224,7 @@ impl<'a, T: Value> Column<'a, T> {
         if self.reads_in_place && rows.len().saturating_mul(SPARSE_TAKE) < self.rows as usize {
             // Each row read where it is: grouping rows by segment costs more than the reads (a lone row
             // costs a few nanoseconds). Denser lists go by segment, where each segment weighs decoding
-            // itself whole against its positions. Segments that read a row in place (bitpack, for,
+            // itself whole against its positions. Segments that read a row in place (bitpack, for, for_n,
             // constant, dict over packed codes, radix, plain) are read inline, found once per take rather than
             // dispatched per row; worth it once the rows outnumber the segments. Equal segments of one
             // kind of packed fields go through one loop with no match on the kind.
@@ -431,10 +431,6 @@ mod tests {
         assert!(column.get(5).is_err());
     }
 
-    /// Every path of a take over many segments against the values: rows read in place (sparse, segments
-    /// that read a row in place), grouped by segment (dense lists, or segments that walk), ascending; on
-    /// equal power-of-two segments (located by a shift) and on unequal ones (by a search); and a row out of
-    /// range named in the error whichever path it takes.
     #[test]
     fn takes_over_segments_with_a_reference_per_block_agree_at_every_width() {
         // Residuals up to 56 bits are read with one load a row; wider ones through each part's reader.
@@ -457,6 +453,10 @@ mod tests {
         }
     }
 
+    /// Every path of a take over many segments against the values: rows read in place (sparse, segments
+    /// that read a row in place), grouped by segment (dense lists, or segments that walk), ascending; on
+    /// equal power-of-two segments (located by a shift) and on unequal ones (by a search); and a row out of
+    /// range named in the error whichever path it takes.
     #[test]
     fn takes_over_many_segments_agree_with_the_values() {
         let values: Vec<u32> = (0..10_000u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();

@@ -101,12 +101,7 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
         // A code is at most 32 bits wide.
         Some(coded.gather(rows, out, |dictionary, _, code| to_value(lookup::entry(dictionary, code as u32))))
     }
-}
 
-/// A radix part's words and reference.
-pub(crate) type DigitPart<'a, T> = (&'a [u64], T);
-
-impl<'a, T: LwcInt> InPlace<'a, T> {
     /// Radix parts of one base: its digits, and each part's words and reference, for a reader of many parts
     /// that keeps the base's constants out of its loop. `None` unless every part is such.
     pub fn digits_of_one_base(parts: &[InPlace<'a, T>]) -> Option<(&'a Digits, Vec<DigitPart<'a, T>>)> {
@@ -117,18 +112,7 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
         })?;
         Some((first, parts))
     }
-}
 
-/// Value `i` of a radix stream: its digit `i` above the reference.
-#[inline(always)]
-pub(crate) fn digit_value<T: LwcInt>(digits: &Digits, words: &[u64], reference: T, i: usize) -> T {
-    T::add_offset(reference, T::Unsigned::from_u64(digits.get(words, i)))
-}
-
-/// A part's packed fields, its references and the shift from a place to its reference.
-type ReferencedPart<'p, T> = (PackedRef<'p, <T as LwcInt>::Unsigned>, (&'p [T], u32));
-
-impl<'a, T: LwcInt> InPlace<'a, T> {
     /// Parts with a reference per block (`for_n`), frames among them (one base for all of a part's values,
     /// its reference for every place): each part's fields and references, and the shift from a place to its
     /// reference. `None` where a part is neither, or no part has blocks (frames alone read their base
@@ -146,6 +130,18 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
             _ => None,
         })
     }
+}
+
+/// A radix part's words and reference.
+pub(crate) type DigitPart<'a, T> = (&'a [u64], T);
+
+/// A part's packed fields, its references and the shift from a place to its reference.
+type ReferencedPart<'p, T> = (PackedRef<'p, <T as LwcInt>::Unsigned>, (&'p [T], u32));
+
+/// Value `i` of a radix stream: its digit `i` above the reference.
+#[inline(always)]
+pub(crate) fn digit_value<T: LwcInt>(digits: &Digits, words: &[u64], reference: T, i: usize) -> T {
+    T::add_offset(reference, T::Unsigned::from_u64(digits.get(words, i)))
 }
 
 /// `read` of every item, or `None` at the first it gives none for. Allocated once at its length: a take of
