@@ -154,6 +154,26 @@ fn every_operation_on_keys_at_every_stride() {
     check(&o_orderkey(5000), "delta(auto, auto)");
 }
 
+/// A rank finds its row by summing windows and runs of deltas and walking the last run value by value:
+/// every value of a column of keys, and the values either side of it, rank as a search of the values
+/// says, at strides shorter and longer than a window, whatever the row's place in its window and run.
+#[test]
+fn ranks_agree_with_a_search_at_every_row() {
+    let keys: Vec<u32> = l_orderkey(9000);
+    for stride in ["delta:16", "delta:256", "delta", "delta:4096", "delta:65536", "delta(dict)"] {
+        let bytes = encode(&keys, stride);
+        let view = open::<u32>(&bytes, keys.len()).unwrap();
+        for &v in &keys {
+            for probe in [v - 1, v, v + 1] {
+                let expect = keys.partition_point(|&k| k <= probe);
+                assert_eq!(view.rank(probe), expect, "{stride}: rank of {probe}");
+            }
+        }
+        assert_eq!(view.rank(0), 0, "{stride}: below every value");
+        assert_eq!(view.rank(u32::MAX), keys.len(), "{stride}: above every value");
+    }
+}
+
 #[test]
 fn extremes_wrap_exactly() {
     let mut swings: Vec<i64> = (0..3000).map(|i| if i % 3 == 0 { i64::MIN } else { i64::MAX - i }).collect();
