@@ -271,8 +271,9 @@ fn cascades_are_priced_with_their_children() {
         encode_segment(&keys, None, options).unwrap().read_costs()
     };
     let (plain_ends, delta_ends) = (costs("rle(for, for)"), costs("rle(for, delta)"));
-    // Measured on the AMD EPYC (Zen 4): 331-350 ns against 53-67.
-    assert!(delta_ends.get_ns > 3.0 * plain_ends.get_ns, "{delta_ends:?} against {plain_ends:?}");
+    // Measured on the AMD EPYC (Zen 4): 193-196 ns against 55-56 (331-350 against 53-67 while a rank
+    // prefix-summed a block of deltas).
+    assert!(delta_ends.get_ns > 2.5 * plain_ends.get_ns, "{delta_ends:?} against {plain_ends:?}");
     // A search that walks a stride of deltas touches their cache lines: a stride of 1,024 deltas of 7 bits
     // spans 14, a lookup of `rle` with no child to search 2.
     assert!(delta_ends.lines > 8.0, "{delta_ends:?}");
