@@ -76,6 +76,7 @@ use crate::kernels::bitpack::BLOCK;
 use crate::kernels::prefix::{self, zigzag};
 use crate::selection::Selection;
 use crate::types::{LwcInt, Word};
+use crate::encodings::stream::take_by_sorting;
 
 pub(crate) struct Delta;
 
@@ -345,15 +346,8 @@ impl<T: LwcInt> StreamOps<T> for DeltaView<'_, T> {
             }
             return;
         }
-        // Sort (position, index) pairs, walk once, put the values back in the caller's order.
-        let mut order: Vec<u64> = positions.iter().enumerate().map(|(i, &p)| (p as u64) << 32 | i as u64).collect();
-        order.sort_unstable();
-        let sorted: Vec<u32> = order.iter().map(|&o| (o >> 32) as u32).collect();
-        let mut values = vec![T::default(); sorted.len()];
-        self.walk(&mut None, &sorted, &mut values);
-        for (&o, v) in order.iter().zip(values) {
-            out[o as u32 as usize] = v;
-        }
+        // Sorted and walked once.
+        take_by_sorting(self, positions, out);
     }
 
     fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
