@@ -10,6 +10,12 @@ pub fn avx2() -> bool {
     !cfg!(feature = "portable") && std::arch::is_x86_feature_detected!("avx2")
 }
 
+/// POPCNT: one instruction for a word's ones, which the baseline x86-64 target counts in a dozen.
+#[inline]
+pub fn popcnt() -> bool {
+    !cfg!(feature = "portable") && std::arch::is_x86_feature_detected!("popcnt")
+}
+
 /// AVX2 and BMI2 (`pdep`/`pext`).
 #[inline]
 pub fn avx2_bmi2() -> bool {

@@ -254,25 +254,47 @@ impl<'a, U: Word> RangeSums<'a, U> {
         if w == 0 || w > 2 {
             return (w == 0).then_some([0; 3]);
         }
+        #[cfg(target_arch = "x86_64")]
+        if crate::kernels::cpu::popcnt() {
+            // SAFETY: the CPU has POPCNT, checked just above; the function is otherwise safe.
+            return Some(unsafe { self.count_bits_popcnt(start, len) });
+        }
         // Ones of a word by pairwise adds (`popcnt` is not in the baseline x86-64 target).
-        let ones = |x: u64| {
+        Some(self.count_bits(start, len, |x: u64| {
             let x = x - (x >> 1 & 0x5555_5555_5555_5555);
             let x = (x & 0x3333_3333_3333_3333) + (x >> 2 & 0x3333_3333_3333_3333);
             ((x + (x >> 4)) & 0x0f0f_0f0f_0f0f_0f0f).wrapping_mul(0x0101_0101_0101_0101) >> 56
-        };
+        }))
+    }
+
+    /// [`RangeSums::bit_counts`] compiled with POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn count_bits_popcnt(&self, start: usize, len: usize) -> [u64; 3] {
+        self.count_bits(start, len, |x: u64| u64::from(x.count_ones()))
+    }
+
+    /// [`RangeSums::bit_counts`] of 1- or 2-bit fields, with `ones` counting a word's ones.
+    #[inline(always)]
+    fn count_bits(&self, start: usize, len: usize, ones: impl Fn(u64) -> u64) -> [u64; 3] {
         // Bit `j` of every field, for 28 fields (56 bits) a load.
+        let w = self.fields.width() as usize;
         let lows = if w == 1 { u64::MAX } else { 0x5555_5555_5555_5555 };
         let (mut counts, mut field, end) = ([0u64; 3], start, start + len);
         while field < end {
             let k = (end - field).min(56 / w);
             let x = self.bits_at(field * w) & u64::low_mask((k * w) as u32);
-            let (lo, hi) = (x & lows, if w == 2 { x >> 1 & lows } else { 0 });
-            counts[0] += ones(lo);
-            counts[1] += ones(hi);
-            counts[2] += ones(lo & hi);
+            if w == 1 {
+                counts[0] += ones(x);
+            } else {
+                let (lo, hi) = (x & lows, x >> 1 & lows);
+                counts[0] += ones(lo);
+                counts[1] += ones(hi);
+                counts[2] += ones(lo & hi);
+            }
             field += k;
         }
-        Some(counts)
+        counts
     }
 
     /// The 64 bits of the stream from bit `bit` on (the top `bit % 8` of them zero), where `bit` starts a
