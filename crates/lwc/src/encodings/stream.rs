@@ -427,15 +427,25 @@ pub(crate) trait StreamOps<T: LwcInt> {
         }
     }
 
-    /// Whether [`StreamOps::take_bounded`] sorts a copy of `k` positions in any order and takes them sorted:
-    /// where that costs less than their gets and than a decode of the stream. The sorted take's estimate
-    /// is the least sure of the three (a block decode of `delta` run ends measured 1.5x its estimate), so
-    /// it is taken only where it wins by half.
-    fn take_sorts(&self, k: usize) -> bool {
+    /// How [`StreamOps::take_bounded`] takes `k` positions in any order: by their gets, or by a decode of
+    /// the stream, whichever its estimates say costs less; or sorted (a copy) and taken so, where that
+    /// costs less than both. The sorted take's estimate is the least sure of the three (a block decode of
+    /// `delta` run ends measured 1.5x its estimate), so it is taken only where it wins by half.
+    fn take_plan(&self, k: usize) -> TakePlan {
         let n = self.len();
         let (gets, decode) = (k.saturating_mul(self.get_cost()), self.decode_cost(n));
-        let sorted = k.saturating_mul(SORT_COST).saturating_add(self.sorted_take_cost(k, n));
-        sorted.saturating_mul(2) < gets.min(decode)
+        // One position has nothing to share a walk with.
+        if k > 1 {
+            let sorted = k.saturating_mul(SORT_COST).saturating_add(self.sorted_take_cost(k, n));
+            if sorted.saturating_mul(2) < gets.min(decode) {
+                return TakePlan::Sorted;
+            }
+        }
+        if gets < decode {
+            TakePlan::Gets
+        } else {
+            TakePlan::Decode
+        }
     }
 
     /// [`StreamOps::take_into`] that costs at most about a decode of the stream and a gather: where the
@@ -446,14 +456,13 @@ pub(crate) trait StreamOps<T: LwcInt> {
     ///
     /// Where a sorted take shares work between its positions (`rle` walks its run ends once, `delta` its
     /// strides) and that, with a sort of a copy of the list, costs less than either
-    /// ([`StreamOps::take_sorts`]), the list is sorted, taken so, and put back in the caller's order.
+    /// ([`StreamOps::take_plan`]), the list is sorted, taken so, and put back in the caller's order.
     fn take_bounded(&self, positions: &[u32], out: &mut [T]) {
         let (n, k) = (self.len(), positions.len());
-        if self.take_sorts(k) {
-            return take_by_sorting(self, positions, out);
-        }
-        if k.saturating_mul(self.get_cost()) < self.decode_cost(n) {
-            return self.take_into(positions, out);
+        match self.take_plan(k) {
+            TakePlan::Sorted => return take_by_sorting(self, positions, out),
+            TakePlan::Gets => return self.take_into(positions, out),
+            TakePlan::Decode => {}
         }
         // Bucketing costs about 2 ns a position, a decode into a buffer of the whole stream about 0.07 ns
         // a value more than one into a reused window (fresh pages): the crossover lies near n / 26.
@@ -605,6 +614,17 @@ pub(crate) fn wrapping_sum_decoded<T: LwcInt>(stream: &(impl StreamOps<T> + ?Siz
         sum = chunk.iter().fold(sum, |s, v| s.wrapping_add(v.to_bits()));
     }
     T::from_bits(sum)
+}
+
+/// How a take of positions in any order goes (see [`StreamOps::take_plan`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TakePlan {
+    /// Each position by its get ([`StreamOps::take_into`]).
+    Gets,
+    /// Sorted, taken so, and put back ([`take_by_sorting`]).
+    Sorted,
+    /// The stream decoded and the positions gathered from it.
+    Decode,
 }
 
 /// `out[k] = values[positions[k]]` for positions in any order, taken in ascending order: (position, index)
