@@ -28,12 +28,9 @@ pub fn avx2_fma() -> bool {
     avx2() && std::arch::is_x86_feature_detected!("fma")
 }
 
-/// Whether the CPU's gather instructions run at about a load per lane: Intel's. AMD's cost more than
-/// the loads done one by one; the kernels use them there only where a gather replaces more than loads
-/// (see `bitpack::x86::gather`). The vendor is read once and kept, as `std` keeps the feature flags:
-/// in a virtual machine every `cpuid` traps to the hypervisor.
-#[inline]
-pub fn fast_gathers() -> bool {
+/// Whether the CPU is Intel's. The vendor is read once and kept, as `std` keeps the feature flags: in a
+/// virtual machine every `cpuid` traps to the hypervisor.
+fn intel() -> bool {
     static INTEL: std::sync::LazyLock<bool> = std::sync::LazyLock::new(|| {
         // SAFETY: `cpuid` leaf 0 (the vendor) exists on every x86-64 CPU. (Newer compilers call it safe;
         // the block is for the older ones `rust-version` allows.)
@@ -41,7 +38,24 @@ pub fn fast_gathers() -> bool {
         let id = unsafe { std::arch::x86_64::__cpuid(0) };
         [id.ebx, id.edx, id.ecx].map(u32::to_le_bytes).concat() == b"GenuineIntel"
     });
-    avx2() && *INTEL
+    *INTEL
+}
+
+/// Whether the CPU's gather instructions run at about a load per lane: Intel's. AMD's cost more than
+/// the loads done one by one; the kernels use them there only where a gather replaces more than loads
+/// (see `bitpack::x86::gather`).
+#[inline]
+pub fn fast_gathers() -> bool {
+    avx2() && intel()
+}
+
+/// Whether streaming decodes should ask for their input and output lines ahead with software prefetches:
+/// on Intel, where they decoded wide streams a few percent faster. On AMD's Zen 3 the hardware prefetcher
+/// keeps up alone and the hints cost load slots: 65,536 `u32` at widths 1 to 4 decoded 10-15 % faster
+/// without them, and 4,096 (in L1) about 17 % faster.
+#[inline]
+pub fn software_prefetch() -> bool {
+    intel()
 }
 
 /// Whether AVX-512 paths may run at all: not in a `portable` or `avx2-ceiling` build, nor (in tests) on a

@@ -521,13 +521,14 @@ fn unpack_runs_u32(src: &[u8], w: u32, plan: &Plan32, base: u32, out: &mut [u32]
     let (src, out) = (&src[done / 8 * w as usize..], &mut out[done..]);
     let mode = if use_vbmi() { plan.vbmi_mode } else { plan.mode };
     plan.check_in(mode, src, w, out.len() / 8);
+    let prefetch = crate::kernels::cpu::software_prefetch();
     // SAFETY: AVX2 is present, and VBMI and VL where `mode` is a permute mode (`use_vbmi`);
     // `check_in` bounds every run's reads in that mode.
     unsafe {
         by_mode!(vbmi mode, |M| if base == 0 {
-            unpack_u32::<M, false>(src.as_ptr(), w as usize, plan, base, out)
+            unpack_u32::<M, false>(src.as_ptr(), w as usize, plan, base, prefetch, out)
         } else {
-            unpack_u32::<M, true>(src.as_ptr(), w as usize, plan, base, out)
+            unpack_u32::<M, true>(src.as_ptr(), w as usize, plan, base, prefetch, out)
         })
     }
 }
@@ -542,14 +543,15 @@ unsafe fn unpack_u32<const MODE: u8, const ADD: bool>(
     step: usize,
     plan: &Plan32,
     base: u32,
+    prefetch: bool,
     out: &mut [u32],
 ) {
     // SAFETY: forwarded contract, which includes the features each copy is compiled with.
     unsafe {
         if is_permute(MODE) {
-            unpack_u32_vbmi::<MODE, ADD>(src, step, plan, base, out)
+            unpack_u32_vbmi::<MODE, ADD>(src, step, plan, base, prefetch, out)
         } else {
-            unpack_u32_avx2::<MODE, ADD>(src, step, plan, base, out)
+            unpack_u32_avx2::<MODE, ADD>(src, step, plan, base, prefetch, out)
         }
     }
 }
@@ -565,10 +567,11 @@ macro_rules! unpack_u32_with {
             step: usize,
             plan: &Plan32,
             base: u32,
+            prefetch: bool,
             out: &mut [u32],
         ) {
             // SAFETY: forwarded contract.
-            unsafe { unpack_u32_body::<MODE, ADD>(src, step, plan, base, out) }
+            unsafe { unpack_u32_body::<MODE, ADD>(src, step, plan, base, prefetch, out) }
         }
     };
 }
@@ -577,12 +580,12 @@ unpack_u32_with!(unpack_u32_avx2, "avx2");
 unpack_u32_with!(unpack_u32_vbmi, "avx2,avx512vbmi,avx512vl");
 
 /// How far ahead of the group being decoded [`unpack_u32`] asks for the packed bytes: the hardware
-/// prefetcher alone left wide streams waiting on L2 (4% slower at width 20 on 65,536 values;
+/// prefetcher alone left wide streams waiting on L2 on an Intel Xeon (4% slower at width 20 on 65,536 values;
 /// no change at widths 3 and 11).
 const PREFETCH_AHEAD: usize = 512;
 
 /// How many values ahead of the quad being stored [`unpack_u32`] asks for the output's lines, for
-/// writing: 65,536 values (256 KiB of output, beyond L1) decoded about 2% faster with a base at
+/// writing: on an Intel Xeon, 65,536 values (256 KiB of output, beyond L1) decoded about 2% faster with a base at
 /// width 20, and faster at widths 3 and 11 too; 128 to 512 values measured alike.
 const OUT_PREFETCH_AHEAD: usize = 256;
 
@@ -598,6 +601,7 @@ unsafe fn unpack_u32_body<const MODE: u8, const ADD: bool>(
     step: usize,
     plan: &Plan32,
     base: u32,
+    prefetch: bool,
     out: &mut [u32],
 ) {
     // SAFETY: AVX2 is present (this function's contract).
@@ -612,11 +616,14 @@ unsafe fn unpack_u32_body<const MODE: u8, const ADD: bool>(
         // SAFETY: the four groups are readable (caller's contract) and `dst` holds 32 `u32`.
         unsafe {
             // Hints, which never fault: `wrapping_add` keeps a pointer past the end well defined.
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(PREFETCH_AHEAD).cast());
-            // The two output lines of the quad `OUT_PREFETCH_AHEAD` values on, asked for in
-            // exclusive state (`prefetchw`) so their stores need no read-for-ownership then.
-            _mm_prefetch::<_MM_HINT_ET0>(d.wrapping_add(OUT_PREFETCH_AHEAD).cast());
-            _mm_prefetch::<_MM_HINT_ET0>(d.wrapping_add(OUT_PREFETCH_AHEAD + 16).cast());
+            // Where they pay (`cpu::software_prefetch`); the branch is the same every time.
+            if prefetch {
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(PREFETCH_AHEAD).cast());
+                // The two output lines of the quad `OUT_PREFETCH_AHEAD` values on, asked for in
+                // exclusive state (`prefetchw`) so their stores need no read-for-ownership then.
+                _mm_prefetch::<_MM_HINT_ET0>(d.wrapping_add(OUT_PREFETCH_AHEAD).cast());
+                _mm_prefetch::<_MM_HINT_ET0>(d.wrapping_add(OUT_PREFETCH_AHEAD + 16).cast());
+            }
             let v0 = r.decode8::<MODE>(p);
             let v1 = r.decode8::<MODE>(p.add(step));
             let v2 = r.decode8::<MODE>(p.add(2 * step));
