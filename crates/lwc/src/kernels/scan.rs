@@ -279,7 +279,8 @@ impl<'a, U: Word> RangeSums<'a, U> {
     fn count_bits(&self, start: usize, len: usize, ones: impl Fn(u64) -> u64) -> [u64; 3] {
         // Bit `j` of every field, for 28 fields (56 bits) a load.
         let w = self.fields.width() as usize;
-        let lows = if w == 1 { u64::MAX } else { 0x5555_5555_5555_5555 };
+        // Bit 0 of each 2-bit field.
+        let lows = 0x5555_5555_5555_5555;
         let (mut counts, mut field, end) = ([0u64; 3], start, start + len);
         while field < end {
             let k = (end - field).min(56 / w);
