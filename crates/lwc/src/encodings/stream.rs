@@ -474,23 +474,10 @@ pub(crate) trait StreamOps<T: LwcInt> {
             }
             return;
         }
-        // Few positions: a counting sort of them by window, then each window that holds any is decoded
-        // once and its positions gathered, in the caller's order within it.
+        // Few positions: grouped by window, then each window that holds any is decoded once and its
+        // positions gathered, in the caller's order within it.
         let windows = n.div_ceil(DECODE_WINDOW);
-        let mut starts = vec![0u32; windows + 1];
-        for &p in positions {
-            starts[p as usize / DECODE_WINDOW + 1] += 1;
-        }
-        for w in 0..windows {
-            starts[w + 1] += starts[w];
-        }
-        let mut order = vec![0u32; k];
-        let mut next = starts.clone();
-        for (i, &p) in positions.iter().enumerate() {
-            let slot = &mut next[p as usize / DECODE_WINDOW];
-            order[*slot as usize] = i as u32;
-            *slot += 1;
-        }
+        let (starts, order) = group_by_window(positions, windows);
         let mut window = vec![T::default(); n.min(DECODE_WINDOW)];
         for w in 0..windows {
             let picks = &order[starts[w] as usize..starts[w + 1] as usize];
@@ -625,6 +612,61 @@ pub(crate) enum TakePlan {
     Sorted,
     /// The stream decoded and the positions gathered from it.
     Decode,
+}
+
+/// The indices of `positions` grouped by window of [`DECODE_WINDOW`] values, ascending within each, and
+/// where each of the `windows` groups starts (`windows + 1` bounds): a counting sort. It runs over four
+/// quarters of the list at once, each counting into and placing from counters of its own, so that
+/// positions in one window one after another do not each wait for the store of the one before (in one
+/// chain the sort cost about 5 ns a position, and a take of 10^3 random positions of `lz4` 1.5x its
+/// decode and a gather, AMD EPYC Zen 3). Quarter `q`'s indices come before quarter `q + 1`'s in every
+/// window, so each group stays in the caller's order.
+fn group_by_window(positions: &[u32], windows: usize) -> (Vec<u32>, Vec<u32>) {
+    const QUARTERS: usize = 4;
+    let quarter = positions.len().div_ceil(QUARTERS).max(1);
+    let mut parts = positions.chunks(quarter);
+    let parts: [&[u32]; QUARTERS] = std::array::from_fn(|_| parts.next().unwrap_or(&[]));
+    // The lengths the four share step by step; the longer quarters' ends go after, one chain each.
+    let shared = parts.iter().map(|part| part.len()).min().unwrap_or(0);
+    let window = |p: u32| p as usize / DECODE_WINDOW;
+    let mut next = vec![[0u32; QUARTERS]; windows];
+    for j in 0..shared {
+        for (q, part) in parts.iter().enumerate() {
+            next[window(part[j])][q] += 1;
+        }
+    }
+    for (q, part) in parts.iter().enumerate() {
+        for &p in &part[shared..] {
+            next[window(p)][q] += 1;
+        }
+    }
+    // Counts to first slots: window by window, quarter by quarter.
+    let mut starts = Vec::with_capacity(windows + 1);
+    let mut slot = 0;
+    for counters in &mut next {
+        starts.push(slot);
+        for counter in counters.iter_mut() {
+            (*counter, slot) = (slot, slot + *counter);
+        }
+    }
+    starts.push(slot);
+    let mut order = vec![0u32; positions.len()];
+    let mut place = |q: usize, j: usize| {
+        let counter = &mut next[window(parts[q][j])][q];
+        order[*counter as usize] = (q * quarter + j) as u32;
+        *counter += 1;
+    };
+    for j in 0..shared {
+        for q in 0..QUARTERS {
+            place(q, j);
+        }
+    }
+    for q in 0..QUARTERS {
+        for j in shared..parts[q].len() {
+            place(q, j);
+        }
+    }
+    (starts, order)
 }
 
 /// `out[k] = values[positions[k]]` for positions in any order, taken in ascending order: (position, index)
@@ -817,6 +859,34 @@ mod tests {
     use crate::encodings::{encode_stream, StreamView};
 
     /// Every density of word (empty, sparse, dense, full) and a short last chunk keep exactly the set bits.
+    /// Every index lands in its position's window, each window's indices ascend, and none is lost, for
+    /// lists shorter than four, of lengths four does not divide, and over windows left empty.
+    #[test]
+    fn positions_group_by_window_in_order() {
+        let n = 5 * DECODE_WINDOW + 17;
+        let windows = n.div_ceil(DECODE_WINDOW);
+        for k in [0, 1, 3, 4, 5, 7, 1000, 4099] {
+            let positions: Vec<u32> =
+                (0..k as u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as u32 % n as u32).collect();
+            let mut skewed = positions.clone();
+            skewed.iter_mut().skip(k / 3).for_each(|p| *p %= DECODE_WINDOW as u32); // most in window 0
+            for positions in [positions, skewed] {
+                let (starts, order) = group_by_window(&positions, windows);
+                assert_eq!((starts.len(), starts[0] as usize, starts[windows] as usize), (windows + 1, 0, k));
+                let mut seen = vec![false; k];
+                for w in 0..windows {
+                    let group = &order[starts[w] as usize..starts[w + 1] as usize];
+                    assert!(group.windows(2).all(|pair| pair[0] < pair[1]), "{k} positions: window {w} out of order");
+                    for &i in group {
+                        assert_eq!(positions[i as usize] as usize / DECODE_WINDOW, w, "{k} positions: index {i}");
+                        seen[i as usize] = true;
+                    }
+                }
+                assert!(seen.iter().all(|&s| s), "{k} positions: an index is missing");
+            }
+        }
+    }
+
     #[test]
     fn compaction_keeps_the_selected_values_in_order() {
         let block: Vec<u32> = (0..200).collect();

@@ -162,7 +162,6 @@ impl<T: LwcInt, C: ByteCompressor> StreamOps<T> for BlocksView<'_, T, C> {
     }
 
     fn decode_into(&self, start: usize, out: &mut [T]) {
-        let mut buf = [T::default(); BLOCK];
         let (mut at, mut rest) = (start, out);
         while !rest.is_empty() {
             let (b, offset) = (at / BLOCK, at % BLOCK);
@@ -172,6 +171,9 @@ impl<T: LwcInt, C: ByteCompressor> StreamOps<T> for BlocksView<'_, T, C> {
             if offset == 0 && take == len {
                 self.decode_block(b, head); // a whole block goes straight to the output
             } else {
+                // Made here, not before the loop: zeroing it cost each decode of whole blocks (a take's
+                // windows) a 4 KiB fill for nothing.
+                let mut buf = [T::default(); BLOCK];
                 self.decode_block(b, &mut buf[..len]);
                 head.copy_from_slice(&buf[offset..offset + take]);
             }
