@@ -144,6 +144,7 @@ impl Plan32 {
     /// `first` ([`Plan32::skip`] bytes into the group). Runs step `w` bytes like groups, so one
     /// table serves them all. `None` where some value's bytes do not fit its 16-byte half (a few
     /// wide widths at some starts).
+    #[inline]
     pub fn starting_at(w: u32, first: u32) -> Option<&'static Plan32> {
         assert!((1..=32).contains(&w) && first < 8, "width {w} out of 1..=32 or start {first} out of 0..8");
         PLANS32[w as usize][first as usize].as_ref()
@@ -248,6 +249,7 @@ impl Plan32 {
 
     /// Bytes a group (or run) reads in `mode` (one of the plan's two), counted from the first byte
     /// it loads.
+    #[inline]
     pub fn reach_in(&self, mode: u8) -> usize {
         if mode == BROADCAST {
             4
@@ -265,6 +267,7 @@ impl Plan32 {
     }
 
     /// As [`check`](Self::check), in `mode`.
+    #[inline]
     fn check_in(&self, mode: u8, src: &[u8], w: u32, groups: usize) {
         let reach = self.reach_in(mode);
         assert!(groups == 0 || src.len() >= (groups - 1) * w as usize + reach, "source too short");
@@ -394,7 +397,7 @@ pub fn unpack<U: Word>(src: &[u8], w: u32, base: U, out: &mut [U]) -> bool {
     }
     let groups = out.len() / 8;
     match U::BITS {
-        32 => unpack_runs_u32(src, w, Plan32::new(w), base.to_u64() as u32, bytemuck::cast_slice_mut(out)),
+        32 => unpack_runs_u32(src, w, Plan32::new(w), base.to_u64() as u32, use_zmm(), bytemuck::cast_slice_mut(out)),
         16 => {
             let plan = Plan32::new(w);
             plan.check(src, w, groups);
@@ -439,14 +442,16 @@ pub fn unpack<U: Word>(src: &[u8], w: u32, base: U, out: &mut [U]) -> bool {
 /// Why aligned: a 32-byte store that crosses a cache line costs two, and an output from the
 /// allocator is often 16 bytes off, which split every other store: decoding 65,536 values at width
 /// 3 ran at 9.9 values/ns into such a buffer and 13.9 into an aligned one.
+#[inline]
 pub fn unpack_aligned_u32(packed: &[u8], w: u32, base: u32, start: usize, out: &mut [u32]) -> Option<(usize, usize)> {
     if !has_avx2() {
         return None;
     }
     // `u32` slices are 4-byte aligned, so this is a whole number of values below 16. The 512-bit loop
     // stores 64 bytes at a time, which a 32-byte aligned output would split every other time.
-    let align = if use_zmm() { 64 } else { 32 };
-    let head = (out.as_ptr() as usize).wrapping_neg() % align / 4;
+    let zmm = use_zmm();
+    let align = if zmm { 64 } else { 32 };
+    let head = ((out.as_ptr() as usize).wrapping_neg() & (align - 1)) / 4;
     if out.len() < head + 8 {
         return None;
     }
@@ -454,7 +459,7 @@ pub fn unpack_aligned_u32(packed: &[u8], w: u32, base: u32, start: usize, out: &
     let plan = Plan32::starting_at(w, (first % 8) as u32)?;
     let body = (out.len() - head) / 8 * 8;
     let src = &packed[first / 8 * w as usize + plan.skip()..];
-    unpack_runs_u32(src, w, plan, base, &mut out[head..head + body]);
+    unpack_runs_u32(src, w, plan, base, zmm, &mut out[head..head + body]);
     Some((head, body))
 }
 
@@ -500,14 +505,18 @@ pub fn unpack_blocks_u32(
 }
 
 /// Decodes `out.len() / 8` runs of 8 values, `w` bytes apart from `src` (which starts at the first
-/// byte the first run loads), as `plan` places them, adding `base`.
-fn unpack_runs_u32(src: &[u8], w: u32, plan: &Plan32, base: u32, out: &mut [u32]) {
+/// byte the first run loads), as `plan` places them, adding `base`. `zmm` is the caller's [`use_zmm`]:
+/// asked once a decode, since each question is a call that a short decode feels (256 values took 2.5-3.0x
+/// BitPacker8x's time with it asked once, 2.9-3.7x asked three times, AMD EPYC Zen 3). It is asked again
+/// before any 512-bit instruction, so a wrong `true` costs a call, never an illegal instruction.
+#[inline]
+fn unpack_runs_u32(src: &[u8], w: u32, plan: &Plan32, base: u32, zmm: bool, out: &mut [u32]) {
     assert!(has_avx2() && out.len().is_multiple_of(8));
     let mut done = 0;
     // Broadcast runs stay on 256-bit vectors: on Zen 4 (whose 512-bit ops take two 256-bit passes)
     // they decoded 65,536 values at widths 1 to 4 in 1.04-1.06x BitPacker8x's time, against 1.14-1.23x
     // through the 512-bit loop.
-    if w <= ZMM_WIDTHS && use_zmm() && plan.mode != BROADCAST {
+    if w <= ZMM_WIDTHS && zmm && plan.mode != BROADCAST && use_zmm() {
         // SAFETY: the CPU has AVX-512 F, BW and VBMI (`use_zmm`), and `w <= ZMM_WIDTHS`.
         done = unsafe {
             if base == 0 {
