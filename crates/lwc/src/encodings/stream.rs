@@ -661,8 +661,8 @@ fn group_by_window(positions: &[u32], windows: usize) -> (Vec<u32>, Vec<u32>) {
             place(q, j);
         }
     }
-    for q in 0..QUARTERS {
-        for j in shared..parts[q].len() {
+    for (q, part) in parts.iter().enumerate() {
+        for j in shared..part.len() {
             place(q, j);
         }
     }
