@@ -194,6 +194,16 @@ mod tests {
             let mut outside = up.clone();
             outside[at] = end + 7; // past the segment, then back inside: as if unsorted
             cases.push(outside);
+            // Ascending into the next segment, which starts inside a chunk, at its edge, or on a repeat.
+            let leaving: Vec<u64> = (0..2_500).map(|i| if i < at as u64 { start + i } else { end + i }).collect();
+            cases.push(leaving.clone());
+            // Past the segment for one row, then back inside for one.
+            let mut bounce = leaving.clone();
+            bounce[at + 1] = start + at as u64 + 1;
+            cases.push(bounce);
+            let mut repeat = leaving;
+            repeat[at - 1] = repeat[at.saturating_sub(2)];
+            cases.push(repeat);
         }
         cases.push(vec![start, start + 3, start - 1]); // back below the segment
         cases.push(vec![start + 5, (1 << 32) + start + 6, start + 9]); // would alias if cut to 32 bits first
