@@ -182,9 +182,14 @@ impl<'a, T: Value> Column<'a, T> {
     /// segment-local in one pass; from the first segment whose rows fall out of order on, the rest are
     /// read where they lie or grouped by segment. Only the segment-local positions are allocated. On an error `out` may be
     /// partly written.
-    pub fn take_into<R: Copy + Into<u64>>(&self, rows: &[R], out: &mut [T]) -> Result<()> {
+    pub fn take_into<R: Copy + Into<u64> + 'static>(&self, rows: &[R], out: &mut [T]) -> Result<()> {
         if out.len() != rows.len() {
             return Err(Error::InvalidArgument(format!("{} outputs for {} rows", out.len(), rows.len())));
+        }
+        // One segment and `u32` row ids: the segment checks and takes them as they are. Copied into a
+        // list of positions first (as wider ids are below), 10^6 random rows took 1.2-1.4x a plain gather.
+        if let (1, Some(positions)) = (self.segments.len(), positions::as_u32(rows)) {
+            return self.segments[0].take_into(positions, out);
         }
         // Sized once: growing it row by row cost a short take more than its reads.
         let mut local = Vec::with_capacity(rows.len().min(self.largest));
@@ -531,6 +536,14 @@ mod tests {
                     let narrow: Vec<u32> = turned.iter().map(|&r| r as u32).collect();
                     column.take_into(&narrow, &mut out).unwrap();
                     assert!(out.iter().zip(&turned).all(|(&o, &r)| o == data[r as usize]), "{cascade} {k} turned");
+                    // `u32` row ids descending, then one out of range (one segment takes them as they are).
+                    let mut ids: Vec<u32> = rows.iter().rev().map(|&r| r as u32).collect();
+                    column.take_into(&ids, &mut out).unwrap();
+                    assert!(out.iter().zip(&ids).all(|(&o, &r)| o == data[r as usize]), "{cascade} {k} u32");
+                    ids[k / 2] = n as u32 + 3;
+                    let err = column.take_into(&ids, &mut out).unwrap_err();
+                    let expected = Error::RowOutOfRange { row: n as u64 + 3, rows: n as u64 };
+                    assert_eq!(err.to_string(), expected.to_string(), "{cascade} {k} u32");
                     // A row id past `u32` is out of range, not cut to 32 bits, sorted or not.
                     let last = rows[k - 1];
                     rows[k - 1] = (1 << 32) + last;
