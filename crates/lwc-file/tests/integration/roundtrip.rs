@@ -175,7 +175,20 @@ fn read_range_across_segment_boundaries_and_take() {
         let got = file.take(c, &rows).unwrap();
         let want = arrow_select::take::take(batch.column(c).as_ref(), &indices, None).unwrap();
         assert_eq!(got.as_ref(), want.as_ref(), "take column {c}");
+        // Rows enough to go through the column's take (4 a segment or more): scattered with repeats, then
+        // ascending.
+        let mut many: Vec<u64> = (0..300u64).map(|i| i * 7_919 % 1000).chain([999, 0, 0]).collect();
+        for _ in 0..2 {
+            let indices = UInt64Array::from(many.clone());
+            let want = arrow_select::take::take(batch.column(c).as_ref(), &indices, None).unwrap();
+            assert_eq!(file.take(c, &many).unwrap().as_ref(), want.as_ref(), "take of {} rows, column {c}", many.len());
+            many.sort_unstable();
+        }
         assert!(file.take(c, &[1, 1000]).is_err());
+        assert!(matches!(
+            file.take(c, &[5; 300].iter().copied().chain([1000]).collect::<Vec<_>>()),
+            Err(Error::RowOutOfRange { row: 1000, .. })
+        ));
         assert!(matches!(file.read_range(c, 990..1001), Err(Error::RowOutOfRange { .. })));
     }
     assert!(matches!(file.read_column(batch.num_columns()), Err(Error::ColumnOutOfRange { .. })));

@@ -1,0 +1,85 @@
+//! `LwcFile::take` (what `lwc get` and Python's `take` call) against Arrow's `take` on the same column
+//! held plain, timed in turns in one run: TPC-H's l_orderkey (6,001,215 rows) and a nullable quantity
+//! (1-50, a null in every run of 7 rows at random) written with the default options, then random and
+//! sorted row lists of several lengths.
+//!
+//! Run: `cargo run --release -p lwc-file --example file_take`. `ROWS=800000` shortens the table.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch, UInt64Array};
+use arrow_schema::{DataType, Field, Schema};
+use lwc_file::{write_to_bytes, LwcFile, WriteOptions};
+
+const ROUNDS: usize = 21;
+
+/// Median seconds of `ROUNDS` runs of `a` and of `b`, in turns, so that both see the same machine.
+fn race(mut a: impl FnMut(), mut b: impl FnMut()) -> (f64, f64) {
+    let time = |f: &mut dyn FnMut()| {
+        let start = Instant::now();
+        f();
+        start.elapsed().as_secs_f64()
+    };
+    let (mut ta, mut tb): (Vec<f64>, Vec<f64>) = (0..ROUNDS).map(|_| (time(&mut a), time(&mut b))).unzip();
+    ta.sort_by(f64::total_cmp);
+    tb.sort_by(f64::total_cmp);
+    (ta[ROUNDS / 2], tb[ROUNDS / 2])
+}
+
+/// A fixed-seed stream of 64-bit numbers (an LCG's high bits).
+fn random(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed;
+    move || {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x >> 16
+    }
+}
+
+fn main() -> Result<(), lwc_file::Error> {
+    let rows: usize = std::env::var("ROWS").ok().and_then(|r| r.parse().ok()).unwrap_or(6_001_215);
+    let orderkey: Vec<i32> = lwc_testdata::shapes::l_orderkey(rows).into_iter().map(|k| k as i32).collect();
+    let mut next = random(7);
+    let quantity: Int32Array = (0..rows)
+        .map(|i| {
+            let q = (next() % 50 + 1) as i32;
+            (i % 7 != (q as usize) % 7).then_some(q)
+        })
+        .collect();
+    let columns: Vec<(&str, ArrayRef)> =
+        vec![("l_orderkey", Arc::new(Int32Array::from(orderkey))), ("l_quantity", Arc::new(quantity))];
+    let schema = Arc::new(Schema::new(
+        columns.iter().map(|(name, a)| Field::new(*name, DataType::Int32, a.null_count() > 0)).collect::<Vec<_>>(),
+    ));
+    let batch = RecordBatch::try_new(schema.clone(), columns.iter().map(|(_, a)| a.clone()).collect())
+        .expect("columns of one length");
+    let file = LwcFile::from_bytes(write_to_bytes(schema, &[batch], WriteOptions::default())?)?;
+    println!("{rows} rows; take as a ratio to Arrow's take of the plain column (median of {ROUNDS} rounds in turns)");
+    for (c, (name, plain)) in columns.iter().enumerate() {
+        let segments = file.columns()[c].segments.len();
+        let mut line = format!("{name:<10} ({segments} segments)");
+        for k in [100, 1_000, 100_000, 1_000_000] {
+            let mut next = random(k as u64);
+            let mut picks: Vec<u64> = (0..k).map(|_| next() % rows as u64).collect();
+            for order in ["random", "sorted"] {
+                if order == "sorted" {
+                    picks.sort_unstable();
+                }
+                let indices = UInt64Array::from(picks.clone());
+                let want = arrow_select::take::take(plain.as_ref(), &indices, None).expect("rows in range");
+                assert_eq!(file.take(c, &picks)?.as_ref(), want.as_ref(), "{name}: take of {k} {order} rows");
+                let arrow = || {
+                    black_box(arrow_select::take::take(plain.as_ref(), black_box(&indices), None).expect("in range"));
+                };
+                let lwc = || {
+                    black_box(file.take(c, black_box(&picks)).expect("rows in range"));
+                };
+                let (arrow, lwc) = race(arrow, lwc);
+                line += &format!(" | {k} {order} {:.2}x ({:.1} µs)", lwc / arrow, lwc * 1e6);
+            }
+        }
+        println!("{line}");
+    }
+    Ok(())
+}
