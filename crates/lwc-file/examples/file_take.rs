@@ -1,16 +1,18 @@
 //! `LwcFile::take` (what `lwc get` and Python's `take` call) against Arrow's `take` on the same column
-//! held plain, timed in turns in one run: TPC-H's l_orderkey (6,001,215 rows) and a nullable quantity
-//! (1-50, a null in every run of 7 rows at random) written with the default options, then random and
-//! sorted row lists of several lengths.
+//! held plain, timed in turns in one run: TPC-H's l_orderkey (6,001,215 rows), a nullable quantity (1-50,
+//! a null in every run of 7 rows at random), and the test corpus's order comments, statuses (with nulls)
+//! and prices as doubles, written with the default options; random and sorted row lists of several
+//! lengths.
 //!
-//! Run: `cargo run --release -p lwc-file --example file_take`. `ROWS=800000` shortens the table.
+//! Run: `cargo run --release -p lwc-file --example file_take`. `ROWS=800000` shortens the table, `COLUMN=o_comment`
+//! times one column, `TAKES=100,1000` some lengths of row list.
 
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 
 use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch, UInt64Array};
-use arrow_schema::{DataType, Field, Schema};
+use arrow_schema::{Field, Schema};
 use lwc_file::{write_to_bytes, LwcFile, WriteOptions};
 
 const ROUNDS: usize = 21;
@@ -47,19 +49,35 @@ fn main() -> Result<(), lwc_file::Error> {
             (i % 7 != (q as usize) % 7).then_some(q)
         })
         .collect();
-    let columns: Vec<(&str, ArrayRef)> =
+    let mut columns: Vec<(&str, ArrayRef)> =
         vec![("l_orderkey", Arc::new(Int32Array::from(orderkey))), ("l_quantity", Arc::new(quantity))];
+    // Free text, short strings with nulls and doubles: the columns taken by segment, not as integers.
+    let orders = lwc_testdata::orders(rows, 1);
+    for name in ["o_comment", "o_status", "o_price_f64"] {
+        columns.push((name, orders.column_by_name(name).expect("an orders column").clone()));
+    }
     let schema = Arc::new(Schema::new(
-        columns.iter().map(|(name, a)| Field::new(*name, DataType::Int32, a.null_count() > 0)).collect::<Vec<_>>(),
+        columns
+            .iter()
+            .map(|(name, a)| Field::new(*name, a.data_type().clone(), a.null_count() > 0))
+            .collect::<Vec<_>>(),
     ));
     let batch = RecordBatch::try_new(schema.clone(), columns.iter().map(|(_, a)| a.clone()).collect())
         .expect("columns of one length");
     let file = LwcFile::from_bytes(write_to_bytes(schema, &[batch], WriteOptions::default())?)?;
     println!("{rows} rows; take as a ratio to Arrow's take of the plain column (median of {ROUNDS} rounds in turns)");
-    for (c, (name, plain)) in columns.iter().enumerate() {
-        let segments = file.columns()[c].segments.len();
-        let mut line = format!("{name:<10} ({segments} segments)");
-        for k in [100, 1_000, 100_000, 1_000_000] {
+    let only = std::env::var("COLUMN").ok();
+    let takes: Vec<usize> = match std::env::var("TAKES") {
+        Ok(list) => list.split(',').map(|k| k.trim().parse().expect("TAKES: row counts, comma-separated")).collect(),
+        Err(_) => vec![100, 1_000, 100_000, 1_000_000],
+    };
+    for (c, (name, plain)) in
+        columns.iter().enumerate().filter(|(_, (name, _))| only.as_deref().is_none_or(|o| o == *name))
+    {
+        let info = &file.columns()[c];
+        let cascades: Vec<String> = info.cascades.iter().map(|(cascade, n)| format!("{cascade} x{n}")).collect();
+        let mut line = format!("{name:<10} ({} segments: {})", info.segments.len(), cascades.join(", "));
+        for &k in &takes {
             let mut next = random(k as u64);
             let mut picks: Vec<u64> = (0..k).map(|_| next() % rows as u64).collect();
             for order in ["random", "sorted"] {

@@ -121,8 +121,9 @@ pub(crate) fn decode_selected_chunk(
     Ok(arrow_select::filter::filter(array.as_ref(), &mask)?)
 }
 
-/// The rows at `positions` (ascending, within the segment) of one segment as an Arrow array of
-/// `data_type`: gathered from the encoded form where there is one, else decoded and gathered.
+/// The rows at `positions` (within the segment, any order, repeats allowed) of one segment as an Arrow
+/// array of `data_type`: gathered from the encoded form where there is one, else the rows they span
+/// decoded and gathered.
 pub(crate) fn take_chunk(
     chunk: &ChunkRef<'_>,
     data_type: &DataType,
@@ -141,7 +142,7 @@ pub(crate) fn take_chunk(
             byte_array_to_arrow(chunk, data_type, array)
         }
         Storage::Plain(_) | Storage::LegacyBytes => {
-            let (Some(&first), Some(&last)) = (positions.first(), positions.last()) else {
+            let (Some(&first), Some(&last)) = (positions.iter().min(), positions.iter().max()) else {
                 return Ok(arrow_array::new_empty_array(data_type));
             };
             let range = first as usize..last as usize + 1;

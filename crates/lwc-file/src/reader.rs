@@ -12,7 +12,7 @@ use lwc::{AlignedBytes, Bitmap, Column, Segment, Value};
 use rayon::prelude::*;
 
 use crate::chunk::ChunkRef;
-use crate::decode::{decode_chunk, open_value_segment, values_to_arrow};
+use crate::decode::{decode_chunk, open_value_segment, take_chunk, values_to_arrow};
 use crate::encode::index_value;
 use crate::error::{Error, Result};
 use crate::filter::plan::key_to;
@@ -25,6 +25,10 @@ use crate::schema::Storage;
 /// that many random rows touches about 98 % of the segments, so opening them all costs little more, and
 /// each run of rows in one segment (a lone row, for random rows) no longer costs a call of its own.
 const TAKE_AS_COLUMN: usize = 4;
+
+/// A take of strings (or floats, or wide decimals) with fewer rows than one in this many of the table's
+/// takes only its rows from each segment; a longer one decodes the segments it touches whole.
+const SPARSE_TAKE: usize = 2;
 
 enum Backing {
     Mmap(memmap2::Mmap),
@@ -356,38 +360,71 @@ impl LwcFile {
                 let (values, validity) = self.take_values::<T>(column, rows)?;
                 values_to_arrow::<T>(data_type, values, validity)
             }),
-            _ => {
-                // Decode each segment touched once, then gather.
-                let mut touched: Vec<usize> = rows.iter().map(|&r| self.locate(column, r)).collect();
-                touched.sort_unstable();
-                touched.dedup();
-                let parts = touched
-                    .par_iter()
-                    .map(|&s| {
-                        self.with_chunk(column, s, |chunk| {
-                            decode_chunk(chunk, data_type, self.columns[column].storage, 0..chunk.rows)
-                        })
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                let mut base = vec![0u64; touched.len()];
-                let mut next = 0u64;
-                for (b, part) in base.iter_mut().zip(&parts) {
-                    *b = next;
-                    next += part.len() as u64;
-                }
-                let starts = &self.starts[column];
-                let indices: UInt64Array = rows
-                    .iter()
-                    .map(|&r| {
-                        let s = self.locate(column, r);
-                        let k = touched.binary_search(&s).unwrap_or_default();
-                        base[k] + (r - starts[s])
-                    })
-                    .collect();
-                let all = concat(data_type, parts)?;
-                Ok(arrow_select::take::take(all.as_ref(), &indices, None)?)
-            }
+            storage => self.take_decoded(column, rows, storage),
         }
+    }
+
+    /// [`LwcFile::take`] of a column whose values are not integers (strings, floats, wide decimals): each
+    /// segment touched gives the rows asked of it, in parallel, and one gather puts them in the caller's
+    /// order. A short list takes only its rows from each segment (a row of text decoded, not the 65,536 of
+    /// its segment); a long one decodes each segment it touches whole.
+    fn take_decoded(&self, column: usize, rows: &[u64], storage: Storage) -> Result<ArrayRef> {
+        let data_type = self.schema.field(column).data_type();
+        let starts = &self.starts[column];
+        if rows.len().saturating_mul(SPARSE_TAKE) < self.rows as usize {
+            // A counting sort of the rows by segment: each row's position in its segment, placed among its
+            // segment's in the caller's order, and where it was placed, which is its place among the parts
+            // laid end to end.
+            let segment_of: Vec<u32> = rows.iter().map(|&r| self.locate(column, r) as u32).collect();
+            let mut first = vec![0usize; starts.len()];
+            for &s in &segment_of {
+                first[s as usize + 1] += 1;
+            }
+            for s in 1..first.len() {
+                first[s] += first[s - 1];
+            }
+            let (mut next, mut local, mut placed) =
+                (first.clone(), vec![0u32; rows.len()], Vec::with_capacity(rows.len()));
+            for (&s, &r) in segment_of.iter().zip(rows) {
+                let slot = &mut next[s as usize];
+                local[*slot] = (r - starts[s as usize]) as u32;
+                placed.push(*slot as u64);
+                *slot += 1;
+            }
+            let touched: Vec<usize> = (0..first.len() - 1).filter(|&s| first[s] < first[s + 1]).collect();
+            let parts = touched
+                .par_iter()
+                .map(|&s| {
+                    let positions = &local[first[s]..first[s + 1]];
+                    self.with_chunk(column, s, |chunk| take_chunk(chunk, data_type, storage, positions))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let indices = UInt64Array::from(placed);
+            return Ok(arrow_select::take::take(concat(data_type, parts)?.as_ref(), &indices, None)?);
+        }
+        let mut touched: Vec<usize> = rows.iter().map(|&r| self.locate(column, r)).collect();
+        touched.sort_unstable();
+        touched.dedup();
+        let parts = touched
+            .par_iter()
+            .map(|&s| self.with_chunk(column, s, |chunk| decode_chunk(chunk, data_type, storage, 0..chunk.rows)))
+            .collect::<Result<Vec<_>>>()?;
+        let mut base = vec![0u64; touched.len()];
+        let mut next = 0u64;
+        for (b, part) in base.iter_mut().zip(&parts) {
+            *b = next;
+            next += part.len() as u64;
+        }
+        let indices: UInt64Array = rows
+            .iter()
+            .map(|&r| {
+                let s = self.locate(column, r);
+                let k = touched.binary_search(&s).unwrap_or_default();
+                base[k] + (r - starts[s])
+            })
+            .collect();
+        let all = concat(data_type, parts)?;
+        Ok(arrow_select::take::take(all.as_ref(), &indices, None)?)
     }
 
     /// Gathers integer values: through the column's take where the rows are several a segment (most

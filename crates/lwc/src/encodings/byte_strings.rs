@@ -219,21 +219,21 @@ pub(crate) fn row_bounds(ends: &StreamView<'_, u64>, range: Range<usize>) -> Vec
 }
 
 /// Where each row at `positions` (any order, each below the stream's length) begins and ends in a stream
-/// of end offsets: two takes of the ends, the rows' own and the ones before them. Takes are bounded by a
-/// decode of the ends and walk sorted lists forward, so ends whose gets walk (`delta`, which the `size`
-/// objective picks) cost a walk per take, not two seeks per row.
+/// of end offsets: one take of the ends, each row's and the one before it side by side. Takes are bounded
+/// by a decode of the ends and walk sorted lists forward, so ends whose gets walk (`delta`, which the
+/// `size` and `balanced` objectives pick) cost one walk or decode per take, not two seeks per row; the
+/// rows' ends taken apart from the ones before them cost two.
 pub(crate) fn row_spans(ends: &StreamView<'_, u64>, positions: &[u32]) -> Vec<Range<usize>> {
-    let before: Vec<u32> = positions.iter().map(|&p| p.saturating_sub(1)).collect();
-    let (mut starts, mut stops) = (vec![0u64; positions.len()], vec![0u64; positions.len()]);
-    if positions.is_sorted() {
-        ends.take_sorted_into(&before, &mut starts);
-        ends.take_sorted_into(positions, &mut stops);
+    let pairs: Vec<u32> = positions.iter().flat_map(|&p| [p.saturating_sub(1), p]).collect();
+    let mut bounds = vec![0u64; pairs.len()];
+    // Ascending rows give ascending pairs unless a row repeats.
+    if pairs.is_sorted() {
+        ends.take_sorted_into(&pairs, &mut bounds);
     } else {
-        ends.take_into(&before, &mut starts);
-        ends.take_into(positions, &mut stops);
+        ends.take_into(&pairs, &mut bounds);
     }
-    let starts = positions.iter().zip(starts).map(|(&p, start)| if p == 0 { 0 } else { start as usize });
-    starts.zip(stops).map(|(start, stop)| start..stop as usize).collect()
+    let spans = positions.iter().zip(bounds.chunks_exact(2));
+    spans.map(|(&p, b)| if p == 0 { 0 } else { b[0] as usize }..b[1] as usize).collect()
 }
 
 /// Where row `i` begins and ends in a stream of end offsets.
