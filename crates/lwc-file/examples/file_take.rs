@@ -9,26 +9,13 @@
 
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::Instant;
 
 use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch, UInt64Array};
 use arrow_schema::{Field, Schema};
 use lwc_file::{write_to_bytes, LwcFile, WriteOptions};
+use lwc_testdata::timing::race;
 
 const ROUNDS: usize = 21;
-
-/// Median seconds of `ROUNDS` runs of `a` and of `b`, in turns, so that both see the same machine.
-fn race(mut a: impl FnMut(), mut b: impl FnMut()) -> (f64, f64) {
-    let time = |f: &mut dyn FnMut()| {
-        let start = Instant::now();
-        f();
-        start.elapsed().as_secs_f64()
-    };
-    let (mut ta, mut tb): (Vec<f64>, Vec<f64>) = (0..ROUNDS).map(|_| (time(&mut a), time(&mut b))).unzip();
-    ta.sort_by(f64::total_cmp);
-    tb.sort_by(f64::total_cmp);
-    (ta[ROUNDS / 2], tb[ROUNDS / 2])
-}
 
 /// A fixed-seed stream of 64-bit numbers (an LCG's high bits).
 fn random(seed: u64) -> impl FnMut() -> u64 {
@@ -93,7 +80,7 @@ fn main() -> Result<(), lwc_file::Error> {
                 let lwc = || {
                     black_box(file.take(c, black_box(&picks)).expect("rows in range"));
                 };
-                let (arrow, lwc) = race(arrow, lwc);
+                let (arrow, lwc) = race(ROUNDS, arrow, lwc);
                 line += &format!(" | {k} {order} {:.2}x ({:.1} µs)", lwc / arrow, lwc * 1e6);
             }
         }

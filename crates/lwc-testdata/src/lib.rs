@@ -20,6 +20,7 @@ pub mod exercise;
 pub mod mutate;
 pub mod panics;
 pub mod shapes;
+pub mod timing;
 
 use std::sync::Arc;
 

@@ -13,21 +13,9 @@ use std::time::Instant;
 
 use lwc::{Cascade, EncodeOptions, EncodedColumn};
 use lwc_testdata::shapes;
+use lwc_testdata::timing::race;
 
 const ROUNDS: usize = 41;
-
-/// Median seconds of `ROUNDS` runs of `a` and of `b`, taken in turns so that both see the same machine.
-fn race(mut a: impl FnMut(), mut b: impl FnMut()) -> (f64, f64) {
-    let time = |f: &mut dyn FnMut()| {
-        let start = Instant::now();
-        f();
-        start.elapsed().as_secs_f64()
-    };
-    let (mut ta, mut tb): (Vec<f64>, Vec<f64>) = (0..ROUNDS).map(|_| (time(&mut a), time(&mut b))).unzip();
-    ta.sort_by(f64::total_cmp);
-    tb.sort_by(f64::total_cmp);
-    (ta[ROUNDS / 2], tb[ROUNDS / 2])
-}
 
 /// The fastest of 101 means over 100 runs of `f`, in seconds: a warm time, every run after the first
 /// finding its data in the caches.
@@ -107,10 +95,10 @@ fn main() -> Result<(), lwc::Error> {
                     );
                     return Ok(());
                 }
-                let (plain, take) = race(plain, take);
+                let (plain, take) = race(ROUNDS, plain, take);
                 let mut all = vec![0u32; values.len()];
                 let decode = || column.decode_into(0, black_box(&mut all)).expect("rows in range");
-                let (decode, _) = race(decode, || {});
+                let (decode, _) = race(ROUNDS, decode, || {});
                 line += &format!(
                     " | {cascade} {:.2}x [{:.2}x] ({:.1} µs)",
                     take / plain,
