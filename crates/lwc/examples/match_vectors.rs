@@ -5,8 +5,8 @@
 //!
 //! Run: `cargo run --release -p lwc --example match_vectors [CASCADE ...]`. `SELECTIVITIES=0.5,0.1` picks
 //! the selectivities (default `0.01,0.1`); `CASCADES=1` also prints the cascade each column was written
-//! with; `PROFILE=l_orderkey` (a column's name) repeats that column's first take warm, for a profiler,
-//! prints its time and a plain gather's, and exits.
+//! with; `PROFILE=l_orderkey` (a column's name) skips the other columns, repeats that column's first take
+//! warm, for a profiler, prints its time and a plain gather's, and exits.
 
 use std::hint::black_box;
 use std::time::Instant;
