@@ -1,11 +1,12 @@
 //! costs: the cost model's predictions against measurements (issue 16, item 2).
 //!
-//! The model is calibrated on this machine first (`lwc::calibrate::calibrate_passes`, about a second a
-//! pass). Then every catalog entry (each registered integer encoding forced, the forced cascades, and the
-//! automatic choice) encodes seed 000's five distributions and TPC-H's keys, and what its segments' read
-//! costs predict for a full decode, a lone `get` and one position of a random take is set against what the
-//! same column measures in the same run. Both sides keep the fastest of [`PASSES`] passes spread over the
-//! run, so that a shared host's slower stretches fall on neither. A second table does the same for takes from columns far larger than the caches, where
+//! The model is calibrated on this machine (`lwc::calibrate::calibrate`, about a second a pass). Every
+//! catalog entry (each registered integer encoding forced, the forced cascades, and the automatic choice)
+//! encodes seed 000's five distributions and TPC-H's keys, and what its segments' read costs predict for
+//! a full decode, a lone `get` and one position of a random take (one row in [`TAKE_SPACING`], the
+//! density the model prices) is set against what the same column measures in the same run. Both sides
+//! keep the fastest of [`PASSES`] passes spread over the run, a calibration pass before each pass of
+//! measurements, so that a shared host's slower stretches fall on neither. A second table does the same for takes from columns far larger than the caches, where
 //! the model's memory term decides. A third takes 10^3 random rows of every integer-like TPC-H column as
 //! the default objective stored it, against a plain gather, with the explain record's trade-off where a
 //! lookup is slower than 3x plain.
@@ -16,6 +17,7 @@ use std::sync::Arc;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+use lwc::select::TAKE_SPACING;
 use lwc::{Cascade, Column, CostModel, EncodeOptions, EncodedColumn, LwcInt, SegmentExplain};
 
 use super::Config;
@@ -31,7 +33,7 @@ const DEFAULT_SCALE: f64 = 0.1;
 const WITHIN: f64 = 1.3;
 /// Passes of the calibration and of the measurements, each figure the fastest of them.
 const PASSES: usize = 3;
-/// Random positions of a take, and of a loop of lone `get`s.
+/// Random positions of a loop of lone `get`s, and of the TPC-H table's takes.
 const POSITIONS: usize = 1_000;
 /// Rows of the columns that outgrow the caches (256 MiB as `u32` plain).
 const LARGE_ROWS: usize = 1 << 26;
@@ -85,13 +87,27 @@ impl Measured {
     }
 }
 
-/// Times a full decode, a loop of lone `get`s and a take of `positions` on `column`, in rotation.
-fn measure<T: lwc::Value>(column: &Column<'_, T>, positions: &[u32], settings: Settings) -> Measured {
+/// Where a column is read: lone `get`s, and a take's positions.
+struct Reads {
+    gets: Vec<u32>,
+    take: Vec<u32>,
+}
+
+impl Reads {
+    /// [`POSITIONS`] gets and a take of one row in [`TAKE_SPACING`] (at least one), at random.
+    fn of(rows: usize, seed: u64) -> Reads {
+        let take = (rows / TAKE_SPACING).max(1);
+        Reads { gets: data::positions(POSITIONS, rows, false, seed), take: data::positions(take, rows, false, seed) }
+    }
+}
+
+/// Times a full decode, a loop of lone `get`s and a take on `column`, in rotation.
+fn measure<T: lwc::Value>(column: &Column<'_, T>, reads: &Reads, settings: Settings) -> Measured {
     let n = column.rows() as usize;
-    let (mut all, mut taken) = (vec![T::default(); n], vec![T::default(); positions.len()]);
+    let (mut all, mut taken) = (vec![T::default(); n], vec![T::default(); reads.take.len()]);
     let gets = || {
         let mut hits = 0u64;
-        for &p in black_box(positions) {
+        for &p in black_box(&reads.gets) {
             hits += u64::from(column.get(p as u64).expect("in range").is_some());
         }
         black_box(hits);
@@ -99,11 +115,15 @@ fn measure<T: lwc::Value>(column: &Column<'_, T>, positions: &[u32], settings: S
     let mut candidates = [
         Candidate::new(|| column.decode_into(0, black_box(&mut all)).expect("in range")),
         Candidate::new(gets),
-        Candidate::new(|| column.take_into(black_box(positions), &mut taken).expect("in range")),
+        Candidate::new(|| column.take_into(black_box(&reads.take), &mut taken).expect("in range")),
     ];
     let t = race(settings, &mut candidates);
-    let k = positions.len().max(1) as f64;
-    Measured { decode_ns: t[0].median_ns / n.max(1) as f64, get_ns: t[1].median_ns / k, take_ns: t[2].median_ns / k }
+    let (gets, takes) = (reads.gets.len().max(1) as f64, reads.take.len().max(1) as f64);
+    Measured {
+        decode_ns: t[0].median_ns / n.max(1) as f64,
+        get_ns: t[1].median_ns / gets,
+        take_ns: t[2].median_ns / takes,
+    }
 }
 
 /// One catalog entry's measurements over predictions, one per data set (`NaN` where it does not apply):
@@ -134,10 +154,16 @@ fn encode<T: LwcInt>(values: &[T], cascade: &Cascade, model: &Arc<CostModel>) ->
 pub fn run(cfg: &Config) -> Report {
     let progress = Progress::new("costs");
     let mut report = Report::default();
-    progress.say(format!("calibrating the cost model on this machine ({PASSES} passes)"));
-    let started = std::time::Instant::now();
-    let model = Arc::new(lwc::calibrate::calibrate_passes(PASSES));
-    let calibrated_ms = started.elapsed().as_secs_f64() * 1e3;
+    let mut calibrated_ms = 0.0;
+    let mut calibrate = |pass: usize| {
+        progress.say(format!("calibrating the cost model on this machine (pass {} of {PASSES})", pass + 1));
+        let started = std::time::Instant::now();
+        let model = lwc::calibrate::calibrate();
+        calibrated_ms += started.elapsed().as_secs_f64() * 1e3;
+        model
+    };
+    let mut model = calibrate(0);
+    let first_model = Arc::new(model.clone());
     let scale = cfg.scale.unwrap_or(DEFAULT_SCALE);
 
     let mut sets: Vec<(String, Vec<u32>)> =
@@ -148,13 +174,14 @@ pub fn run(cfg: &Config) -> Report {
     // read integer latents as floats, which neither auto nor a user would pick.
     let entries: Vec<Lwc> =
         codecs::all().into_iter().chain(codecs::cascades()).filter(|e| !FLOAT_CODECS.contains(&e.name)).collect();
-    // Every (data set, entry) encoded once, then measured in each pass; `None` where it does not apply.
+    // Every (data set, entry) encoded once, with the first pass's model, then measured in each pass;
+    // `None` where it does not apply.
     let mut cells: Vec<Option<Cell>> = Vec::new();
     for (name, values) in &sets {
         for entry in &entries {
             progress.say(format!("encoding {name}: {}", entry.name));
-            cells.push(encode(values, &entry.cascade, &model).map(|encoded| Cell {
-                predicted: Predicted::of(encoded.explains(), &model),
+            cells.push(encode(values, &entry.cascade, &first_model).map(|encoded| Cell {
+                predicted: Predicted::of(encoded.explains(), &first_model),
                 encoded,
                 fastest: None,
                 first: None,
@@ -162,17 +189,38 @@ pub fn run(cfg: &Config) -> Report {
         }
     }
     for pass in 0..PASSES {
+        if pass > 0 {
+            model.keep_fastest(&calibrate(pass));
+        }
         for ((name, values), row) in sets.iter().zip(cells.chunks_mut(entries.len())) {
             progress.say(format!("pass {} of {PASSES}: {name}", pass + 1));
-            let positions = data::positions(POSITIONS, values.len(), false, cfg.seed);
+            let reads = Reads::of(values.len(), cfg.seed);
             for cell in row.iter_mut().flatten() {
                 let column = cell.encoded.open::<u32>().expect("opens what it encoded");
-                let measured = measure(&column, &positions, cfg.settings);
+                let measured = measure(&column, &reads, cfg.settings);
                 cell.first.get_or_insert(measured);
                 cell.fastest = Some(cell.fastest.map_or(measured, |f| f.fastest(measured)));
             }
         }
     }
+    // Predicted by the model of every pass: encoded again with it, each column whose bytes come out the
+    // same is priced by it. One the new model encodes otherwise (`auto` may choose again) keeps the first
+    // pass's prediction, which is what was measured.
+    let model = Arc::new(model);
+    let mut repriced = 0;
+    for ((name, values), row) in sets.iter().zip(cells.chunks_mut(entries.len())) {
+        progress.say(format!("pricing {name} by every pass's calibration"));
+        for (entry, cell) in entries.iter().zip(row.iter_mut()) {
+            let Some(cell) = cell else { continue };
+            if let Some(again) = encode(values, &entry.cascade, &model) {
+                if again.as_bytes() == cell.encoded.as_bytes() {
+                    cell.predicted = Predicted::of(again.explains(), &model);
+                    repriced += 1;
+                }
+            }
+        }
+    }
+    let priced = cells.iter().flatten().count();
     let mut rows: Vec<Row> = entries.iter().map(|_| Row::default()).collect();
     for ((name, _), row_cells) in sets.iter().zip(cells.chunks(entries.len())) {
         for ((entry, row), cell) in entries.iter().zip(rows.iter_mut()).zip(row_cells) {
@@ -200,7 +248,8 @@ pub fn run(cfg: &Config) -> Report {
             }
         }
     }
-    report.tables.push(accuracy_table(&entries, &rows, &sets, &model, calibrated_ms));
+    let calibration = Calibration { model: &model, ms: calibrated_ms, repriced, priced };
+    report.tables.push(accuracy_table(&entries, &rows, &sets, &calibration));
     report.tables.push(memory_table(cfg, &model, &progress, &mut report.records));
     report.tables.push(tpch_table(cfg, scale, &progress, &mut report.records));
     progress.done();
@@ -241,10 +290,21 @@ fn summary(ratios: &[f64]) -> (String, usize, usize) {
     (format!("{} (worst {}, {within}/{})", ratio(geomean(&known)), ratio(worst), known.len()), within, known.len())
 }
 
-fn accuracy_table(entries: &[Lwc], rows: &[Row], sets: &[(String, Vec<u32>)], model: &CostModel, ms: f64) -> Table {
+/// The model the predictions come from, and how it was made.
+struct Calibration<'a> {
+    model: &'a CostModel,
+    /// Milliseconds spent calibrating, all passes together.
+    ms: f64,
+    /// Columns priced by the model of every pass, of all `priced`.
+    repriced: usize,
+    priced: usize,
+}
+
+fn accuracy_table(entries: &[Lwc], rows: &[Row], sets: &[(String, Vec<u32>)], calibration: &Calibration) -> Table {
+    let Calibration { model, ms, repriced, priced } = *calibration;
     let mut t = Table::new(
         "costs: measured / predicted by the cost model, same run (geometric mean over data sets, the worst, and how many within 1.3x)",
-        &["catalog entry", "decode (in cache)", "get", "take 10^3 random"],
+        &["catalog entry", "decode (in cache)", "get", "take, one row in 64"],
     );
     let (mut within, mut total) = (0, 0);
     for (entry, row) in entries.iter().zip(rows) {
@@ -269,7 +329,8 @@ fn accuracy_table(entries: &[Lwc], rows: &[Row], sets: &[(String, Vec<u32>)], mo
     let names: Vec<&str> = sets.iter().map(|(n, _)| n.as_str()).collect();
     t.note(format!(
         "1.00x: the model predicted what was measured; above, the read was slower than predicted. Data sets: {} (TPC-H keys in 65,536-row segments); alp, alp_rd and narrow, float codecs calibrated on doubles, are left to the floats experiment. \
-         The model was calibrated on this machine in {ms:.0} ms ({}: {:.1} ns a lone get's call beyond a take's position, random reads {:.1} ns in L1 to {:.1} ns at 256 MiB).",
+         The model was calibrated on this machine in {ms:.0} ms, {PASSES} passes, one before each pass of measurements ({}: {:.1} ns a lone get's call beyond a take's position, random reads {:.1} ns in L1 to {:.1} ns at 256 MiB). \
+         {repriced} of {priced} columns are priced by the model of every pass; the others encode otherwise under it, and keep the first pass's price of what was measured.",
         names.join(", "),
         model.source,
         model.call_ns,
@@ -279,7 +340,7 @@ fn accuracy_table(entries: &[Lwc], rows: &[Row], sets: &[(String, Vec<u32>)], mo
     t.note(format!(
         "Predicted: a segment's read costs (its cascade priced whole: each child's difference to the encoding's default child, times the reads of it), \
          decode without the bytes a scan streams from memory. \
-         Measured: each race's median (decode, gets and take in rotation), the fastest of {PASSES} passes over every entry, as the calibration keeps the fastest of {PASSES} passes: \
+         Measured: each race's median (decode, {POSITIONS} gets and a take of one row in {TAKE_SPACING} in rotation), the fastest of {PASSES} passes over every entry, as the calibration keeps the fastest of its {PASSES} passes, spread over the run the same way: \
          this kind of shared host runs half again slower for stretches of a few hundred milliseconds to seconds. \
          {within} of {total} figures within 1.3x of the prediction (issue 16's goal: within ±30 %); the first pass alone: {first_within} of {total}. \
          The median figure is {host:.2}x: the host's speed in this run against its speed while calibrating. Divided by it, {scaled} of {total} are within 1.3x: \

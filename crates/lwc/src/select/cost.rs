@@ -177,9 +177,10 @@ impl CostModel {
         BUILTIN.clone()
     }
 
-    /// A model with no measurements yet, for [`crate::calibrate`] to fill in.
-    /// Keeps, figure by figure, the faster of this model and `other` (two calibrations of one machine).
-    pub(crate) fn keep_fastest(&mut self, other: &CostModel) {
+    /// Keeps, figure by figure, the faster of this model and `other`: two calibrations of one machine, as
+    /// [`crate::calibrate::calibrate_passes`] makes, or passes spread over a longer run, so that a shared
+    /// host's slower stretches fall on none of them.
+    pub fn keep_fastest(&mut self, other: &CostModel) {
         fn min_into(into: &mut [f64], from: &[f64]) {
             into.iter_mut().zip(from).for_each(|(a, &b)| *a = a.min(b));
         }
@@ -198,6 +199,7 @@ impl CostModel {
         min_into(&mut self.text_get_ns, &other.text_get_ns);
     }
 
+    /// A model with no measurements yet, for [`crate::calibrate`] to fill in.
     pub(crate) fn empty(source: String, bandwidth: f64) -> CostModel {
         CostModel {
             source,
