@@ -1,6 +1,7 @@
 """Reads as a column store makes them: filters, row ranges, takes and aggregates, against pyarrow."""
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
@@ -82,6 +83,39 @@ def test_takes_in_any_order_with_repeats_and_negatives(data):
         f.read(rows=[1, 2], filter="qty < 3")
     with pytest.raises(TypeError):
         f.take(5)
+
+
+def test_takes_indices_of_every_integer_kind(data):
+    table, path = data
+    f = lwc.open(path)
+    rows = np.random.default_rng(2).integers(0, N, 3000)
+    expected = table.take(pa.array(rows))
+    as_given = [
+        rows.astype(np.uint64),
+        rows.astype(np.int32),
+        rows - N,  # every row counted from the end
+        pa.array(rows),
+        pa.array(rows, pa.uint32()),
+        pa.chunked_array([rows[:1000], rows[1000:]]),
+        pd.Series(rows),
+        tuple(int(r) for r in rows),
+    ]
+    for indices in as_given:
+        assert f.take(indices).equals(expected), type(indices)
+    assert f.take(np.array([], np.int64)).num_rows == 0
+    assert f.take(pa.array([], pa.int8())).num_rows == 0
+    with pytest.raises(IndexError, match="out of range"):
+        f.take(np.array([0, N], np.uint64))
+    with pytest.raises(IndexError, match="out of range"):
+        f.take([0, 2**70])
+    with pytest.raises(IndexError, match=f"row {-N - 5} is out of range"):
+        f.take(np.array([3, -N - 5, -1]))
+    with pytest.raises(TypeError, match="integers"):
+        f.take(np.array([1.0, 2.0]))
+    with pytest.raises(TypeError, match="nulls"):
+        f.take([1, None])
+    with pytest.raises(TypeError, match="one number"):
+        f.take(np.int64(5))
 
 
 @pytest.mark.parametrize("column", ["qty", "price", "day", "delta", "mode"])

@@ -21,10 +21,12 @@ Errors are exceptions: :class:`LwcError` (and :class:`CorruptFileError` for bad 
 
 from __future__ import annotations
 
+import numbers
 import os
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import _lwc
 from ._lwc import CorruptFileError, LwcError
@@ -232,14 +234,16 @@ class File:
             raise ValueError("a filter selects rows itself: pass either rows as a list or a filter, or rows as a range")
         return self.take(rows, columns=names)
 
-    def take(self, indices: Union[Sequence[int], "numpy.ndarray"], columns: Optional[Sequence[str]] = None) -> pa.Table:
+    def take(
+        self,
+        indices: Union[Sequence[int], "numpy.ndarray", pa.Array, pa.ChunkedArray],
+        columns: Optional[Sequence[str]] = None,
+    ) -> pa.Table:
         """The rows at ``indices`` (any order, repeats allowed, negative counts from the end) as a
-        ``pyarrow.Table``; each column gathers only from the segments the rows are in."""
-        n = self.num_rows
-        positions = [int(i) + n if int(i) < 0 else int(i) for i in _as_list(indices)]
-        for i, p in zip(_as_list(indices), positions):
-            if p < 0:
-                raise IndexError(f"row {i} is out of range for {n} rows")
+        ``pyarrow.Table``; each column gathers only from the segments the rows are in. ``indices`` may be
+        a list of ints or an integer numpy, pandas or pyarrow array; arrays are read without a Python
+        loop over their rows."""
+        positions = _positions(indices, self.num_rows)
         return self._file.take(positions, None if columns is None else list(columns))
 
     def scan(
@@ -294,12 +298,36 @@ class File:
         return None
 
 
-def _as_list(indices: Any) -> List[int]:
-    if hasattr(indices, "tolist"):
-        indices = indices.tolist()
-    if isinstance(indices, int):
+def _positions(indices: Any, n: int) -> pa.Array:
+    """``indices`` as a pyarrow uint64 array of rows, negative ones counted back from ``n``: converted by
+    pyarrow in one call. Converted one by one in Python, 10^6 numpy indices took 280 ms where the take
+    itself took a few; rows past the end are left for the take to report."""
+    if isinstance(indices, numbers.Integral):
         raise TypeError("indices must be a list of row numbers, not one number: take([5]), not take(5)")
-    return list(indices)
+    if isinstance(indices, pa.ChunkedArray):
+        indices = indices.combine_chunks()
+    try:
+        rows = indices if isinstance(indices, pa.Array) else pa.array(indices)
+    except OverflowError:
+        raise IndexError(f"a row is out of range for {n} rows") from None
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as e:
+        raise TypeError(f"indices must be row numbers: {e}") from None
+    if rows.null_count:
+        raise TypeError("indices must be row numbers, not nulls")
+    if pa.types.is_null(rows.type):  # an empty list
+        return pa.array([], pa.uint64())
+    if not pa.types.is_integer(rows.type):
+        raise TypeError(f"indices must be integers, not {rows.type}")
+    if pa.types.is_signed_integer(rows.type):
+        given = rows.cast(pa.int64())
+        negative = pc.less(given, 0)
+        if pc.any(negative).as_py():
+            rows = pc.if_else(negative, pc.add(given, n), given)
+            before_first = pc.less(rows, 0)
+            if pc.any(before_first).as_py():
+                row = given[pc.index(before_first, True).as_py()].as_py()
+                raise IndexError(f"row {row} is out of range for {n} rows")
+    return rows.cast(pa.uint64())
 
 
 def encode(
