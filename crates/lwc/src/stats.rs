@@ -44,6 +44,9 @@ pub(crate) trait Shape {
     fn or_bits(&self) -> u32;
     /// Values the sample holds (all of them for short streams).
     fn sample_rows(&self) -> usize;
+    /// Where in the sample a run of consecutive rows starts after another from far-apart rows: none when
+    /// the sample is the whole stream, unless the stream is itself (a child of) a sample.
+    fn seams(&self) -> Vec<usize>;
     /// Runs of equal neighbours in the sample.
     fn runs(&self) -> usize;
     /// Every step inside the sample's runs is the same: the stream looks like an arithmetic sequence.

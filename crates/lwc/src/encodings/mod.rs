@@ -319,8 +319,26 @@ pub(crate) trait Encoder {
     /// Encoded body bytes, or `None` when it cannot represent `values`.
     fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, parameter: u32, children: &impl Children) -> Option<usize>;
 
+    /// [`Encoder::estimate`] of a sample, or of a child stream of one, made of runs of consecutive rows
+    /// from far-apart places that meet at `seams` (the indices where a run starts). What lies across a
+    /// seam is no neighbour of the stream: encodings that live on neighbours (`delta`, `rle`) leave it out.
+    fn estimate_with_seams<T: LwcInt>(
+        values: &[T],
+        stats: &Stats<T>,
+        parameter: u32,
+        children: &impl Children,
+        _seams: &[usize],
+    ) -> Option<usize> {
+        Self::estimate(values, stats, parameter, children)
+    }
+
     /// The estimate for a stream of which `sample` is a sample with the stream's `stats` and `shape`:
     /// the sample's estimate scaled to the stream, unless the encoding knows better.
+    ///
+    /// With child streams, only the part that grows with the rows is scaled. Each child stream has a
+    /// header, and a cascade's headers came to about 100 bytes on a sample of 640 rows: scaled to a
+    /// segment of 65,536, they made `rle` over l_orderkey look 17.7 KB where it wrote 6.7. The estimate
+    /// of half of the sample's runs tells that part from the fixed one.
     fn estimate_from_sample<T: LwcInt>(
         sample: &[T],
         stats: &Stats<T>,
@@ -328,7 +346,31 @@ pub(crate) trait Encoder {
         children: &impl Children,
         shape: &dyn Shape,
     ) -> Option<usize> {
-        Some((Self::estimate(sample, stats, parameter, children)? as f64 * shape.scale()) as usize)
+        let seams = shape.seams();
+        let bytes = Self::estimate_with_seams(sample, stats, parameter, children, &seams)? as f64;
+        let proportional = Some((bytes * shape.scale()) as usize);
+        let Some(&half) = seams.get(seams.len() / 2).filter(|_| !Self::CHILDREN.is_empty()) else {
+            return proportional;
+        };
+        // Either half of the runs; the second where the first's children were chosen so differently that
+        // its bytes do not lie between half and all of the sample's.
+        let (first, second) = (&seams[..seams.len() / 2], &seams[seams.len() / 2 + 1..]);
+        let second: Vec<usize> = second.iter().map(|s| s - half).collect();
+        let halves = [(&sample[..half], first), (&sample[half..], second.as_slice())];
+        let fitting = halves.into_iter().find_map(|(rows, seams)| {
+            let h =
+                children.without_recording(|| Self::estimate_with_seams(rows, stats, parameter, children, seams))?;
+            let h = h as f64;
+            // More than half the bytes in half the rows: a fixed part, which is not scaled.
+            (h * 2.0 > bytes && h <= bytes).then(|| (bytes - h) / (sample.len() - rows.len()) as f64)
+        });
+        match fitting {
+            Some(per_row) => {
+                let fixed = bytes - per_row * sample.len() as f64;
+                Some((fixed + per_row * shape.rows() as f64) as usize)
+            }
+            None => proportional,
+        }
     }
 
     /// Appends the body (without the id byte); child streams go through `children`.
@@ -351,7 +393,25 @@ pub(crate) trait Children {
     fn encode<C: LwcInt>(&self, k: usize, values: &[C], default: Encoding, out: &mut Writer) -> Result<()>;
 
     /// The bytes [`Children::encode`] would write for child `k` (id byte included), estimated.
-    fn estimate<C: LwcInt>(&self, k: usize, values: &[C], default: Encoding) -> Option<usize>;
+    fn estimate<C: LwcInt>(&self, k: usize, values: &[C], default: Encoding) -> Option<usize> {
+        self.estimate_with_seams(k, values, &[], default)
+    }
+
+    /// Runs `estimate`, whose estimates of children are not to price the stream (a second estimate of
+    /// part of a sample): what it records of them is dropped.
+    fn without_recording<R>(&self, estimate: impl FnOnce() -> R) -> R {
+        estimate()
+    }
+
+    /// [`Children::estimate`] of a child of a sample whose runs from far-apart rows meet at `seams` (see
+    /// [`Encoder::estimate_with_seams`]).
+    fn estimate_with_seams<C: LwcInt>(
+        &self,
+        k: usize,
+        values: &[C],
+        seams: &[usize],
+        default: Encoding,
+    ) -> Option<usize>;
 }
 
 /// Writes `values` as one stream as `cascade` says (`Auto` choosing for `objective` by the built-in cost

@@ -212,18 +212,21 @@ macro_rules! registry {
                 }
             }
 
-            /// Estimated body bytes of `values` (see [`Encoder::estimate`]).
+            /// Estimated body bytes of `values`, whose runs from far-apart rows meet at `seams` (see
+            /// [`Encoder::estimate_with_seams`]; none outside samples).
             pub(crate) fn estimate<T: LwcInt>(
                 self,
                 values: &[T],
                 stats: &Stats<T>,
                 parameter: u32,
                 children: &impl Children,
+                seams: &[usize],
             ) -> Option<usize> {
                 match self {
-                    $(EncodingId::$variant =>
-                        <$module::$encoder as Encoder>::estimate(values, stats, parameter, children),)*
-                    $(EncodingId::$bvariant => None,)*
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::estimate_with_seams(
+                        values, stats, parameter, children, seams,
+                    ),)*
+                    $(EncodingId::$bvariant => { let _ = seams; None })*
                 }
             }
 

@@ -26,6 +26,7 @@ mod objective;
 mod profile;
 
 use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use std::time::Instant;
 
 pub use budget::{fit_to_budget, BudgetOption, BUDGET_STEPS};
@@ -164,6 +165,9 @@ pub(crate) struct Driver<'c> {
     depth: usize,
     /// The stream is (a child of) a sample being estimated, not data being written.
     sampled: bool,
+    /// Where the stream, a child of a sample, joins runs from far-apart rows (see
+    /// [`crate::encodings::Encoder::estimate_with_seams`]).
+    seams: Rc<[usize]>,
     /// Encodings `Auto` may not choose here (bit `id`): chosen before, they did not apply.
     excluded: u32,
     /// The stream holds float latents (a float segment's own stream; never its children).
@@ -182,6 +186,7 @@ impl<'c> Driver<'c> {
             cascade,
             depth: 0,
             sampled: false,
+            seams: Rc::new([]),
             excluded: 0,
             floats: false,
             working_set_scale: 1.0,
@@ -215,7 +220,7 @@ impl<'c> Driver<'c> {
 
     /// The driver of child `k` with `cascade`, one stream deeper.
     fn child(&self, cascade: Cascade) -> Driver<'c> {
-        Driver { cascade, depth: self.depth + 1, excluded: 0, floats: false, ..self.clone() }
+        Driver { cascade, depth: self.depth + 1, excluded: 0, floats: false, seams: Rc::new([]), ..self.clone() }
     }
 
     /// The driver that writes or estimates `id` (its children left to `Auto`) at this stream's place.
@@ -407,7 +412,7 @@ impl<'c> Driver<'c> {
     pub fn estimate_top<T: LwcInt>(&self, values: &[T]) -> Option<usize> {
         let id = self.cascade.encoding().id()?;
         let sink = ChildWriter::new(self);
-        id.estimate(values, &Stats::compute(values), self.parameter(id), &sink)
+        id.estimate(values, &Stats::compute(values), self.parameter(id), &sink, &[])
     }
 
     /// Chooses the encoding of `values` (whose min/max/OR are `stats`), timing the choice.
@@ -424,7 +429,7 @@ impl<'c> Driver<'c> {
 
     fn evaluate_untimed<T: LwcInt>(&self, values: &[T], stats: &Stats<T>) -> Evaluation {
         let n = values.len();
-        let profile = Profile::of(values, stats, self.sampled).of_floats(self.floats);
+        let profile = Profile::of(values, stats, self.sampled).of_floats(self.floats).with_seams(&self.seams);
         let at_once = EncodingId::ALL.into_iter().filter(|&id| id.taken_at_once() && !self.is_excluded(id));
         for id in at_once {
             if id.pruned(&profile).is_none() {
@@ -453,7 +458,7 @@ impl<'c> Driver<'c> {
                         let sink = ChildWriter::new(&chosen);
                         let parameter = chosen.parameter(id);
                         let estimate = match exact {
-                            true => id.estimate(values, stats, parameter, &sink),
+                            true => id.estimate(values, stats, parameter, &sink, &self.seams),
                             false => id.estimate_from_sample(profile.sample(), stats, parameter, &sink, &profile),
                         };
                         let note = match estimate {
@@ -633,6 +638,13 @@ impl Children for ChildWriter<'_, '_> {
         k < self.driver.cascade.children().len()
     }
 
+    fn without_recording<R>(&self, estimate: impl FnOnce() -> R) -> R {
+        let recorded = self.priced.borrow().len();
+        let result = estimate();
+        self.priced.borrow_mut().truncate(recorded);
+        result
+    }
+
     fn encode<C: LwcInt>(&self, k: usize, values: &[C], default: Encoding, out: &mut Writer) -> Result<()> {
         let stats = Stats::compute(values);
         let written = self.driver.child(self.driver.cascade.child(k, default)).encode_with(values, &stats, out)?;
@@ -645,15 +657,21 @@ impl Children for ChildWriter<'_, '_> {
         Ok(())
     }
 
-    fn estimate<C: LwcInt>(&self, k: usize, values: &[C], default: Encoding) -> Option<usize> {
-        let child = self.driver.child(self.driver.cascade.child(k, default));
+    fn estimate_with_seams<C: LwcInt>(
+        &self,
+        k: usize,
+        values: &[C],
+        seams: &[usize],
+        default: Encoding,
+    ) -> Option<usize> {
+        let child = Driver { seams: seams.into(), ..self.driver.child(self.driver.cascade.child(k, default)) };
         let stats = Stats::compute(values);
         let n = values.len();
         match child.cascade.encoding().id() {
             Some(id) => {
                 let sink = ChildWriter::new(&child);
                 let parameter = child.parameter(id);
-                let bytes = 1 + id.estimate(values, &stats, parameter, &sink)?;
+                let bytes = 1 + id.estimate(values, &stats, parameter, &sink, seams)?;
                 let bytes_per_value = bytes as f64 / n.max(1) as f64;
                 let width = id.cost_width(&Profile::of(values, &stats, true));
                 let own = self.driver.model.price(id, width, parameter, bytes_per_value);

@@ -33,6 +33,8 @@ pub(crate) struct Profile<'a, T: LwcInt> {
     stats: Stats<T>,
     /// The stream is (a child of) a sample being estimated: its steps break where the sample's runs meet.
     within_a_sample: bool,
+    /// Where those runs meet, when the stream is a child of a sample and its parent knows.
+    seams: &'a [usize],
     /// The stream holds float latents.
     floats: bool,
     sample: OnceCell<SampleFacts<'a, T>>,
@@ -64,6 +66,7 @@ impl<'a, T: LwcInt> Profile<'a, T> {
             values,
             stats: *stats,
             within_a_sample,
+            seams: &[],
             floats: false,
             sample: OnceCell::new(),
             distinct: OnceCell::new(),
@@ -74,6 +77,11 @@ impl<'a, T: LwcInt> Profile<'a, T> {
     /// The profile of a stream of float latents.
     pub fn of_floats(self, floats: bool) -> Self {
         Profile { floats, ..self }
+    }
+
+    /// The profile of a child stream of a sample whose runs meet at `seams`.
+    pub fn with_seams(self, seams: &'a [usize]) -> Self {
+        Profile { seams, ..self }
     }
 
     /// The values estimates are made on.
@@ -162,6 +170,12 @@ impl<T: LwcInt> Shape for Profile<'_, T> {
     }
     fn sample_rows(&self) -> usize {
         self.facts().values.len()
+    }
+    fn seams(&self) -> Vec<usize> {
+        match self.is_whole() {
+            true => self.seams.to_vec(),
+            false => (RUN..self.sample_rows()).step_by(RUN).collect(),
+        }
     }
     fn runs(&self) -> usize {
         self.facts().runs

@@ -78,10 +78,24 @@ impl Encoder for Delta2 {
     }
 
 
-    fn estimate<T: LwcInt>(values: &[T], _: &Stats<T>, parameter: u32, _children: &impl Children) -> Option<usize> {
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, parameter: u32, children: &impl Children) -> Option<usize> {
+        Self::estimate_with_seams(values, stats, parameter, children, &[])
+    }
+
+    /// Second differences within the sample's runs only: the two that reach across a seam, where runs
+    /// from far-apart rows meet, are none of the stream's (see `delta`'s).
+    fn estimate_with_seams<T: LwcInt>(
+        values: &[T],
+        _: &Stats<T>,
+        parameter: u32,
+        _children: &impl Children,
+        seams: &[usize],
+    ) -> Option<usize> {
         let stride = check_stride(parameter).ok()? as usize;
         let n = values.len();
-        let width = (0..n).fold(T::Unsigned::ZERO, |acc, i| acc | field(values, stride, i)).bits_used();
+        let across = |i: usize| seams.iter().any(|&s| i == s || i == s + 1);
+        let within_runs = (0..n).filter(|&i| seams.is_empty() || !across(i));
+        let width = within_runs.fold(T::Unsigned::ZERO, |acc, i| acc | field(values, stride, i)).bits_used();
         Some(16 + 2 * n.div_ceil(stride) * size_of::<T>() + kernel::packed_len(n, width))
     }
 

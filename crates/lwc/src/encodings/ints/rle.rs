@@ -59,6 +59,31 @@ fn count_runs<T: LwcInt>(values: &[T]) -> usize {
     values.windows(2).filter(|w| w[0] != w[1]).count() + usize::from(!values.is_empty())
 }
 
+/// The rows of the runs that lie whole between `seams` (where runs of rows from far-apart places meet,
+/// in a sample), and where those pieces now meet; nothing when there are no seams.
+fn whole_runs<T: LwcInt>(values: &[T], seams: &[usize]) -> (Vec<T>, Vec<usize>) {
+    let (mut rows, mut joins) = (Vec::new(), Vec::new());
+    if seams.is_empty() {
+        return (rows, joins);
+    }
+    let bounds = std::iter::once(0).chain(seams.iter().copied()).chain(std::iter::once(values.len()));
+    let bounds: Vec<usize> = bounds.collect();
+    for piece in bounds.windows(2).filter_map(|w| values.get(w[0]..w[1])) {
+        // From the first change of value to the last: the runs before and after run on past the piece.
+        let first = (1..piece.len()).find(|&i| piece[i] != piece[i - 1]);
+        let last = (1..piece.len()).rev().find(|&i| piece[i] != piece[i - 1]);
+        if let (Some(first), Some(last)) = (first, last) {
+            if first < last {
+                if !rows.is_empty() {
+                    joins.push(rows.len());
+                }
+                rows.extend_from_slice(&piece[first..last]);
+            }
+        }
+    }
+    (rows, joins)
+}
+
 /// Each run's value and end row (`values.len() < 2^32`: a segment's rows are a `u32`).
 fn runs_of<T: LwcInt>(values: &[T]) -> (Vec<T>, Vec<u32>) {
     let (mut run_values, mut ends) = (Vec::new(), Vec::new());
@@ -114,14 +139,34 @@ impl Encoder for Rle {
     }
 
 
-    fn estimate<T: LwcInt>(values: &[T], _: &Stats<T>, _parameter: u32, children: &impl Children) -> Option<usize> {
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, parameter: u32, children: &impl Children) -> Option<usize> {
+        Self::estimate_with_seams(values, stats, parameter, children, &[])
+    }
+
+    /// On a sample, the runs that its seams cut are left out: they are shorter than the stream's, and made
+    /// ps_partkey's run ends (every fourth row) look like no sequence. The seams pass to the run values:
+    /// a sorted key's run values jump there, which made `delta`'s deltas of them look as if they needed a
+    /// dictionary of 11 entries where the stream's have 2 (l_orderkey).
+    fn estimate_with_seams<T: LwcInt>(
+        values: &[T],
+        _: &Stats<T>,
+        _parameter: u32,
+        children: &impl Children,
+        seams: &[usize],
+    ) -> Option<usize> {
         if count_runs(values) == values.len() {
             // No run is longer than a row: the values stream alone would hold the data again.
             return None;
         }
-        let (run_values, ends) = runs_of(values);
+        let (whole_runs, seams) = whole_runs(values, seams);
+        let rows = if whole_runs.is_empty() { values } else { &whole_runs };
+        let (run_values, ends) = runs_of(rows);
+        // Run `r` starts at row `ends[r - 1]`.
+        let run_seams: Vec<usize> =
+            seams.iter().filter_map(|&s| ends.binary_search(&(s as u32)).ok().map(|r| r + 1)).collect();
         let ends_size = children.estimate(1, &ends, ends_encoding(&ends))?;
-        Some(4 + children.estimate(0, &run_values, VALUES)? + ends_size)
+        let bytes = 4 + children.estimate_with_seams(0, &run_values, &run_seams, VALUES)? + ends_size;
+        Some(bytes * values.len() / rows.len())
     }
 
     fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, _parameter: u32, children: &impl Children, out: &mut Writer) -> Result<()> {
@@ -509,6 +554,16 @@ mod tests {
     }
 
     use crate::encodings::stream::TakePlan;
+
+    /// On a sample, runs cut by a seam are left out: the first and last run of each piece run on past it.
+    #[test]
+    fn whole_runs_leave_out_the_runs_that_seams_cut() {
+        let values = [1u32, 1, 2, 2, 2, 3, 7, 7, 8, 9, 9];
+        assert_eq!(whole_runs(&values, &[6]), (vec![2, 2, 2, 8], vec![3]));
+        // Pieces of one value, or of two runs, hold no whole run.
+        assert_eq!(whole_runs(&values, &[2, 6, 9]), (vec![], vec![]));
+        assert_eq!(whole_runs(&values, &[]), (vec![], vec![]));
+    }
     use crate::encodings::test_shapes::{l_orderkey, ps_partkey};
 
     #[test]

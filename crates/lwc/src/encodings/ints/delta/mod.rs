@@ -182,6 +182,22 @@ impl<T: LwcInt> Parts<T> {
         let data_points = values.iter().step_by(stride).copied().collect();
         Parts { deltas, data_points, monotone }
     }
+
+    /// The parts of a sample whose runs from far-apart rows start at `seams`: each delta across a seam is
+    /// taken to be the delta before it, which the stream does have.
+    fn of_sample(sample: &[T], stride: usize, seams: &[usize]) -> Parts<T> {
+        let mut parts = Parts::of(sample, stride);
+        for &seam in seams.iter().filter(|&&s| (1..sample.len()).contains(&s)) {
+            parts.deltas[seam] = parts.deltas[seam - 1];
+        }
+        parts
+    }
+
+    /// Body bytes with the children estimated on these parts.
+    fn estimate(&self, children: &impl Children) -> Option<usize> {
+        let deltas = children.estimate(0, &self.deltas, DELTAS)?;
+        Some(5 + deltas + children.estimate(1, &self.data_points, DATA_POINTS)?)
+    }
 }
 
 impl Encoder for Delta {
@@ -223,11 +239,22 @@ impl Encoder for Delta {
     }
 
 
-    fn estimate<T: LwcInt>(values: &[T], _: &Stats<T>, parameter: u32, children: &impl Children) -> Option<usize> {
+    fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, parameter: u32, children: &impl Children) -> Option<usize> {
+        Self::estimate_with_seams(values, stats, parameter, children, &[])
+    }
+
+    /// Estimated on deltas within the sample's runs: a sorted key's sample jumps thousands of rows at each
+    /// of its nine seams, and those jumps, taken as deltas, made the deltas look as if they needed
+    /// exceptions (`pfor`) or a frame twice as wide.
+    fn estimate_with_seams<T: LwcInt>(
+        values: &[T],
+        _: &Stats<T>,
+        parameter: u32,
+        children: &impl Children,
+        seams: &[usize],
+    ) -> Option<usize> {
         let stride = check_stride(parameter).ok()?;
-        let parts = Parts::of(values, stride as usize);
-        let deltas = children.estimate(0, &parts.deltas, DELTAS)?;
-        Some(5 + deltas + children.estimate(1, &parts.data_points, DATA_POINTS)?)
+        Parts::of_sample(values, stride as usize, seams).estimate(children)
     }
 
     fn encode<T: LwcInt>(values: &[T], _: &Stats<T>, parameter: u32, children: &impl Children, out: &mut Writer) -> Result<()> {

@@ -252,3 +252,13 @@ fn o_orderkey_at_sf1_fits_200_kb() {
     let open = column.open::<u32>().unwrap();
     assert_eq!(open.get(1_234_567).unwrap(), Some(keys[1_234_567]));
 }
+
+/// On a sample, the jump where two runs from far-apart rows meet is taken as the delta before it.
+#[test]
+fn a_samples_seams_are_no_deltas() {
+    let sample = [10u32, 11, 13, 5_000, 5_001, 5_003];
+    assert_eq!(Parts::of(&sample, 1024).deltas, [1, 1, 2, 4_987, 1, 2]);
+    assert_eq!(Parts::of_sample(&sample, 1024, &[3]).deltas, [1, 1, 2, 2, 1, 2]);
+    // Seams outside the sample, or at its first row, change nothing.
+    assert_eq!(Parts::of_sample(&sample, 1024, &[0, 6]).deltas, Parts::of(&sample, 1024).deltas);
+}
