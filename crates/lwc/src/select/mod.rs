@@ -12,7 +12,8 @@
 //!    encoding's own file gives.
 //! 3. **Estimate**: sizes that follow from min and max are exact; the others are estimated by the encoders'
 //!    own size functions on the sample and scaled to the stream, child streams chosen the same way,
-//!    recursively, on the sample's children.
+//!    recursively, on the sample's children. What lies across the seams where the sample's runs meet is
+//!    left out (`Encoder::estimate_with_seams`), and a cascade's child-stream headers are not scaled.
 //! 4. **Decide** by the [`Objective`], with speeds from the [`CostModel`] the caller passes.
 //!
 //! The winner is then encoded in full, and its child streams are chosen the same way on their full
