@@ -39,6 +39,7 @@ pub use objective::{AccessMix, Objective, BALANCED_SIZE_SLACK, BALANCED_SPEEDUP}
 use crate::bytes::Writer;
 use crate::encodings::{ByteProfile, Cascade, Children, Encoding, EncodingId, MAX_CASCADE_DEPTH};
 use crate::error::{Error, Result};
+use crate::kernels::bitpack;
 use crate::stats::{Shape, Stats};
 use crate::types::{LwcInt, Word};
 use profile::Profile;
@@ -76,6 +77,8 @@ pub(crate) struct Evaluation {
     own_prices: Vec<Option<Price>>,
     /// Bits of the stream's range: the width an encoding that was not a candidate is priced at.
     width: u32,
+    /// The child streams' cascades the winner was estimated with (empty where it has none).
+    winner_children: Vec<Cascade>,
 }
 
 impl Evaluation {
@@ -86,6 +89,11 @@ impl Evaluation {
     /// The winner's estimated size of the whole stream, id byte included.
     pub fn estimated_bytes(&self) -> usize {
         1 + self.candidates[self.winner].estimated_bytes.unwrap_or(0)
+    }
+
+    /// The winner as it was estimated, its children's cascades included.
+    fn estimated_cascade(&self) -> Cascade {
+        Cascade::read(self.encoding().into(), self.winner_children.clone())
     }
 
     /// The winner's in-cache price.
@@ -345,7 +353,7 @@ impl<'c> Driver<'c> {
                     (Some(_), false) => "sampled",
                 };
                 let own = estimate.map(|bytes| self.model.text_price(id, row_bytes, bytes as f64 / rows));
-                let (price, costs) = self.priced(own, id, 0, profile.rows.len(), estimate, sink);
+                let (price, costs, _) = self.priced(own, id, 0, profile.rows.len(), estimate, sink);
                 prices.push((own, price));
                 Candidate { encoding: id, estimated_bytes: estimate, costs, note }
             })
@@ -357,7 +365,7 @@ impl<'c> Driver<'c> {
             // the bytes it saves.
             objective => {
                 let plain_costs = candidates[plain].costs.expect("plain bytes always apply");
-                decide(&candidates, objective, plain_costs, true)
+                decide(&candidates, objective, plain_costs, false)
             }
         };
         if let Some(start) = start {
@@ -373,11 +381,12 @@ impl<'c> Driver<'c> {
             prices,
             own_prices,
             width: 0,
+            winner_children: Vec::new(),
         }
     }
 
-    /// A candidate's price with its children as `sink` saw them estimated, and its costs at the working
-    /// set of its `estimate` bytes.
+    /// A candidate's price with its children as `sink` saw them estimated, its costs at the working set
+    /// of its `estimate` bytes, and the children's cascades.
     fn priced(
         &self,
         own: Option<Price>,
@@ -386,10 +395,11 @@ impl<'c> Driver<'c> {
         rows: usize,
         estimate: Option<usize>,
         sink: ChildWriter<'_, '_>,
-    ) -> (Option<Price>, Option<Costs>) {
-        let (Some(own), Some(bytes)) = (own, estimate) else { return (None, None) };
-        let price = compose(own, id, parameter, rows, &sink.finish().1);
-        (Some(price), Some(self.costs_at(price, bytes as f64)))
+    ) -> (Option<Price>, Option<Costs>, Vec<Cascade>) {
+        let (Some(own), Some(bytes)) = (own, estimate) else { return (None, None, Vec::new()) };
+        let (children, priced) = sink.finish();
+        let price = compose(own, id, parameter, rows, &priced);
+        (Some(price), Some(self.costs_at(price, bytes as f64)), children)
     }
 
     /// Writes `values` as `id` with this driver's cascade for its children; returns the cascade written
@@ -448,11 +458,12 @@ impl<'c> Driver<'c> {
         let plain = self.model.price(EncodingId::Plain, T::Unsigned::BITS, 0, plain_bytes);
         let plain = self.costs_at(plain, plain_bytes * n as f64);
         let mut prices = Vec::with_capacity(EncodingId::ALL.len());
+        let mut children = Vec::with_capacity(EncodingId::ALL.len());
         let candidates: Vec<Candidate> = EncodingId::ALL
             .into_iter()
             .map(|id| {
                 let (estimate, note, priced) = match self.skip_reason(id, &profile, room_for_children, n) {
-                    Some(reason) => (None, reason, (None, None, None)),
+                    Some(reason) => (None, reason, (None, None, None, Vec::new())),
                     None => {
                         let exact = id.sized_by_stats() || profile.is_whole();
                         let chosen = self.candidate(id, self.sampled || !exact);
@@ -470,17 +481,18 @@ impl<'c> Driver<'c> {
                         let own = estimate.map(|bytes| {
                             self.model.price(id, id.cost_width(&profile), parameter, bytes as f64 / n.max(1) as f64)
                         });
-                        let (price, costs) = self.priced(own, id, parameter, n, estimate, sink);
-                        (estimate, note, (own, price, costs))
+                        let (price, costs, cascades) = self.priced(own, id, parameter, n, estimate, sink);
+                        (estimate, note, (own, price, costs, cascades))
                     }
                 };
-                let (own, price, costs) = priced;
+                let (own, price, costs, cascades) = priced;
                 prices.push((own, price));
+                children.push(cascades);
                 Candidate { encoding: id, estimated_bytes: estimate, costs, note }
             })
             .collect();
         // Estimates inside a sample are never shown: they skip writing out why.
-        let (winner, reason) = decide(&candidates, self.objective, plain, !self.sampled);
+        let (winner, reason) = decide(&candidates, self.objective, plain, self.sampled);
         let (own_prices, prices) = prices.into_iter().unzip();
         Evaluation {
             candidates,
@@ -491,6 +503,7 @@ impl<'c> Driver<'c> {
             prices,
             own_prices,
             width: stats.range_bits().max(1),
+            winner_children: children.swap_remove(winner),
         }
     }
 
@@ -542,6 +555,7 @@ impl<'c> Driver<'c> {
             prices: vec![Some(price)],
             own_prices: vec![Some(price)],
             width: range_bits.max(1),
+            winner_children: Vec::new(),
         }
     }
 }
@@ -589,16 +603,18 @@ impl Written {
 }
 
 /// The [`Children`] sink an encoder writes through: each child goes to the driver one stream deeper, and
-/// the cascade it was written with, and its price, are kept for the parent's.
+/// the cascade it was written or estimated with, and its price, are kept for the parent's.
 struct ChildWriter<'d, 'c> {
     driver: &'d Driver<'c>,
     written: RefCell<Vec<(usize, Cascade)>>,
     priced: RefCell<Vec<ChildPrice>>,
+    /// The children's cascades a second estimate keeps (see [`Children::again_with_the_same_children`]).
+    pinned: RefCell<Vec<(usize, Cascade)>>,
 }
 
 impl<'d, 'c> ChildWriter<'d, 'c> {
     fn new(driver: &'d Driver<'c>) -> Self {
-        ChildWriter { driver, written: RefCell::new(Vec::new()), priced: RefCell::new(Vec::new()) }
+        ChildWriter { driver, written: Default::default(), priced: Default::default(), pinned: Default::default() }
     }
 
     /// The children's cascades in child order, and their prices.
@@ -639,10 +655,13 @@ impl Children for ChildWriter<'_, '_> {
         k < self.driver.cascade.children().len()
     }
 
-    fn without_recording<R>(&self, estimate: impl FnOnce() -> R) -> R {
-        let recorded = self.priced.borrow().len();
+    fn again_with_the_same_children<R>(&self, estimate: impl FnOnce() -> R) -> R {
+        let recorded = (self.written.borrow().len(), self.priced.borrow().len());
+        self.pinned.replace(self.written.borrow().clone());
         let result = estimate();
-        self.priced.borrow_mut().truncate(recorded);
+        self.pinned.borrow_mut().clear();
+        self.written.borrow_mut().truncate(recorded.0);
+        self.priced.borrow_mut().truncate(recorded.1);
         result
     }
 
@@ -665,7 +684,26 @@ impl Children for ChildWriter<'_, '_> {
         seams: &[usize],
         default: Encoding,
     ) -> Option<usize> {
-        let child = Driver { seams: seams.into(), ..self.driver.child(self.driver.cascade.child(k, default)) };
+        // A second estimate keeps the child's cascade, unless it does not apply to these rows (half of a
+        // sample may hold none of `pfor`'s exceptions, which a `constant` stored on the whole).
+        let pinned = self.pinned.borrow().iter().find(|(j, _)| *j == k).map(|(_, cascade)| cascade.clone());
+        pinned
+            .and_then(|cascade| self.estimate_as(k, cascade, values, seams, default))
+            .or_else(|| self.estimate_as(k, self.driver.cascade.child(k, default), values, seams, default))
+    }
+}
+
+impl ChildWriter<'_, '_> {
+    /// [`Children::estimate_with_seams`] of child `k` as `cascade` (`Auto` choosing), recorded.
+    fn estimate_as<C: LwcInt>(
+        &self,
+        k: usize,
+        cascade: Cascade,
+        values: &[C],
+        seams: &[usize],
+        default: Encoding,
+    ) -> Option<usize> {
+        let child = Driver { seams: seams.into(), ..self.driver.child(cascade) };
         let stats = Stats::compute(values);
         let n = values.len();
         match child.cascade.encoding().id() {
@@ -676,21 +714,23 @@ impl Children for ChildWriter<'_, '_> {
                 let bytes_per_value = bytes as f64 / n.max(1) as f64;
                 let width = id.cost_width(&Profile::of(values, &stats, true));
                 let own = self.driver.model.price(id, width, parameter, bytes_per_value);
-                let chosen = compose(own, id, parameter, n, &sink.finish().1);
+                let (grandchildren, priced) = sink.finish();
+                let chosen = compose(own, id, parameter, n, &priced);
                 self.record(k, n, chosen, self.default_price(k, default, &stats, bytes_per_value));
+                self.written.borrow_mut().push((k, Cascade::read(child.cascade.encoding(), grandchildren)));
                 Some(bytes)
             }
             None => {
                 let evaluation = child.evaluate(values, &stats);
                 let reference = self.calibrated(k, default).id().expect("calibrated children are fixed");
                 self.record(k, n, evaluation.price(), evaluation.price_of(reference, self.driver.model));
+                self.written.borrow_mut().push((k, evaluation.estimated_cascade()));
                 Some(evaluation.estimated_bytes())
             }
         }
     }
 }
 
-/// The index of the winner among `candidates` for `objective`, and why (when `explain`).
 /// The byte-string choice under `size` and `balanced`: the smallest estimate, where under `balanced` a
 /// dictionary or FSST has to save more than [`BALANCED_SIZE_SLACK`] over reading the bytes in place (the
 /// last, plainest candidate), since each costs a lookup or a decode per read.
@@ -716,7 +756,10 @@ fn smallest_text(candidates: &[Candidate], objective: Objective) -> (usize, Stri
     (winner, reason)
 }
 
-fn decide(candidates: &[Candidate], objective: Objective, plain: Costs, explain: bool) -> (usize, String) {
+/// The index of the winner among `candidates` for `objective`, and why (unless `within_a_sample`, whose
+/// choices are never shown).
+fn decide(candidates: &[Candidate], objective: Objective, plain: Costs, within_a_sample: bool) -> (usize, String) {
+    let explain = !within_a_sample;
     let viable = || candidates.iter().enumerate().filter_map(|(k, c)| Some((k, c.estimated_bytes?, c.costs?)));
     // `min_by` keeps the first of equals: the earlier, preferred candidate.
     let smallest = viable().min_by_key(|&(_, bytes, _)| bytes).expect("plain always applies");
@@ -752,7 +795,13 @@ fn decide(candidates: &[Candidate], objective: Objective, plain: Costs, explain:
         }),
         Objective::Balanced => {
             let even = |c: Costs| 0.5 * c.scan_ns / plain.scan_ns + 0.5 * c.get_ns / plain.get_ns;
-            let limit = smallest.1 as f64 * (1.0 + BALANCED_SIZE_SLACK) + 64.0;
+            // A few bytes more are no matter on a small stream. A child stream of a sample stands for one
+            // some hundred times larger, where only what does not grow with the rows stays that small: a
+            // packed stream's padding. 64 bytes there priced the deltas of l_orderkey's run values as 5-bit
+            // `bitpack` (130 bytes against `gcd`'s 70), where the segment's are 1-bit `gcd`; none let the
+            // padding alone choose `radix` over `bitpack` (40 bytes against 53; 2,064 against 2,081 there).
+            let few_bytes = if within_a_sample { bitpack::PADDING as f64 } else { 64.0 };
+            let limit = smallest.1 as f64 * (1.0 + BALANCED_SIZE_SLACK) + few_bytes;
             let fastest_close = viable()
                 .filter(|&(_, bytes, _)| bytes as f64 <= limit)
                 .min_by(|a, b| even(a.2).total_cmp(&even(b.2)).then(a.1.cmp(&b.1)))
