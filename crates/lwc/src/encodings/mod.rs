@@ -339,9 +339,8 @@ pub(crate) trait Encoder {
     /// header, and a cascade's headers came to about 100 bytes on a sample of 640 rows: scaled to a
     /// segment of 65,536, they made `rle` over l_orderkey look 17.7 KB where it wrote 6.7. Each half of
     /// the sample's runs, estimated with the children chosen on the whole, tells that part from the
-    /// fixed one: the halves pay the fixed part twice, the whole once. (One half alone misled where what
-    /// grows with the rows is rare: runs of 500 equal values showed one jump in either the whole sample
-    /// or half of it, and `delta` looked 32 bytes where it wrote 734.)
+    /// fixed one: the halves pay the fixed part twice, the whole once. (With one half, `rle` on the
+    /// segments of l_orderkey was estimated at 0.80-1.17x what it writes; with both, 0.84-1.12x.)
     fn estimate_from_sample<T: LwcInt>(
         sample: &[T],
         stats: &Stats<T>,
