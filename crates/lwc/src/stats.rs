@@ -67,6 +67,10 @@ pub(crate) trait Shape {
     fn distinct_estimate(&self) -> usize;
     /// Whether the sample holds the stream's min and max.
     fn sample_has_extremes(&self) -> bool;
+    /// On a stream that looks sorted (its sample ascends, its first row is its min and its last its max),
+    /// the bits of the widest `last - first` over blocks of `block` rows: n / `block` pairs of reads. A
+    /// sorted block's range is that difference; `None` when the stream does not look sorted.
+    fn sorted_block_range_bits(&self, block: usize) -> Option<u32>;
     /// Rows of the stream per row of the sample (1 when the sample is the stream).
     fn scale(&self) -> f64;
 }

@@ -216,6 +216,14 @@ impl<T: LwcInt> Shape for Profile<'_, T> {
     fn sample_has_extremes(&self) -> bool {
         self.facts().has_extremes
     }
+    fn sorted_block_range_bits(&self, block: usize) -> Option<u32> {
+        let (first, last) = (*self.values.first()?, *self.values.last()?);
+        if !self.ascending() || first != self.stats.min || last != self.stats.max || block == 0 {
+            return None;
+        }
+        let widest = self.values.chunks(block).map(|b| b[b.len() - 1].offset_from(b[0])).max()?;
+        Some(widest.bits_used())
+    }
     fn scale(&self) -> f64 {
         self.values.len() as f64 / self.sample_rows().max(1) as f64
     }
