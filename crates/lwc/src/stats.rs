@@ -49,6 +49,10 @@ pub(crate) trait Shape {
     fn seams(&self) -> Vec<usize>;
     /// Runs of equal neighbours in the sample.
     fn runs(&self) -> usize;
+    /// The stream has few runs of equal neighbours ([`crate::select`]'s `FEW_RUNS` at most), as the value
+    /// changes inside the sample's runs project: few enough to estimate on every row, where the sample's
+    /// runs, cut by their seams, would mislead.
+    fn few_runs(&self) -> bool;
     /// Every step inside the sample's runs is the same: the stream looks like an arithmetic sequence.
     fn uniform_step(&self) -> bool;
     /// The stream is (a child of) a sample being estimated, and only where the sample's runs meet does its

@@ -270,6 +270,12 @@ pub(crate) trait Encoder {
         None
     }
 
+    /// Whether to estimate it on every value of a sampled stream: where the sample cannot see what it
+    /// writes (a few long runs) and the whole costs little more (short child streams).
+    fn estimated_whole(_shape: &dyn Shape) -> bool {
+        false
+    }
+
     /// The width (bits) the cost model prices its reads at: what its work scales with.
     fn cost_width(shape: &dyn Shape) -> u32 {
         shape.range_bits().max(1)

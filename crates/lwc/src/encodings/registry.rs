@@ -152,6 +152,14 @@ macro_rules! registry {
                 }
             }
 
+            /// Whether it is estimated on every value of a stream of this shape, though sampled.
+            pub(crate) fn estimated_whole(self, shape: &dyn Shape) -> bool {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::estimated_whole(shape),)*
+                    $(EncodingId::$bvariant => false,)*
+                }
+            }
+
             /// The width the cost model prices it at on a stream of this shape.
             pub(crate) fn cost_width(self, shape: &dyn Shape) -> u32 {
                 match self {

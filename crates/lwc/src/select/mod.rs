@@ -465,7 +465,7 @@ impl<'c> Driver<'c> {
                 let (estimate, note, priced) = match self.skip_reason(id, &profile, room_for_children, n) {
                     Some(reason) => (None, reason, (None, None, None, Vec::new())),
                     None => {
-                        let exact = id.sized_by_stats() || profile.is_whole();
+                        let exact = id.sized_by_stats() || profile.is_whole() || id.estimated_whole(&profile);
                         let chosen = self.candidate(id, self.sampled || !exact);
                         let sink = ChildWriter::new(&chosen);
                         let parameter = chosen.parameter(id);

@@ -207,6 +207,31 @@ fn rle_is_estimated_near_what_it_writes_on_every_segment() {
     }
 }
 
+/// Runs far longer than the sample's runs of 64 rows: the sample sees about one run end in 640 rows and
+/// holds mostly runs its seams cut, so `rle` on it priced a few runs where there are hundreds. Few runs
+/// are found and estimated on every row.
+#[test]
+fn rle_is_estimated_near_what_it_writes_on_long_runs() {
+    for run in [300i64, 500, 2_000] {
+        let values: Vec<i64> = (0..65_536i64).map(|i| ((i / run) * 2_654_435_761) % 65_521 - 9).collect();
+        for objective in [Objective::Balanced, Objective::Size] {
+            let e = explain(&values, objective);
+            let rle = e.candidates.iter().find(|c| c.encoding == EncodingId::Rle);
+            let estimated = rle.and_then(|c| c.estimated_bytes).expect("rle applies to runs");
+            let forced = EncodeOptions { objective, ..EncodeOptions::with_encoding(Cascade::chosen(EncodingId::Rle)) };
+            let written = encode_segment(&values, None, forced).unwrap();
+            // The segment's header and validity, beside the stream.
+            let stream = written.as_bytes().len() - 40;
+            let ratio = estimated as f64 / stream as f64;
+            assert!(
+                (0.8..1.25).contains(&ratio),
+                "{objective}, runs of {run}: rle estimated at {estimated}, wrote a {stream}-byte stream as {}",
+                written.cascade()
+            );
+        }
+    }
+}
+
 /// A sorted segment's sample misses its first and last rows, so it cannot see the widest block of
 /// `for_n`; the blocks' ends can (the worst case priced l_orderkey's segments at 2.2x the bytes written).
 #[test]

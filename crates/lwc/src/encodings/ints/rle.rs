@@ -138,6 +138,10 @@ impl Encoder for Rle {
         (0..n).map(|i| (i as u64 / run).wrapping_mul(0x9e37_79b9_7f4a_7c15) & 0xf_ffff).collect()
     }
 
+    /// Few runs are found and estimated on every row (the sample's would be those its seams cut).
+    fn estimated_whole(shape: &dyn Shape) -> bool {
+        shape.few_runs()
+    }
 
     fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, parameter: u32, children: &impl Children) -> Option<usize> {
         Self::estimate_with_seams(values, stats, parameter, children, &[])
