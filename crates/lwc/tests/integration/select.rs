@@ -21,6 +21,17 @@ fn column_bytes<T: LwcInt>(values: &[T], objective: Objective) -> (usize, Vec<(C
     (encoded.as_bytes().len(), cascades)
 }
 
+/// Candidate `id`'s estimate on `segment` under `objective`, and the bytes and cascade of the segment
+/// written as `id` with its children chosen.
+fn estimated_and_written<T: LwcInt>(segment: &[T], id: EncodingId, objective: Objective) -> (usize, usize, String) {
+    let e = explain(segment, objective);
+    let candidate = e.candidates.iter().find(|c| c.encoding == id);
+    let estimated = candidate.and_then(|c| c.estimated_bytes).unwrap_or_else(|| panic!("{id:?} applies"));
+    let forced = EncodeOptions { objective, ..EncodeOptions::with_encoding(Cascade::chosen(id)) };
+    let written = encode_segment(segment, None, forced).unwrap();
+    (estimated, written.as_bytes().len(), written.cascade().to_string())
+}
+
 fn sorted_ids() -> Vec<u64> {
     (0..65_536u64).map(|i| 1_000_000 + 3 * i).collect()
 }
@@ -193,11 +204,7 @@ fn rle_is_estimated_near_what_it_writes_on_every_segment() {
     let l_orderkey = shapes::l_orderkey(65_536 * 8);
     for objective in [Objective::Balanced, Objective::Size] {
         for (i, segment) in l_orderkey.chunks(65_536).enumerate() {
-            let e = explain(segment, objective);
-            let rle = e.candidates.iter().find(|c| c.encoding == EncodingId::Rle);
-            let estimated = rle.and_then(|c| c.estimated_bytes).expect("rle applies to runs");
-            let forced = EncodeOptions { objective, ..EncodeOptions::with_encoding(Cascade::chosen(EncodingId::Rle)) };
-            let written = encode_segment(segment, None, forced).unwrap().as_bytes().len();
+            let (estimated, written, _) = estimated_and_written(segment, EncodingId::Rle, objective);
             let ratio = estimated as f64 / written as f64;
             assert!(
                 (0.75..1.25).contains(&ratio),
@@ -215,18 +222,13 @@ fn rle_is_estimated_near_what_it_writes_on_long_runs() {
     for run in [300i64, 500, 2_000] {
         let values: Vec<i64> = (0..65_536i64).map(|i| ((i / run) * 2_654_435_761) % 65_521 - 9).collect();
         for objective in [Objective::Balanced, Objective::Size] {
-            let e = explain(&values, objective);
-            let rle = e.candidates.iter().find(|c| c.encoding == EncodingId::Rle);
-            let estimated = rle.and_then(|c| c.estimated_bytes).expect("rle applies to runs");
-            let forced = EncodeOptions { objective, ..EncodeOptions::with_encoding(Cascade::chosen(EncodingId::Rle)) };
-            let written = encode_segment(&values, None, forced).unwrap();
+            let (estimated, written, cascade) = estimated_and_written(&values, EncodingId::Rle, objective);
             // The segment's header and validity, beside the stream.
-            let stream = written.as_bytes().len() - 40;
+            let stream = written - 40;
             let ratio = estimated as f64 / stream as f64;
             assert!(
                 (0.8..1.25).contains(&ratio),
-                "{objective}, runs of {run}: rle estimated at {estimated}, wrote a {stream}-byte stream as {}",
-                written.cascade()
+                "{objective}, runs of {run}: rle estimated at {estimated}, wrote a {stream}-byte stream as {cascade}"
             );
         }
     }
@@ -248,11 +250,7 @@ fn for_n_is_estimated_near_what_it_writes_on_sorted_segments() {
     let keys: Vec<u64> = shapes::l_orderkey(65_536 * 4).into_iter().map(u64::from).collect();
     for (name, column) in [("times", &times), ("l_orderkey", &keys)] {
         for (i, segment) in column.chunks(65_536).enumerate() {
-            let e = explain(segment, Objective::Size);
-            let for_n = e.candidates.iter().find(|c| c.encoding == EncodingId::ForN);
-            let estimated = for_n.and_then(|c| c.estimated_bytes).expect("for_n applies to wide keys");
-            let forced = EncodeOptions::with_encoding(Cascade::chosen(EncodingId::ForN));
-            let written = encode_segment(segment, None, forced).unwrap().as_bytes().len();
+            let (estimated, written, _) = estimated_and_written(segment, EncodingId::ForN, Objective::Size);
             let ratio = estimated as f64 / written as f64;
             assert!(
                 (0.9..1.1).contains(&ratio),
