@@ -51,7 +51,6 @@ registry! {
     // variant {parameter} = id, stable name, file => view. The order is the selector's order of
     // preference on equal estimates: the cheaper to read first.
     integers {
-
     /// One value repeated (Umbra's Single); fails on data with two distinct values.
     Constant = 1, "constant", "ints/constant.rs", constant::{Constant, constant::ConstantView<T>};
     /// `base + i * step` (Umbra's Increment); fails on data that is not exactly such a sequence,

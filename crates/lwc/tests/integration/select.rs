@@ -32,6 +32,12 @@ fn estimated_and_written<T: LwcInt>(segment: &[T], id: EncodingId, objective: Ob
     (estimated, written.as_bytes().len(), written.cascade().to_string())
 }
 
+/// Fails with `what` unless `estimated / written` lies in `near`.
+fn assert_estimated_near(estimated: usize, written: usize, near: std::ops::Range<f64>, what: impl std::fmt::Display) {
+    let ratio = estimated as f64 / written as f64;
+    assert!(near.contains(&ratio), "{what}: estimated at {estimated} bytes, wrote {written} ({ratio:.2}x)");
+}
+
 fn sorted_ids() -> Vec<u64> {
     (0..65_536u64).map(|i| 1_000_000 + 3 * i).collect()
 }
@@ -184,13 +190,7 @@ fn sampled_cascades_are_estimated_near_what_they_write() {
         for objective in [Objective::Balanced, Objective::Scan] {
             let e = explain(segment, objective);
             let estimated = e.estimated_bytes.expect("chosen by estimate");
-            let ratio = estimated as f64 / e.actual_bytes as f64;
-            assert!(
-                (0.67..1.5).contains(&ratio),
-                "{name}, {objective}: {} estimated at {estimated} bytes, wrote {}",
-                e.chosen,
-                e.actual_bytes
-            );
+            assert_estimated_near(estimated, e.actual_bytes, 0.67..1.5, format!("{name}, {objective}: {}", e.chosen));
         }
     }
 }
@@ -205,11 +205,7 @@ fn rle_is_estimated_near_what_it_writes_on_every_segment() {
     for objective in [Objective::Balanced, Objective::Size] {
         for (i, segment) in l_orderkey.chunks(65_536).enumerate() {
             let (estimated, written, _) = estimated_and_written(segment, EncodingId::Rle, objective);
-            let ratio = estimated as f64 / written as f64;
-            assert!(
-                (0.75..1.25).contains(&ratio),
-                "{objective}, segment {i}: rle estimated at {estimated}, wrote {written}"
-            );
+            assert_estimated_near(estimated, written, 0.75..1.25, format!("{objective}, segment {i}: rle"));
         }
     }
 }
@@ -224,12 +220,8 @@ fn rle_is_estimated_near_what_it_writes_on_long_runs() {
         for objective in [Objective::Balanced, Objective::Size] {
             let (estimated, written, cascade) = estimated_and_written(&values, EncodingId::Rle, objective);
             // The segment's header and validity, beside the stream.
-            let stream = written - 40;
-            let ratio = estimated as f64 / stream as f64;
-            assert!(
-                (0.8..1.25).contains(&ratio),
-                "{objective}, runs of {run}: rle estimated at {estimated}, wrote a {stream}-byte stream as {cascade}"
-            );
+            let what = format!("{objective}, runs of {run}: rle, as {cascade}, its stream");
+            assert_estimated_near(estimated, written - 40, 0.8..1.25, what);
         }
     }
 }
@@ -251,11 +243,7 @@ fn for_n_is_estimated_near_what_it_writes_on_sorted_segments() {
     for (name, column) in [("times", &times), ("l_orderkey", &keys)] {
         for (i, segment) in column.chunks(65_536).enumerate() {
             let (estimated, written, _) = estimated_and_written(segment, EncodingId::ForN, Objective::Size);
-            let ratio = estimated as f64 / written as f64;
-            assert!(
-                (0.9..1.1).contains(&ratio),
-                "{name}, segment {i}: for_n estimated at {estimated}, wrote {written}"
-            );
+            assert_estimated_near(estimated, written, 0.9..1.1, format!("{name}, segment {i}: for_n"));
         }
     }
 }

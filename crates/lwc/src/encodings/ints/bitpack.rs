@@ -23,7 +23,6 @@ impl Encoder for Bitpack {
         true
     }
 
-
     fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: u32, _: &impl Children) -> Option<usize> {
         Some(1 + kernel::packed_len(values.len(), stats.or_bits.bits_used()))
     }

@@ -25,7 +25,6 @@ fn byte_width(bits: u32) -> usize {
 impl Encoder for Bytepack {
     const SIZED_BY_STATS: bool = true;
 
-
     fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: u32, _: &impl Children) -> Option<usize> {
         Some(16 + values.len() * byte_width(stats.range_bits()))
     }
@@ -89,7 +88,6 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for BytepackView<'a, T> {
 }
 
 impl<'a, T: LwcInt> BytepackView<'a, T> {
-
     #[inline(always)]
     fn value(&self, residual: u64) -> T {
         T::add_offset(self.reference, T::Unsigned::from_u64(residual))

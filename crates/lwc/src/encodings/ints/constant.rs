@@ -40,7 +40,6 @@ impl Encoder for Constant {
         Self::estimate(sample, stats, parameter, children)
     }
 
-
     fn estimate<T: LwcInt>(_: &[T], stats: &Stats<T>, _: u32, _: &impl Children) -> Option<usize> {
         (stats.min == stats.max).then_some(8)
     }

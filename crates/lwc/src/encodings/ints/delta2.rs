@@ -77,7 +77,6 @@ impl Encoder for Delta2 {
         super::delta::running_sums(width, n, rng)
     }
 
-
     fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, parameter: u32, children: &impl Children) -> Option<usize> {
         Self::estimate_with_seams(values, stats, parameter, children, &[])
     }
@@ -147,7 +146,6 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for Delta2View<'a, T> {
 }
 
 impl<'a, T: LwcInt> Delta2View<'a, T> {
-
     /// Rows per data point.
     pub fn stride(&self) -> u32 {
         1 << self.shift

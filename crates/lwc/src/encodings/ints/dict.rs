@@ -121,7 +121,6 @@ impl Encoder for Dict {
         Some(16 + shape.distinct_estimate() * size_of::<T>() + codes as usize)
     }
 
-
     fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _parameter: u32, children: &impl Children) -> Option<usize> {
         // A dictionary only pays when its codes are narrower than frame-of-reference residuals.
         let cap = 1usize << stats.range_bits().saturating_sub(1).min(20);
@@ -177,7 +176,6 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for DictView<'a, T> {
 }
 
 impl<'a, T: LwcInt> DictView<'a, T> {
-
     /// The codes stream.
     pub fn codes(&self) -> &StreamView<'a, u32> {
         &self.codes

@@ -23,7 +23,6 @@ impl Encoder for For {
         true
     }
 
-
     fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: u32, _: &impl Children) -> Option<usize> {
         Some(9 + kernel::packed_len(values.len(), stats.range_bits()))
     }
@@ -52,7 +51,6 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for ForView<'a, T> {
 }
 
 impl<'a, T: LwcInt> ForView<'a, T> {
-
     /// `[lo, hi]` clipped to values the stream can hold, as residuals; `None` if nothing can match.
     fn residual_range(&self, lo: T, hi: T) -> Option<(T::Unsigned, T::Unsigned)> {
         let lo = lo.max(self.reference);

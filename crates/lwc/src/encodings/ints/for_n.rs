@@ -103,7 +103,6 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for ForNView<'a, T> {
 }
 
 impl<'a, T: LwcInt> ForNView<'a, T> {
-
     /// Values per reference.
     pub fn block(&self) -> u32 {
         1 << self.shift

@@ -72,7 +72,6 @@ impl Encoder for Gcd {
         (0..n).map(|_| ((rng.next() & mask) << 3) & limit).collect()
     }
 
-
     fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _parameter: u32, children: &impl Children) -> Option<usize> {
         let d = divisor(values, stats.min);
         if d <= 1 {
@@ -120,7 +119,6 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for GcdView<'a, T> {
 }
 
 impl<'a, T: LwcInt> GcdView<'a, T> {
-
     /// The quotients stream.
     pub fn quotients(&self) -> &WordStream<'a, T::Unsigned> {
         &self.quotients

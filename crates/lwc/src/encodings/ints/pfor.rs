@@ -135,7 +135,6 @@ impl Encoder for Pfor {
         (0..n).map(|i| rng.next() & if i % 64 == 7 { limit } else { mask }).collect()
     }
 
-
     fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _parameter: u32, children: &impl Children) -> Option<usize> {
         let w = best_width(values, stats);
         let s = split(values, stats.min, w);
@@ -195,7 +194,6 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for PforView<'a, T> {
 }
 
 impl<'a, T: LwcInt> PforView<'a, T> {
-
     /// The exception positions stream (offsets within blocks).
     pub fn positions(&self) -> &StreamView<'a, u32> {
         &self.positions

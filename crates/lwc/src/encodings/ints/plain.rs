@@ -17,7 +17,6 @@ impl Encoder for Plain {
         shape.or_bits().max(1)
     }
 
-
     fn estimate<T: LwcInt>(values: &[T], _: &Stats<T>, _: u32, _: &impl Children) -> Option<usize> {
         Some(8 + size_of_val(values))
     }

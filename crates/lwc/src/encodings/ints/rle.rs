@@ -234,7 +234,6 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for RleView<'a, T> {
 }
 
 impl<'a, T: LwcInt> RleView<'a, T> {
-
     /// The run values stream.
     pub fn values(&self) -> &StreamView<'a, T> {
         &self.values

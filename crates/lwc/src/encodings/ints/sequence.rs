@@ -69,7 +69,6 @@ impl Encoder for Sequence {
         Some(16)
     }
 
-
     fn estimate<T: LwcInt>(values: &[T], _: &Stats<T>, _: u32, _: &impl Children) -> Option<usize> {
         step_of(values).map(|_| 16)
     }
@@ -136,7 +135,6 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for SequenceView<T> {
 }
 
 impl<T: LwcInt> SequenceView<T> {
-
     /// Whether each value exceeds the one before (so, as run ends, the runs are not empty).
     pub fn is_strictly_ascending(&self) -> bool {
         self.step > 0 || self.n <= 1

@@ -29,7 +29,6 @@ impl Encoder for Varint {
         (shape.range_bits() <= 8).then_some("values already fit 8 bits")
     }
 
-
     fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _: u32, _: &impl Children) -> Option<usize> {
         let bytes: usize = values.iter().map(|v| kernel::encoded_len(v.offset_from(stats.min).to_u64())).sum();
         // Reference, length, padding to the offsets, the offsets, the bytes.
@@ -84,7 +83,6 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for VarintView<'a, T> {
 }
 
 impl<'a, T: LwcInt> VarintView<'a, T> {
-
     /// Byte position of value `i`.
     #[inline(always)]
     fn position(&self, i: usize) -> usize {

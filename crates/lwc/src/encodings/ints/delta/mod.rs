@@ -238,7 +238,6 @@ impl Encoder for Delta {
         running_sums(width, n, rng)
     }
 
-
     fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, parameter: u32, children: &impl Children) -> Option<usize> {
         Self::estimate_with_seams(values, stats, parameter, children, &[])
     }
@@ -298,7 +297,6 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for DeltaView<'a, T> {
         vec![self.deltas_cascade(), self.data_points().cascade()]
     }
 }
-
 
 /// A delta view through the trait's block-at-a-time defaults, for what non-monotone data cannot
 /// shortcut: they run on [`StreamOps::for_each_block`], which walks the deltas once from the start.

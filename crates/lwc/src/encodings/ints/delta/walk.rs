@@ -20,7 +20,6 @@ impl<T: LwcInt> Cursor<T> {
 }
 
 impl<'a, T: LwcInt> DeltaView<'a, T> {
-
     /// Rows per data point.
     pub fn stride(&self) -> u32 {
         1 << self.shift
@@ -390,7 +389,6 @@ pub(super) fn set_positions(words: &[u64], base: usize, out: &mut [u32]) -> usiz
     }
     k
 }
-
 
 /// Deltas a rank decodes and sums at a time, and within the window where its value is passed, deltas
 /// summed at a time before the last run is walked value by value (see [`DeltaView::rows_before`]).
