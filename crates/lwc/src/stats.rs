@@ -53,6 +53,10 @@ pub(crate) trait Shape {
     /// changes inside the sample's runs project: few enough to estimate on every row, where the sample's
     /// runs, cut by their seams, would mislead.
     fn few_runs(&self) -> bool;
+    /// The stream's step (the difference between neighbours) changes rarely, as [`Shape::few_runs`]
+    /// projects runs: an arithmetic sequence but for a few breaks (clock times with gaps, ids with a few
+    /// missing, the run ends of long runs), whose breaks a sample seldom holds.
+    fn few_step_changes(&self) -> bool;
     /// Every step inside the sample's runs is the same: the stream looks like an arithmetic sequence.
     fn uniform_step(&self) -> bool;
     /// The stream is (a child of) a sample being estimated, and only where the sample's runs meet does its

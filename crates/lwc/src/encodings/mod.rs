@@ -269,8 +269,9 @@ pub(crate) trait Encoder {
         None
     }
 
-    /// Whether to estimate it on every value of a sampled stream: where the sample cannot see what it
-    /// writes (a few long runs) and the whole costs little more (short child streams).
+    /// Whether to estimate it on every value of a sampled stream near the top (the selector's
+    /// `WHOLE_DEPTH`): where the sample cannot see what it writes (a few long runs, the rare breaks of a
+    /// step) and the whole costs little more.
     fn estimated_whole(_shape: &dyn Shape) -> bool {
         false
     }

@@ -58,6 +58,13 @@ const BLOCKS_NEED_NO_LOOKUPS: &str = "decompresses a block for every lookup: onl
 /// Child streams of a sample this deep are priced from min and max only.
 const SAMPLED_DEPTH: usize = 3;
 
+/// Streams above this depth are estimated whole where the encoding says its sample misleads
+/// ([`crate::encodings::Encoder::estimated_whole`]): the top stream and its children (`gcd`'s quotients of
+/// long runs, delta-coded under `gcd`, were priced at 31 bytes and wrote 2,248). Deeper, `delta`'s
+/// deltas of deltas were estimated whole again, and leaves priced on their samples still missed the
+/// breaks: choosing took 2-6 ms a segment, and clock times with rare gaps wrote 2,029 bytes, not 432.
+const WHOLE_DEPTH: usize = 2;
+
 /// The outcome of choosing one stream's encoding.
 #[derive(Debug, Clone)]
 pub(crate) struct Evaluation {
@@ -273,7 +280,7 @@ impl<'c> Driver<'c> {
         let mut fallbacks = Vec::new();
         let mut driver = Driver { excluded: 0, ..self.clone() };
         loop {
-            let mut evaluation = driver.evaluate(values, stats);
+            let mut evaluation = driver.evaluate(values, stats, true);
             let id = evaluation.encoding();
             let start = out.len();
             match driver.candidate(id, false).write(id, values, stats, out) {
@@ -426,19 +433,20 @@ impl<'c> Driver<'c> {
         id.estimate(values, &Stats::compute(values), self.parameter(id), &sink, &[])
     }
 
-    /// Chooses the encoding of `values` (whose min/max/OR are `stats`), timing the choice.
-    fn evaluate<T: LwcInt>(&self, values: &[T], stats: &Stats<T>) -> Evaluation {
+    /// Chooses the encoding of `values` (whose min/max/OR are `stats`), timing the choice; `to_write`
+    /// when the stream is written next, not only estimated.
+    fn evaluate<T: LwcInt>(&self, values: &[T], stats: &Stats<T>, to_write: bool) -> Evaluation {
         let (ns, busy) = self.clock.get();
         self.clock.set((ns, true));
         let start = (!busy).then(Instant::now);
-        let evaluation = self.evaluate_untimed(values, stats);
+        let evaluation = self.evaluate_untimed(values, stats, to_write);
         if let Some(start) = start {
             self.clock.set((self.clock.get().0 + start.elapsed().as_nanos() as u64, false));
         }
         evaluation
     }
 
-    fn evaluate_untimed<T: LwcInt>(&self, values: &[T], stats: &Stats<T>) -> Evaluation {
+    fn evaluate_untimed<T: LwcInt>(&self, values: &[T], stats: &Stats<T>, to_write: bool) -> Evaluation {
         let n = values.len();
         let profile = Profile::of(values, stats, self.sampled).of_floats(self.floats).with_seams(&self.seams);
         let at_once = EncodingId::ALL.into_iter().filter(|&id| id.taken_at_once() && !self.is_excluded(id));
@@ -446,8 +454,15 @@ impl<'c> Driver<'c> {
             if id.pruned(&profile).is_none() {
                 let chosen = self.candidate(id, true);
                 let sink = ChildWriter::new(&chosen);
-                // Taken at once: their size does not depend on the values (the encoder checks them anyway).
-                let bytes = id.estimate_from_sample(values, stats, chosen.parameter(id), &sink, &profile);
+                // Taken at once: their size does not depend on the values. A stream about to be written is
+                // checked by the encoder, which chooses again on a miss; a child stream of rows only
+                // estimated is checked here, or any whose sample looked like a sequence was priced as one
+                // (the deltas of clock times with rare gaps, in 31 bytes where they wrote 13,387).
+                let parameter = chosen.parameter(id);
+                let bytes = match to_write || self.sampled {
+                    true => id.estimate_from_sample(values, stats, parameter, &sink, &profile),
+                    false => id.estimate(values, stats, parameter, &sink, &self.seams),
+                };
                 if let Some(bytes) = bytes {
                     return self.single(id, bytes, n, stats.range_bits());
                 }
@@ -465,7 +480,8 @@ impl<'c> Driver<'c> {
                 let (estimate, note, priced) = match self.skip_reason(id, &profile, room_for_children, n) {
                     Some(reason) => (None, reason, (None, None, None, Vec::new())),
                     None => {
-                        let exact = id.sized_by_stats() || profile.is_whole() || id.estimated_whole(&profile);
+                        let misleading = self.depth < WHOLE_DEPTH && id.estimated_whole(&profile);
+                        let exact = id.sized_by_stats() || profile.is_whole() || misleading;
                         let chosen = self.candidate(id, self.sampled || !exact);
                         let sink = ChildWriter::new(&chosen);
                         let parameter = chosen.parameter(id);
@@ -721,7 +737,7 @@ impl ChildWriter<'_, '_> {
                 Some(bytes)
             }
             None => {
-                let evaluation = child.evaluate(values, &stats);
+                let evaluation = child.evaluate(values, &stats, false);
                 let reference = self.calibrated(k, default).id().expect("calibrated children are fixed");
                 self.record(k, n, evaluation.price(), evaluation.price_of(reference, self.driver.model));
                 self.written.borrow_mut().push((k, evaluation.estimated_cascade()));

@@ -25,10 +25,11 @@ pub(crate) const RUN: usize = 64;
 pub(crate) const RUNS: usize = 10;
 /// Streams up to this long are examined whole: sampling saves too little to pay for its error.
 pub(crate) const SAMPLE_ALL: usize = 4 * RUN * RUNS;
-/// Runs few enough that finding them in a sampled stream costs less than a sample's error: a stream
-/// whose runs are far longer than [`RUN`] shows the sample few of their ends and mostly runs its seams cut
-/// (runs 500 rows long: about one end in 640 rows), so `rle` there was estimated at 38 bytes where it
-/// wrote 101. One pass finds them; child streams this short are estimated whole.
+/// Runs (or breaks of a step) few enough that finding them in a sampled stream costs less than a sample's
+/// error: a stream whose runs are far longer than [`RUN`] shows the sample few of their ends and mostly
+/// runs its seams cut (runs 500 rows long: about one end in 640 rows), so `rle` there was estimated at
+/// 38 bytes where it wrote 101, and `delta`, whose sampled deltas were all 0, at 31 where it wrote 536.
+/// A stream this sparse in changes, near the top, is estimated whole by the encodings they mislead.
 pub(crate) const FEW_RUNS: usize = 1_024;
 
 /// What the selector knows about a stream before estimating any encoding.
@@ -58,6 +59,8 @@ struct SampleFacts<'a, T: LwcInt> {
     runs: usize,
     /// Every step inside every run is the same.
     uniform_step: bool,
+    /// Steps inside runs that differ from the step before them.
+    step_changes: usize,
     /// Bits of the largest difference between neighbours (one more when they go both ways).
     delta_bits: u32,
     /// Whether the sample holds the stream's min and its max.
@@ -103,6 +106,16 @@ impl<'a, T: LwcInt> Profile<'a, T> {
         self.sample.get_or_init(|| SampleFacts::of(self.values, &self.stats))
     }
 
+    /// Whether `changes` seen inside the sample's runs, each run giving up its first `lost` rows to see
+    /// one, project to at most [`FEW_RUNS`] over the stream: one at least (none seen does not mean none
+    /// there).
+    fn few(&self, changes: usize, lost: usize) -> bool {
+        if self.is_whole() {
+            return changes <= FEW_RUNS;
+        }
+        changes.max(1) * self.values.len() / (self.sample_rows() - lost * RUNS) <= FEW_RUNS
+    }
+
     /// Counted on first use: a stream found to be a sequence never needs them.
     fn distinct_counts(&self) -> (usize, usize) {
         *self.distinct.get_or_init(|| {
@@ -131,10 +144,11 @@ impl<'a, T: LwcInt> SampleFacts<'a, T> {
             if n <= SAMPLE_ALL { (Cow::Borrowed(values), n.max(1)) } else { (Cow::Owned(sample(values)), RUN) };
         let s = sample.len();
         let (mut ascending, mut descending, mut uniform_step) = (true, true, true);
-        let (mut runs, mut widest) = (0usize, T::Unsigned::ZERO);
+        let (mut runs, mut step_changes, mut widest) = (0usize, 0usize, T::Unsigned::ZERO);
         let first_step = sample.get(1).map(|b| b.offset_from(sample[0]));
         for chunk in sample.chunks(run) {
             runs += 1;
+            step_changes += chunk.windows(3).filter(|w| w[1].offset_from(w[0]) != w[2].offset_from(w[1])).count();
             for w in chunk.windows(2) {
                 let (a, b) = (w[0], w[1]);
                 runs += usize::from(a != b);
@@ -154,6 +168,7 @@ impl<'a, T: LwcInt> SampleFacts<'a, T> {
             ascending,
             runs,
             uniform_step,
+            step_changes,
             delta_bits: widest.bits_used() + u32::from(!ascending && !descending),
             values: sample,
         }
@@ -186,12 +201,11 @@ impl<T: LwcInt> Shape for Profile<'_, T> {
         self.facts().runs
     }
     fn few_runs(&self) -> bool {
-        if self.is_whole() {
-            return self.runs() <= FEW_RUNS;
-        }
-        // Changes inside the sample's runs (one at least: none seen does not mean none there), projected.
-        let changes = self.runs().saturating_sub(RUNS).max(1);
-        changes * self.values.len() / (self.sample_rows() - RUNS) <= FEW_RUNS
+        let pieces = if self.is_whole() { 1 } else { RUNS };
+        self.few(self.runs().saturating_sub(pieces), 1)
+    }
+    fn few_step_changes(&self) -> bool {
+        self.few(self.facts().step_changes, 2)
     }
     fn uniform_step(&self) -> bool {
         self.facts().uniform_step
@@ -364,6 +378,31 @@ mod tests {
         assert_eq!(p.runs(), RUN * RUNS, "every value differs from its neighbour");
         assert_eq!(p.distinct(), p.sample_rows());
         assert_eq!(p.distinct_estimate(), 1_000_000, "all distinct: {}", p.distinct_estimate());
+    }
+
+    #[test]
+    fn steps_that_rarely_change_are_told_from_steps_that_often_do() {
+        // Ids with one missing in 3,000: the sample may hold no break, which does not make the step fixed.
+        let gaps: Vec<u64> = (0..65_536u64).map(|i| i + i / 3_000).collect();
+        let p = Profile::of(&gaps, &Stats::compute(&gaps), false);
+        assert!(p.few_step_changes() && !p.few_runs());
+        // Long runs: each run's end breaks the step (0) twice, and there are few runs.
+        let runs: Vec<u64> = (0..65_536u64).map(|i| i / 2_000).collect();
+        let p = Profile::of(&runs, &Stats::compute(&runs), false);
+        assert!(p.few_step_changes() && p.few_runs());
+        // Steps of 1 to 3 at random, and a short stream, counted whole.
+        let mut rng = SplitMix(5);
+        let mut at = 0u64;
+        let jitter: Vec<u64> = (0..65_536)
+            .map(|_| {
+                at += 1 + rng.next() % 3;
+                at
+            })
+            .collect();
+        assert!(!Profile::of(&jitter, &Stats::compute(&jitter), false).few_step_changes());
+        let short = &jitter[..2_000];
+        assert!(!Profile::of(short, &Stats::compute(short), false).few_step_changes());
+        assert!(Profile::of(&gaps[..2_000], &Stats::compute(&gaps[..2_000]), false).few_step_changes());
     }
 
     #[test]

@@ -48,9 +48,9 @@ fn check_stride(stride: u32) -> Result<u32> {
     Ok(stride)
 }
 
-/// The field stored for row `i` with data points every `stride` rows.
+/// The field stored for row `i` with data points every `stride` rows (a power of two).
 fn field<T: LwcInt>(values: &[T], stride: usize, i: usize) -> T::Unsigned {
-    if i % stride < 2 {
+    if i & (stride - 1) < 2 {
         return T::Unsigned::ZERO;
     }
     let (a, b, c) = (values[i - 2], values[i - 1], values[i]);
@@ -67,6 +67,11 @@ impl Encoder for Delta2 {
 
     fn pruned(shape: &dyn Shape) -> Option<&'static str> {
         (!shape.ascending()).then_some("not sorted")
+    }
+
+    /// As `delta`'s: second differences 0 but at a step's rare breaks, which a sample seldom holds.
+    fn estimated_whole(shape: &dyn Shape) -> bool {
+        shape.few_step_changes()
     }
 
     fn cost_width(shape: &dyn Shape) -> u32 {
@@ -92,9 +97,13 @@ impl Encoder for Delta2 {
     ) -> Option<usize> {
         let stride = check_stride(parameter).ok()? as usize;
         let n = values.len();
-        let across = |i: usize| seams.iter().any(|&s| i == s || i == s + 1);
-        let within_runs = (0..n).filter(|&i| seams.is_empty() || !across(i));
-        let width = within_runs.fold(T::Unsigned::ZERO, |acc, i| acc | field(values, stride, i)).bits_used();
+        // Rows `s` and `s + 1` of a seam `s` reach across it; the rest hold second differences of the stream.
+        let (mut widest, mut start) = (T::Unsigned::ZERO, 0);
+        for end in seams.iter().copied().filter(|&s| s < n).chain([n]) {
+            widest = (start..end.max(start)).fold(widest, |acc, i| acc | field(values, stride, i));
+            start = end + 2;
+        }
+        let width = widest.bits_used();
         Some(16 + 2 * n.div_ceil(stride) * size_of::<T>() + kernel::packed_len(n, width))
     }
 

@@ -230,6 +230,13 @@ impl Encoder for Delta {
             .then_some("unsorted, and differences are not narrower than the values")
     }
 
+    /// A step that breaks rarely (clock times with a gap every few thousand rows, sorted runs) shows its
+    /// sample deltas all alike: `delta` was estimated at 23-31 bytes where it wrote 200-33,989, and was
+    /// chosen over `rle`'s 82-130.
+    fn estimated_whole(shape: &dyn Shape) -> bool {
+        shape.few_step_changes()
+    }
+
     fn cost_width(shape: &dyn Shape) -> u32 {
         shape.delta_bits().max(1)
     }
