@@ -69,7 +69,8 @@ pub(crate) trait Shape {
     /// Greatest common divisor of every value's offset from the minimum, checked on the whole stream
     /// (0 when all are equal).
     fn divisor(&self) -> u64;
-    /// Distinct values among as many rows spread over the stream as the sample holds.
+    /// Distinct values seen: the more of those among the sample's runs and among as many rows spread
+    /// over the stream.
     fn distinct(&self) -> usize;
     /// Distinct values in the whole stream, estimated.
     fn distinct_estimate(&self) -> usize;

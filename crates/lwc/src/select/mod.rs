@@ -539,7 +539,9 @@ impl<'c> Driver<'c> {
             return Some(BLOCKS_NEED_NO_LOOKUPS);
         }
         if id.taken_at_once() {
-            return id.pruned(profile);
+            // Estimated first, before any other: one not taken then does not fit the stream, and a sample
+            // it fits would price it again at nothing (the codes of runs 2,000 rows long, as a `sequence`).
+            return Some(id.pruned(profile).unwrap_or("does not apply to this data"));
         }
         if n <= TINY && !id.sized_by_stats() {
             return Some("too few values to pay for more than a header");

@@ -183,12 +183,26 @@ impl<T: LwcInt> Parts<T> {
         Parts { deltas, data_points, monotone }
     }
 
-    /// The parts of a sample whose runs from far-apart rows start at `seams`: each delta across a seam is
-    /// taken to be the delta before it, which the stream does have.
+    /// The parts of a sample whose runs from far-apart rows start at `seams` (ascending): each delta across
+    /// a seam is taken to be the last delta inside a run before it, which the stream does have. Jumps
+    /// before any such delta stand, as do all where no run holds two rows: copying a jump made the run
+    /// values of runs 30 rows long, one a sampled run, look like one delta repeated (estimated at 82
+    /// bytes, written in 5,604).
     fn of_sample(sample: &[T], stride: usize, seams: &[usize]) -> Parts<T> {
         let mut parts = Parts::of(sample, stride);
-        for &seam in seams.iter().filter(|&&s| (1..sample.len()).contains(&s)) {
-            parts.deltas[seam] = parts.deltas[seam - 1];
+        let mut seams = seams.iter().copied().filter(|&s| (1..sample.len()).contains(&s)).peekable();
+        let (mut first, mut inside) = (None, None);
+        for k in 1..sample.len() {
+            if seams.next_if_eq(&k).is_none() {
+                first = first.or(Some(parts.deltas[k]));
+                inside = Some(parts.deltas[k]);
+            } else if let Some(delta) = inside {
+                parts.deltas[k] = delta;
+            }
+        }
+        // Row 0's delta, never read, copies a delta inside a run rather than a jump.
+        if let (Some(delta), Some(slot)) = (first, parts.deltas.first_mut()) {
+            *slot = delta;
         }
         parts
     }

@@ -261,4 +261,10 @@ fn a_samples_seams_are_no_deltas() {
     assert_eq!(Parts::of_sample(&sample, 1024, &[3]).deltas, [1, 1, 2, 2, 1, 2]);
     // Seams outside the sample, or at its first row, change nothing.
     assert_eq!(Parts::of_sample(&sample, 1024, &[0, 6]).deltas, Parts::of(&sample, 1024).deltas);
+    // Runs of one row show no delta: each jump after one seen inside a run takes it (the first jump, with
+    // none before it, stands), and row 0's copies the first seen.
+    assert_eq!(Parts::of_sample(&sample, 1024, &[1, 3, 4]).deltas, [2, 1, 2, 2, 2, 2]);
+    // Where no run holds two rows, the jumps are all there is.
+    let scattered = [700u32, 20, 9_000, 35];
+    assert_eq!(Parts::of_sample(&scattered, 1024, &[1, 2, 3]).deltas, Parts::of(&scattered, 1024).deltas);
 }
