@@ -222,11 +222,11 @@ impl<T: LwcInt> Shape for Profile<'_, T> {
         // the full stream's child has no such seams, so a few breaks still make it a sequence. The steps
         // that keep it must be most of them: ten random run values, one a sampled run, broke theirs at
         // every seam, and a `sequence` priced runs 30 rows long at 82 bytes (written: 5,604).
-        let sample = self.sample();
-        let steps = sample.len().saturating_sub(1);
         if !self.within_a_sample {
             return false;
         }
+        let sample = self.sample();
+        let steps = sample.len().saturating_sub(1);
         if self.seams.is_empty() {
             let breaks = step_breaks(sample, RUNS);
             return (1..=RUNS).contains(&breaks) && 2 * breaks <= steps;

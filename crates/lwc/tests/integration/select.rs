@@ -32,6 +32,10 @@ fn estimated_and_written<T: LwcInt>(segment: &[T], id: EncodingId, objective: Ob
     (estimated, written.as_bytes().len(), written.cascade().to_string())
 }
 
+/// About the bytes of a segment's header and validity, beside its stream: what an estimate of the stream
+/// leaves out of the segment's bytes.
+const SEGMENT_BESIDE_STREAM: usize = 40;
+
 /// Fails with `what` unless `estimated / written` lies in `near`.
 fn assert_estimated_near(estimated: usize, written: usize, near: std::ops::Range<f64>, what: impl std::fmt::Display) {
     let ratio = estimated as f64 / written as f64;
@@ -233,9 +237,8 @@ fn rle_is_estimated_near_what_it_writes_on_long_runs() {
         let values: Vec<i64> = (0..65_536i64).map(|i| ((i / run) * 2_654_435_761) % 65_521 - 9).collect();
         for objective in [Objective::Balanced, Objective::Size] {
             let (estimated, written, cascade) = estimated_and_written(&values, EncodingId::Rle, objective);
-            // The segment's header and validity, beside the stream.
             let what = format!("{objective}, runs of {run}: rle, as {cascade}, its stream");
-            assert_estimated_near(estimated, written - 40, 0.8..1.25, what);
+            assert_estimated_near(estimated, written - SEGMENT_BESIDE_STREAM, 0.8..1.25, what);
         }
     }
 }
@@ -301,13 +304,12 @@ fn runs_of_irregular_values_are_estimated_near_what_they_write() {
         for objective in [Objective::Random, Objective::Balanced, Objective::Size] {
             let e = explain(&values, objective);
             let estimated = e.estimated_bytes.expect("chosen by estimate");
-            // The segment's header and validity, beside the stream.
             let what = format!("runs of {run}, {objective}: {}", e.chosen);
-            assert_estimated_near(estimated, e.actual_bytes - 40, 0.67..1.5, what);
+            assert_estimated_near(estimated, e.actual_bytes - SEGMENT_BESIDE_STREAM, 0.67..1.5, what);
             if run >= 500 {
                 let (estimated, written, cascade) = estimated_and_written(&values, EncodingId::Dict, objective);
                 let what = format!("runs of {run}, {objective}: dict, as {cascade}");
-                assert_estimated_near(estimated, written - 40, 0.5..2.0, what);
+                assert_estimated_near(estimated, written - SEGMENT_BESIDE_STREAM, 0.5..2.0, what);
             }
         }
     }

@@ -73,8 +73,8 @@ fn dictionary_and_codes<T: LwcInt>(values: &[T], stats: &Stats<T>) -> (Vec<T>, V
 fn distinct<T: LwcInt>(values: &[T], cap: usize) -> Option<usize> {
     let mut seen = crate::hashing::KeySet::default();
     // Only where the value changes: runs are hashed once.
-    let changes = values.iter().enumerate().filter(|&(i, v)| i == 0 || values[i - 1] != *v);
-    for (_, &v) in changes {
+    let changes = values.first().into_iter().chain(values.windows(2).filter(|w| w[0] != w[1]).map(|w| &w[1]));
+    for &v in changes {
         if seen.insert(v) && seen.len() > cap {
             return None;
         }
