@@ -233,8 +233,8 @@ impl<T: LwcInt> Shape for Profile<'_, T> {
         }
         // Where the runs meet is known: every step inside them is the same.
         let mut inside = sample.windows(2).enumerate().filter(|(k, _)| self.seams.binary_search(&(k + 1)).is_err());
-        let Some((_, first)) = inside.next() else { return false };
-        let (kept, all_kept) = inside.fold((1, true), |(n, all), (_, w)| (n + 1, all && step(w) == step(first)));
+        let Some(first) = inside.next().map(|(_, w)| step(w)) else { return false };
+        let (kept, all_kept) = inside.fold((1, true), |(n, all), (_, w)| (n + 1, all && step(w) == first));
         all_kept && 2 * kept >= steps
     }
     fn ascending(&self) -> bool {

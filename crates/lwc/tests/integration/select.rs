@@ -42,15 +42,21 @@ fn assert_estimated_near(estimated: usize, written: usize, near: std::ops::Range
     assert!(near.contains(&ratio), "{what}: estimated at {estimated} bytes, wrote {written} ({ratio:.2}x)");
 }
 
+/// Steps Knuth's 64-bit LCG and returns its new state: test data that needs no seed crate.
+fn next_random(state: &mut u64) -> u64 {
+    *state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+    *state
+}
+
 /// Clock times in seconds from `start`: each row a step in `steps` at random, or an hour's gap about
 /// once in `gap_one_in` rows.
 fn clock_times(rows: usize, start: u64, steps: std::ops::RangeInclusive<u64>, gap_one_in: u64) -> Vec<u64> {
     let (mut clock, mut state) = (start, 7u64);
     (0..rows)
         .map(|_| {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            let step = steps.start() + (state >> 40) % (steps.end() - steps.start() + 1);
-            clock += if (state >> 33).is_multiple_of(gap_one_in) { 3_600 } else { step };
+            let random = next_random(&mut state);
+            let step = steps.start() + (random >> 40) % (steps.end() - steps.start() + 1);
+            clock += if (random >> 33).is_multiple_of(gap_one_in) { 3_600 } else { step };
             clock
         })
         .collect()
@@ -296,7 +302,7 @@ fn runs_of_irregular_values_are_estimated_near_what_they_write() {
         let values: Vec<i64> = (0..65_536)
             .map(|i| {
                 if i % run == 0 {
-                    state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                    next_random(&mut state);
                 }
                 (state >> 33) as i64 % 1_000_000 - 500_000
             })
