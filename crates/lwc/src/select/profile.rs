@@ -231,11 +231,19 @@ impl<T: LwcInt> Shape for Profile<'_, T> {
             let breaks = step_breaks(sample, RUNS);
             return (1..=RUNS).contains(&breaks) && 2 * breaks <= steps;
         }
-        // Where the runs meet is known: every step inside them is the same.
-        let mut inside = sample.windows(2).enumerate().filter(|(k, _)| self.seams.binary_search(&(k + 1)).is_err());
-        let Some(first) = inside.next().map(|(_, w)| step(w)) else { return false };
-        let (kept, all_kept) = inside.fold((1, true), |(n, all), (_, w)| (n + 1, all && step(w) == first));
-        all_kept && 2 * kept >= steps
+        // Where the runs meet is known: every step inside them is the same. The runs between the seams
+        // are walked in turn, and the first step that differs settles it.
+        let (mut first, mut kept, mut start) = (None, 0, 0);
+        for end in self.seams.iter().copied().chain([sample.len()]) {
+            for w in sample.get(start..end).unwrap_or_default().windows(2) {
+                if *first.get_or_insert(step(w)) != step(w) {
+                    return false;
+                }
+                kept += 1;
+            }
+            start = end;
+        }
+        first.is_some() && 2 * kept >= steps
     }
     fn ascending(&self) -> bool {
         self.facts().ascending
