@@ -84,6 +84,14 @@ pub(crate) trait Shape {
     fn scale(&self) -> f64;
 }
 
+/// The pieces of a sample (or of a child stream of one) between its [`Shape::seams`], in order: runs of
+/// neighbouring rows. A seam out of order or past the end gives an empty piece.
+pub(crate) fn between_seams<'v, T>(values: &'v [T], seams: &'v [usize]) -> impl Iterator<Item = &'v [T]> + 'v {
+    let starts = std::iter::once(0).chain(seams.iter().copied());
+    let ends = seams.iter().copied().chain([values.len()]);
+    starts.zip(ends).map(|(start, end)| values.get(start..end).unwrap_or_default())
+}
+
 /// Bits needed to write `x`.
 pub(crate) fn bits(x: usize) -> u32 {
     usize::BITS - x.leading_zeros()

@@ -233,15 +233,12 @@ impl<T: LwcInt> Shape for Profile<'_, T> {
         }
         // Where the runs meet is known: every step inside them is the same. The runs between the seams
         // are walked in turn, and the first step that differs settles it.
-        let (mut first, mut kept, mut start) = (None, 0, 0);
-        for end in self.seams.iter().copied().chain([sample.len()]) {
-            for w in sample.get(start..end).unwrap_or_default().windows(2) {
-                if *first.get_or_insert(step(w)) != step(w) {
-                    return false;
-                }
-                kept += 1;
+        let (mut first, mut kept) = (None, 0);
+        for w in crate::stats::between_seams(sample, self.seams).flat_map(|piece| piece.windows(2)) {
+            if *first.get_or_insert(step(w)) != step(w) {
+                return false;
             }
-            start = end;
+            kept += 1;
         }
         first.is_some() && 2 * kept >= steps
     }

@@ -66,9 +66,7 @@ fn whole_runs<T: LwcInt>(values: &[T], seams: &[usize]) -> (Vec<T>, Vec<usize>) 
     if seams.is_empty() {
         return (rows, joins);
     }
-    let bounds = std::iter::once(0).chain(seams.iter().copied()).chain(std::iter::once(values.len()));
-    let bounds: Vec<usize> = bounds.collect();
-    for piece in bounds.windows(2).filter_map(|w| values.get(w[0]..w[1])) {
+    for piece in crate::stats::between_seams(values, seams) {
         // From the first change of value to the last: the runs before and after run on past the piece.
         let first = (1..piece.len()).find(|&i| piece[i] != piece[i - 1]);
         let last = (1..piece.len()).rev().find(|&i| piece[i] != piece[i - 1]);
