@@ -82,13 +82,32 @@ fn whole_runs<T: LwcInt>(values: &[T], seams: &[usize]) -> (Vec<T>, Vec<usize>) 
     (rows, joins)
 }
 
+/// Rows a run averages, in a stream's first [`RUN_PROBE`] rows, below which [`runs_of`] finds the runs
+/// without a branch per change.
+const SHORT_RUN: usize = 8;
+const RUN_PROBE: usize = 1_024;
+
 /// Each run's value and end row (`values.len() < 2^32`: a segment's rows are a `u32`).
 fn runs_of<T: LwcInt>(values: &[T]) -> (Vec<T>, Vec<u32>) {
+    let head = &values[..values.len().min(RUN_PROBE)];
+    if count_runs(head) * SHORT_RUN < head.len() {
+        // Long runs: the branch is well predicted, and writing at the changes alone costs least.
+        let (mut run_values, mut ends) = (Vec::new(), Vec::new());
+        for (i, w) in values.windows(2).enumerate().filter(|(_, w)| w[0] != w[1]) {
+            run_values.push(w[0]);
+            ends.push(i as u32 + 1);
+        }
+        if let Some(&last) = values.last() {
+            run_values.push(last);
+            ends.push(values.len() as u32);
+        }
+        return (run_values, ends);
+    }
+    // Short runs of uneven length (l_orderkey's are 1-7 rows) mispredicted that branch about once a run,
+    // the costliest part of writing the column. Here every row writes its run's value and end, and the
+    // next run starts where the value changes. `run` counts the changes so far, so stays below `runs`.
     let runs = count_runs(values);
     let (mut run_values, mut ends) = (vec![T::default(); runs], vec![0; runs]);
-    // Every row writes its run's value and end, and the next run starts where the value changes: no
-    // branch to mispredict on short runs (l_orderkey's are 1-7 rows long, which a branch per row made
-    // the costliest part of writing the column). `run` counts the changes so far, so stays below `runs`.
     let mut run = 0;
     for (i, w) in values.windows(2).enumerate() {
         (run_values[run], ends[run]) = (w[0], i as u32 + 1);
@@ -558,7 +577,7 @@ mod tests {
 
     use crate::encodings::stream::TakePlan;
 
-    /// Each run's value and end, for no rows, one, runs of one row and one run of every row.
+    /// Each run's value and end, for no rows, one, runs of one row, runs of ten and one run of every row.
     #[test]
     fn runs_are_their_values_and_ends() {
         assert_eq!(runs_of::<i32>(&[]), (vec![], vec![]));
@@ -566,6 +585,9 @@ mod tests {
         assert_eq!(runs_of(&[3u8, 3, 1, 2, 2, 2, 3]), (vec![3, 1, 2, 3], vec![2, 3, 6, 7]));
         assert_eq!(runs_of(&[-1i64, 0, -1]), (vec![-1, 0, -1], vec![1, 2, 3]));
         assert_eq!(runs_of(&[5u64; 1 << 16]), (vec![5], vec![1 << 16]));
+        // Runs long enough to be found at their changes alone.
+        let tens: Vec<i16> = (0..100).map(|i| i / 10 - 5).collect();
+        assert_eq!(runs_of(&tens), ((-5..5).collect(), (1..=10).map(|r| r * 10).collect()));
     }
 
     /// On a sample, runs cut by a seam are left out: the first and last run of each piece run on past it.
