@@ -89,33 +89,37 @@ const RUN_PROBE: usize = 1_024;
 
 /// Each run's value and end row (`values.len() < 2^32`: a segment's rows are a `u32`).
 fn runs_of<T: LwcInt>(values: &[T]) -> (Vec<T>, Vec<u32>) {
+    let Some(&last) = values.last() else {
+        return (Vec::new(), Vec::new());
+    };
     let head = &values[..values.len().min(RUN_PROBE)];
-    if count_runs(head) * SHORT_RUN < head.len() {
+    let (mut run_values, mut ends) = if count_runs(head) * SHORT_RUN < head.len() {
         // Long runs: the branch is well predicted, and writing at the changes alone costs least.
         let (mut run_values, mut ends) = (Vec::new(), Vec::new());
         for (i, w) in values.windows(2).enumerate().filter(|(_, w)| w[0] != w[1]) {
             run_values.push(w[0]);
             ends.push(i as u32 + 1);
         }
-        if let Some(&last) = values.last() {
-            run_values.push(last);
-            ends.push(values.len() as u32);
+        (run_values, ends)
+    } else {
+        // Short runs of uneven length (l_orderkey's are 1-7 rows) mispredicted that branch about once a
+        // run, the costliest part of writing the column. Here every row writes its run's value and end,
+        // and the next run starts where the value changes. `run` counts the changes so far, so stays
+        // below `runs`; the last run's entry is dropped, to be written as the other path's is.
+        let runs = count_runs(values);
+        let (mut run_values, mut ends) = (vec![T::default(); runs], vec![0; runs]);
+        let mut run = 0;
+        for (i, w) in values.windows(2).enumerate() {
+            (run_values[run], ends[run]) = (w[0], i as u32 + 1);
+            run += usize::from(w[0] != w[1]);
         }
-        return (run_values, ends);
-    }
-    // Short runs of uneven length (l_orderkey's are 1-7 rows) mispredicted that branch about once a run,
-    // the costliest part of writing the column. Here every row writes its run's value and end, and the
-    // next run starts where the value changes. `run` counts the changes so far, so stays below `runs`.
-    let runs = count_runs(values);
-    let (mut run_values, mut ends) = (vec![T::default(); runs], vec![0; runs]);
-    let mut run = 0;
-    for (i, w) in values.windows(2).enumerate() {
-        (run_values[run], ends[run]) = (w[0], i as u32 + 1);
-        run += usize::from(w[0] != w[1]);
-    }
-    if let Some(&last) = values.last() {
-        (run_values[run], ends[run]) = (last, values.len() as u32);
-    }
+        run_values.truncate(runs - 1);
+        ends.truncate(runs - 1);
+        (run_values, ends)
+    };
+    // The last run ends with the stream, where no change marks it.
+    run_values.push(last);
+    ends.push(values.len() as u32);
     (run_values, ends)
 }
 
