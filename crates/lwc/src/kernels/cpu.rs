@@ -3,17 +3,39 @@
 //! machine runs and tests the portable kernels other targets (aarch64, older x86) depend on. The
 //! `avx2-ceiling` feature turns the AVX-512 paths off alone, so that an AVX-512 machine runs and
 //! measures the kernels an AVX2-only CPU (AMD before Zen 4) takes.
+//!
+//! lwc's own unit tests take the portable paths too where `LWC_TEST_PORTABLE=1` is set: CI runs the
+//! compiled unit tests a second time that way instead of compiling the crate's tests again with the
+//! feature (2 minutes on a 2-core machine). Only test builds read it; the library reads no environment.
+
+/// Whether SIMD paths may run at all: not in a `portable` build, nor in a unit-test run held to the
+/// portable paths.
+#[inline]
+fn simd_allowed() -> bool {
+    #[cfg(test)]
+    if portable_test_run() {
+        return false;
+    }
+    !cfg!(feature = "portable")
+}
+
+#[cfg(test)]
+fn portable_test_run() -> bool {
+    static PORTABLE: std::sync::LazyLock<bool> =
+        std::sync::LazyLock::new(|| std::env::var_os("LWC_TEST_PORTABLE").is_some_and(|v| v == "1"));
+    *PORTABLE
+}
 
 /// AVX2.
 #[inline]
 pub fn avx2() -> bool {
-    !cfg!(feature = "portable") && std::arch::is_x86_feature_detected!("avx2")
+    simd_allowed() && std::arch::is_x86_feature_detected!("avx2")
 }
 
 /// POPCNT: one instruction for a word's ones, which the baseline x86-64 target counts in a dozen.
 #[inline]
 pub fn popcnt() -> bool {
-    !cfg!(feature = "portable") && std::arch::is_x86_feature_detected!("popcnt")
+    simd_allowed() && std::arch::is_x86_feature_detected!("popcnt")
 }
 
 /// AVX2 and BMI2 (`pdep`/`pext`).
@@ -58,15 +80,15 @@ pub fn software_prefetch() -> bool {
     intel()
 }
 
-/// Whether AVX-512 paths may run at all: not in a `portable` or `avx2-ceiling` build, nor (in tests) on a
-/// thread held to AVX2 by [`avx2_only`].
+/// Whether AVX-512 paths may run at all: where SIMD may, not in an `avx2-ceiling` build, nor (in tests) on
+/// a thread held to AVX2 by [`avx2_only`].
 #[inline]
 fn avx512_allowed() -> bool {
     #[cfg(test)]
     if AVX2_ONLY.with(|c| c.get()) {
         return false;
     }
-    !cfg!(feature = "portable") && !cfg!(feature = "avx2-ceiling")
+    simd_allowed() && !cfg!(feature = "avx2-ceiling")
 }
 
 #[cfg(test)]
@@ -106,12 +128,15 @@ pub fn avx512_vbmi_zmm() -> bool {
 
 #[cfg(test)]
 mod tests {
-    /// A `portable` build reports no SIMD at all, so its test run covers the portable kernels alone.
+    /// A `portable` build, or a unit-test run with `LWC_TEST_PORTABLE=1`, reports no SIMD at all, so its
+    /// tests cover the portable kernels alone.
     #[test]
     fn portable_builds_take_no_simd_path() {
         let any_simd = super::avx2() || super::avx2_bmi2() || super::avx2_fma() || super::avx512_vbmi();
         assert!(!super::avx512_vbmi_zmm() || any_simd);
-        assert_eq!(any_simd, !cfg!(feature = "portable") && std::arch::is_x86_feature_detected!("avx2"));
+        assert!(!super::popcnt() || super::simd_allowed());
+        let portable = cfg!(feature = "portable") || super::portable_test_run();
+        assert_eq!(any_simd, !portable && std::arch::is_x86_feature_detected!("avx2"));
     }
 
     /// A thread held to AVX2 sees no AVX-512 path and keeps AVX2; other threads are not affected.
@@ -133,6 +158,6 @@ mod tests {
     #[test]
     fn avx2_ceiling_builds_take_no_avx512_path() {
         assert!(!super::avx512f() && !super::avx512_vbmi() && !super::avx512_vbmi_zmm());
-        assert_eq!(super::avx2(), !cfg!(feature = "portable") && std::arch::is_x86_feature_detected!("avx2"));
+        assert_eq!(super::avx2(), super::simd_allowed() && std::arch::is_x86_feature_detected!("avx2"));
     }
 }
