@@ -317,8 +317,7 @@ fn step_breaks<T: LwcInt>(values: &[T], limit: usize) -> usize {
     values.windows(2).filter(|w| step(w) != candidate).take(limit + 1).count()
 }
 
-/// Distinct values and values seen exactly once. Sorting a copy beats hashing at the few thousand
-/// values a profile holds at most.
+/// Distinct values and values seen exactly once.
 fn count_distinct<T: LwcInt>(values: &[T]) -> (usize, usize) {
     // Open addressing with Fibonacci hashing over a table at most 2/3 full: a few times faster than
     // sorting a copy, and this runs for every segment the selector samples. Keys and how often each was
