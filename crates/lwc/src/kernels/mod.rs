@@ -42,6 +42,7 @@ pub fn on_every_path(f: impl Fn()) {
     }
 }
 pub mod decimal;
+pub mod divisor;
 pub mod extremes;
 pub mod fsst;
 pub mod lookup;

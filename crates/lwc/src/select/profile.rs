@@ -16,6 +16,7 @@
 use std::borrow::Cow;
 use std::cell::OnceCell;
 
+use crate::kernels::divisor::common_divisor;
 use crate::stats::{Shape, SplitMix, Stats};
 use crate::types::{LwcInt, Word};
 
@@ -348,25 +349,6 @@ fn count_distinct<T: LwcInt>(values: &[T]) -> (usize, usize) {
         }
     }
     (distinct, once)
-}
-
-/// Greatest common divisor of `values` (0 when all are 0); stops as soon as it reaches 1.
-fn common_divisor(values: impl Iterator<Item = u64>) -> u64 {
-    let mut g = 0;
-    for v in values {
-        g = gcd(g, v);
-        if g == 1 {
-            break;
-        }
-    }
-    g
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use crate::stats::{Stats, Shape, SplitMix};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
+use crate::kernels::divisor::{ExactDivisor, common_divisor, divide_offsets};
 use crate::selection::Selection;
 use crate::types::{LwcInt, Word};
 
@@ -26,31 +27,25 @@ pub(crate) struct Gcd;
 /// so the smallest estimate picks.
 const QUOTIENTS: Encoding = Encoding::Auto;
 
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
-
 /// The greatest common divisor of all residuals (0 when they are all 0); stops early at 1.
 fn divisor<T: LwcInt>(values: &[T], min: T) -> u64 {
-    let mut d = 0;
-    for v in values {
-        let residual = v.offset_from(min).to_u64();
-        // One division per value while `d` divides them all, which is the case worth being fast.
-        if d == 0 || residual % d != 0 {
-            d = gcd(residual, d);
-            if d == 1 {
-                break;
-            }
-        }
-    }
-    d
+    common_divisor(values.iter().map(|v| v.offset_from(min).to_u64()))
 }
 
-fn quotients<T: LwcInt>(values: &[T], min: T, d: u64) -> Vec<T::Unsigned> {
-    values.iter().map(|v| T::Unsigned::from_u64(v.offset_from(min).to_u64() / d)).collect()
+/// The residuals' greatest common divisor, when above 1, and the residuals divided by it.
+fn divided<T: LwcInt>(values: &[T], min: T) -> Option<(u64, Vec<T::Unsigned>)> {
+    let mut quotients = vec![T::Unsigned::ZERO; values.len()];
+    let mut divide = |d| ExactDivisor::new(d).is_some_and(|by| divide_offsets(values, min, by, &mut quotients));
+    // The divisor of the first rows usually divides them all: then one pass divides and checks.
+    let first = divisor(&values[..values.len().min(64)], min);
+    if first == 1 {
+        return None;
+    }
+    if first > 1 && divide(first) {
+        return Some((first, quotients));
+    }
+    let d = divisor(values, min);
+    (d > 1 && divide(d)).then_some((d, quotients))
 }
 
 impl Encoder for Gcd {
@@ -73,25 +68,21 @@ impl Encoder for Gcd {
     }
 
     fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _parameter: u32, children: &impl Children) -> Option<usize> {
-        let d = divisor(values, stats.min);
-        if d <= 1 {
-            return None;
-        }
-        Some(16 + children.estimate(0, &quotients(values, stats.min, d), QUOTIENTS)?)
+        let (_, quotients) = divided(values, stats.min)?;
+        Some(16 + children.estimate(0, &quotients, QUOTIENTS)?)
     }
 
     fn encode<T: LwcInt>(values: &[T], stats: &Stats<T>, _parameter: u32, children: &impl Children, out: &mut Writer) -> Result<()> {
-        let d = divisor(values, stats.min);
-        if d <= 1 {
-            let reason = match d {
-                0 => format!("the {} values are all equal", values.len()),
-                _ => "the differences between values have no common divisor above 1".to_string(),
+        let Some((d, quotients)) = divided(values, stats.min) else {
+            let reason = match stats.min == stats.max {
+                true => format!("the {} values are all equal", values.len()),
+                false => "the differences between values have no common divisor above 1".to_string(),
             };
             return Err(Error::NotApplicable { encoding: "gcd", reason });
-        }
+        };
         out.u64(value_bits(stats.min));
         out.u64(d);
-        children.encode(0, &quotients(values, stats.min, d), QUOTIENTS, out)
+        children.encode(0, &quotients, QUOTIENTS, out)
     }
 }
 

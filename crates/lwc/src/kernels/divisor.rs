@@ -1,0 +1,147 @@
+//! Common divisors, and division by one. A 64-bit division takes tens of cycles where a multiply takes
+//! three; dividing a multiple of `d` is exact, and an exact division is a multiply by the inverse of
+//! `d`'s odd part modulo 2^64 and a rotate, which tells in the same step whether `d` divided at all
+//! (Granlund and Montgomery, 1994; Hacker's Delight, 10-16). `gcd` writes, and the selector checks, a
+//! divisor of every value of a stream: a multiply a value where Euclid took one or two divisions.
+
+use crate::types::{LwcInt, Word};
+
+/// Division by a fixed `d > 0` of values that are mostly its multiples.
+#[derive(Clone, Copy, Debug)]
+pub struct ExactDivisor {
+    /// The inverse of `d`'s odd part modulo 2^64.
+    inverse: u64,
+    /// `d`'s trailing zero bits.
+    shift: u32,
+    /// The largest quotient: `u64::MAX / d`.
+    limit: u64,
+}
+
+impl ExactDivisor {
+    /// The divisor `d`; `None` for 0.
+    pub fn new(d: u64) -> Option<Self> {
+        let shift = d.checked_ilog2().map(|_| d.trailing_zeros())?;
+        let odd = d >> shift;
+        // An odd number is its own inverse modulo 8 (3 bits); each Newton step doubles the bits that are right.
+        let mut inverse = odd;
+        for _ in 0..5 {
+            inverse = inverse.wrapping_mul(2u64.wrapping_sub(odd.wrapping_mul(inverse)));
+        }
+        Some(ExactDivisor { inverse, shift, limit: u64::MAX / d })
+    }
+
+    /// `x / d` where `d` divides `x`; where it does not, some value above `u64::MAX / d`.
+    #[inline(always)]
+    pub fn quotient(&self, x: u64) -> u64 {
+        x.wrapping_mul(self.inverse).rotate_right(self.shift)
+    }
+
+    /// Whether `d` divides `x`.
+    #[inline(always)]
+    pub fn divides(&self, x: u64) -> bool {
+        self.quotient(x) <= self.limit
+    }
+}
+
+with_avx2! {
+    /// Each value's offset from `min` divided by `by` into `out` (as long as `values`): whether `by` divided
+    /// them all. Where one is not a multiple, `out` holds some words, not its quotients. One pass that
+    /// divides and checks: the divisor of a stream's first rows usually divides the rest.
+    pub fn divide_offsets[T: LwcInt](values: &[T], min: T, by: ExactDivisor, out: &mut [T::Unsigned]) -> bool {
+        let mut largest = 0;
+        for (quotient, v) in out.iter_mut().zip(values) {
+            let q = by.quotient(v.offset_from(min).to_u64());
+            largest = largest.max(q);
+            *quotient = T::Unsigned::from_u64(q);
+        }
+        largest <= by.limit
+    }
+}
+
+/// The greatest common divisor of `values` (0 when all are 0); stops as soon as it reaches 1. Values that
+/// the divisor so far divides cost a multiply; only one that breaks it costs Euclid's divisions.
+pub fn common_divisor(values: impl IntoIterator<Item = u64>) -> u64 {
+    let (mut d, mut exact) = (0, None::<ExactDivisor>);
+    for v in values {
+        if exact.is_some_and(|e| e.divides(v)) {
+            continue;
+        }
+        d = gcd(d, v);
+        if d == 1 {
+            break;
+        }
+        exact = ExactDivisor::new(d);
+    }
+    d
+}
+
+/// Euclid's greatest common divisor (`gcd(0, b) = b`).
+pub fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Divisors with few and many trailing zeros, odd ones, and the extremes.
+    fn divisors() -> impl Strategy<Value = u64> {
+        prop_oneof![
+            1u64..=1_000,
+            any::<u64>().prop_map(|d| d.max(1)),
+            (0u32..64).prop_map(|k| 1 << k),
+            (1u64..1_000, 0u32..50).prop_map(|(d, k)| d << k),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn quotients_and_divisibility_match_division(d in divisors(), x in any::<u64>(), q in any::<u64>()) {
+            let e = ExactDivisor::new(d).unwrap();
+            prop_assert_eq!(e.divides(x), x % d == 0);
+            // Every quotient up to the largest: the multiple `q · d` does not overflow.
+            let q = q.checked_rem(e.limit.wrapping_add(1)).unwrap_or(q);
+            prop_assert!(e.divides(q * d));
+            prop_assert_eq!(e.quotient(q * d), q);
+        }
+
+        #[test]
+        fn common_divisors_match_euclid(values in prop::collection::vec(prop_oneof![any::<u64>(), (0u64..1_000).prop_map(|v| v * 60), Just(0)], 0..40)) {
+            let euclid = values.iter().fold(0, |d, &v| gcd(d, v));
+            prop_assert_eq!(common_divisor(values.iter().copied()), euclid);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn offsets_divide_as_division_does(values in prop::collection::vec(-1_000i64..1_000, 1..300), d in 1u64..40) {
+            let min = *values.iter().min().unwrap();
+            let by = ExactDivisor::new(d).unwrap();
+            let mut out = vec![0u64; values.len()];
+            let divided = divide_offsets(&values, min, by, &mut out);
+            let offsets: Vec<u64> = values.iter().map(|&v| (v - min) as u64).collect();
+            prop_assert_eq!(divided, offsets.iter().all(|o| o % d == 0));
+            if divided {
+                prop_assert_eq!(out, offsets.iter().map(|o| o / d).collect::<Vec<_>>());
+            }
+        }
+    }
+
+    #[test]
+    fn edges() {
+        assert!(ExactDivisor::new(0).is_none());
+        let one = ExactDivisor::new(1).unwrap();
+        assert!(one.divides(u64::MAX) && one.quotient(u64::MAX) == u64::MAX);
+        let top = ExactDivisor::new(u64::MAX).unwrap();
+        assert!(top.divides(0) && top.divides(u64::MAX) && !top.divides(u64::MAX - 1));
+        let half = ExactDivisor::new(1 << 63).unwrap();
+        assert!(half.divides(1 << 63) && !half.divides(1 << 62) && half.quotient(1 << 63) == 1);
+        assert_eq!(common_divisor([0, 0]), 0);
+        assert_eq!(common_divisor([0, 6, 9, 15]), 3);
+        assert_eq!(common_divisor([100, 200, 300, 250, 7]), 1);
+    }
+}
