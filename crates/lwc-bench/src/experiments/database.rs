@@ -165,7 +165,7 @@ pub fn run(cfg: &Config) -> Report {
     let mut times = Table::new("database: median load times", &["table", "plain copy", "lwc load"]);
     let mut columns = Table::new(
         "database: lwc's automatic choice per column (explain)",
-        &["column", "type", "plain KB", "lwc KB", "lwc / plain", "chosen"],
+        &["column", "type", "plain KB", "lwc KB", "lwc / plain", "choose / encode ms", "chosen"],
     );
     let mut total = Sizes::default();
     let (mut choose_ns, mut encode_ns, mut size_objective_bytes, mut balanced_bytes) = (0u64, 0u64, 0usize, 0usize);
@@ -181,7 +181,8 @@ pub fn run(cfg: &Config) -> Report {
             s.plain += plain;
             s.lwc += lwc;
             file_overhead += l.file_overhead();
-            if let Some((choose, encode, size_bytes)) = selection(&column.data) {
+            let selected = selection(&column.data);
+            if let Some((choose, encode, size_bytes)) = selected {
                 (choose_ns, encode_ns) = (choose_ns + choose, encode_ns + encode);
                 (size_objective_bytes, balanced_bytes) = (size_objective_bytes + size_bytes, balanced_bytes + lwc);
             }
@@ -198,6 +199,9 @@ pub fn run(cfg: &Config) -> Report {
                 kib(plain),
                 kib(lwc),
                 format!("{:.2}", lwc as f64 / plain as f64),
+                selected.map_or("-".into(), |(choose, encode, _)| {
+                    format!("{:.2} / {:.2}", choose as f64 / 1e6, encode as f64 / 1e6)
+                }),
                 l.explain(&column.data),
             ]);
         }
@@ -236,6 +240,7 @@ pub fn run(cfg: &Config) -> Report {
     sizes.note(format!("Plain: the columns as fixed-width arrays (ints and dates 4 bytes, decimals 8 bytes in hundredths) and strings as their bytes + a 4-byte offset (Arrow's layout). lwc: integer-like columns (ints, dates, decimals) encoded with its automatic choice; each string column, an Arrow `StringArray`, written by `lwc_file::write_to_bytes` (default `WriteOptions`: `balanced`, {}-row segments, each a dictionary + codes or plain ends + bytes) and counted by its segments' bytes (`encoded_bytes`); the one-column files' headers and footers ({} KB over all string columns) are left out, as a file per table would share them. TPC-H has no floats.", EncodeOptions::default().segment_rows, kib(file_overhead)));
     sizes.note("Load: building every column from the generated arrays (lwc: encoding the integer-like ones and writing each string column to an in-memory file, opened with `LwcFile::from_bytes`, in a one-thread rayon pool) against copying every column's values (strings: bytes and offsets); both allocate their output.");
     sizes.note(format!("Published (seed 004, TPC-D SF 1, byte-aligned null suppression + dictionary for flags): bulk load 20-50 % slower. Ours is at SF {sf}: compare the ratios."));
+    columns.note("choose / encode ms: integer-like columns, one encode on one thread; the time the selector took choosing (sampling and estimating, segments that keep an earlier choice take none) and the whole encode's time, choosing included.");
     columns.note("chosen: each encoding lwc's automatic choice used, and on how many of the column's segments. String columns: `dict(codes: …)` is a segment of distinct strings and codes through the automatic choice, `plain(ends: …)` the bytes as they are and end offsets through it; lwc-file picks dictionary when at most half the rows are distinct or it estimates fewer bytes.");
     columns.note(format!(
         "Objectives: integer-like columns take {} KB with `balanced` (the default, above) and {} KB with `size`. Selection overhead: choosing took {:.1} % of the encode time (stats, sampling and estimates of every stream, child streams included; {:.0} ms of {:.0} ms).",
