@@ -338,6 +338,20 @@ pub(crate) trait Encoder {
         Self::estimate(values, stats, parameter, children)
     }
 
+    /// [`Encoder::estimate_with_seams`] of a stream the selector has profiled: `shape` is the profile of
+    /// these very values, whose facts (how many are distinct) an encoding may take instead of finding
+    /// them again.
+    fn estimate_profiled<T: LwcInt>(
+        values: &[T],
+        stats: &Stats<T>,
+        parameter: u32,
+        children: &impl Children,
+        seams: &[usize],
+        _shape: &dyn Shape,
+    ) -> Option<usize> {
+        Self::estimate_with_seams(values, stats, parameter, children, seams)
+    }
+
     /// The estimate for a stream of which `sample` is a sample with the stream's `stats` and `shape`:
     /// the sample's estimate scaled to the stream, unless the encoding knows better.
     ///

@@ -221,7 +221,8 @@ macro_rules! registry {
             }
 
             /// Estimated body bytes of `values`, whose runs from far-apart rows meet at `seams` (see
-            /// [`Encoder::estimate_with_seams`]; none outside samples).
+            /// [`Encoder::estimate_with_seams`]; none outside samples), and whose profile, when the
+            /// selector has one, is `shape` (see [`Encoder::estimate_profiled`]).
             pub(crate) fn estimate<T: LwcInt>(
                 self,
                 values: &[T],
@@ -229,12 +230,16 @@ macro_rules! registry {
                 parameter: u32,
                 children: &impl Children,
                 seams: &[usize],
+                shape: Option<&dyn Shape>,
             ) -> Option<usize> {
-                match self {
-                    $(EncodingId::$variant => <$module::$encoder as Encoder>::estimate_with_seams(
+                match (self, shape) {
+                    $((EncodingId::$variant, None) => <$module::$encoder as Encoder>::estimate_with_seams(
                         values, stats, parameter, children, seams,
                     ),)*
-                    $(EncodingId::$bvariant => { let _ = seams; None })*
+                    $((EncodingId::$variant, Some(shape)) => <$module::$encoder as Encoder>::estimate_profiled(
+                        values, stats, parameter, children, seams, shape,
+                    ),)*
+                    $((EncodingId::$bvariant, _) => { let _ = seams; None })*
                 }
             }
 

@@ -70,7 +70,7 @@ fn dictionary_and_codes<T: LwcInt>(values: &[T], stats: &Stats<T>) -> (Vec<T>, V
 }
 
 /// How many distinct values there are; `None` once there are more than `cap`.
-fn distinct<T: LwcInt>(values: &[T], cap: usize) -> Option<usize> {
+fn count_up_to<T: LwcInt>(values: &[T], cap: usize) -> Option<usize> {
     let mut seen = crate::hashing::KeySet::default();
     // Only where the value changes: runs are hashed once.
     let changes = values.first().into_iter().chain(values.windows(2).filter(|w| w[0] != w[1]).map(|w| &w[1]));
@@ -82,11 +82,20 @@ fn distinct<T: LwcInt>(values: &[T], cap: usize) -> Option<usize> {
     Some(seen.len())
 }
 
-/// The entries of `values`' dictionary and the bytes of their codes, as the children estimate them.
-fn sized<T: LwcInt>(values: &[T], stats: &Stats<T>, children: &impl Children) -> Option<(usize, usize)> {
+/// The entries of `values`' dictionary and the bytes of their codes, as the children estimate them;
+/// `distinct` is how many distinct values there are, where the caller knows.
+fn sized<T: LwcInt>(
+    values: &[T],
+    stats: &Stats<T>,
+    children: &impl Children,
+    distinct: Option<usize>,
+) -> Option<(usize, usize)> {
     // A dictionary only pays when its codes are narrower than frame-of-reference residuals.
     let cap = 1usize << stats.range_bits().saturating_sub(1).min(20);
-    let entries = distinct(values, cap)?;
+    let entries = match distinct {
+        Some(known) => Some(known).filter(|&d| d <= cap),
+        None => count_up_to(values, cap),
+    }?;
     let codes = if !children.given(0) {
         // The default, bit packing, at the width of the largest code: no codes need computing.
         kernel::packed_len(values.len(), (entries.max(1) as u32 - 1).bits_used())
@@ -140,7 +149,7 @@ impl Encoder for Dict {
         children: &impl Children,
         shape: &dyn Shape,
     ) -> Option<usize> {
-        let (entries, codes) = sized(sample, stats, children)?;
+        let (entries, codes) = sized(sample, stats, children, None)?;
         // The sample's codes are as wide as its own dictionary; the stream's, as its estimated one.
         let code_bits = |d: usize| bits(d.max(2) - 1) as f64;
         let codes = codes as f64 * shape.scale() * code_bits(shape.distinct_estimate()) / code_bits(entries);
@@ -148,7 +157,22 @@ impl Encoder for Dict {
     }
 
     fn estimate<T: LwcInt>(values: &[T], stats: &Stats<T>, _parameter: u32, children: &impl Children) -> Option<usize> {
-        let (entries, codes) = sized(values, stats, children)?;
+        let (entries, codes) = sized(values, stats, children, None)?;
+        Some(16 + entries * size_of::<T>() + codes)
+    }
+
+    /// The profile counted the distinct values to prune: counted again, they took a fifth of choosing
+    /// l_orderkey's cascade. A profile that is a sample's knows only the sample's count.
+    fn estimate_profiled<T: LwcInt>(
+        values: &[T],
+        stats: &Stats<T>,
+        _parameter: u32,
+        children: &impl Children,
+        _seams: &[usize],
+        shape: &dyn Shape,
+    ) -> Option<usize> {
+        let known = (shape.sample_rows() == values.len()).then(|| shape.distinct());
+        let (entries, codes) = sized(values, stats, children, known)?;
         Some(16 + entries * size_of::<T>() + codes)
     }
 
