@@ -58,6 +58,16 @@ with_avx2! {
     }
 }
 
+with_avx2! {
+    /// Whether `by` divides every value's offset from `min`: a multiply and a compare a value, in blocks
+    /// that stop the pass at the first block holding a value it does not divide.
+    pub fn divides_offsets[T: LwcInt](values: &[T], min: T, by: ExactDivisor) -> bool {
+        values.chunks(1024).all(|block| {
+            block.iter().map(|v| by.quotient(v.offset_from(min).to_u64())).fold(0, u64::max) <= by.limit
+        })
+    }
+}
+
 /// The greatest common divisor of `values` (0 when all are 0); stops as soon as it reaches 1. Values that
 /// the divisor so far divides cost a multiply; only one that breaks it costs Euclid's divisions.
 pub fn common_divisor(values: impl IntoIterator<Item = u64>) -> u64 {
@@ -125,6 +135,7 @@ mod tests {
             let divided = divide_offsets(&values, min, by, &mut out);
             let offsets: Vec<u64> = values.iter().map(|&v| (v - min) as u64).collect();
             prop_assert_eq!(divided, offsets.iter().all(|o| o % d == 0));
+            prop_assert_eq!(divides_offsets(&values, min, by), divided);
             if divided {
                 prop_assert_eq!(out, offsets.iter().map(|o| o / d).collect::<Vec<_>>());
             }

@@ -16,7 +16,7 @@
 use std::borrow::Cow;
 use std::cell::OnceCell;
 
-use crate::kernels::divisor::common_divisor;
+use crate::kernels::divisor::{common_divisor, divides_offsets, ExactDivisor};
 use crate::stats::{Shape, SplitMix, Stats};
 use crate::types::{LwcInt, Word};
 
@@ -253,11 +253,18 @@ impl<T: LwcInt> Shape for Profile<'_, T> {
         *self.divisor.get_or_init(|| {
             // A sample's divisor is a multiple of the stream's, and may be larger: rows the sample missed
             // can break it (clock times with 2.5 % nulls once chose `gcd` for a segment whose sample
-            // happened to be all multiples of 5). So a divisor the sample shows is checked on every value;
-            // one pass that stops at the first value it fails on.
-            let of = |values: &[T]| common_divisor(values.iter().map(|v| v.offset_from(self.stats.min).to_u64()));
+            // happened to be all multiples of 5). So a divisor the sample shows is checked on every value,
+            // a multiply a value in a pass that vectorizes (one value at a time, it took 45 % of choosing
+            // `l_quantity`), and Euclid only where it fails.
+            let min = self.stats.min;
+            let of = |values: &[T]| common_divisor(values.iter().map(|v| v.offset_from(min).to_u64()));
             match of(self.sample()) {
-                d if d > 1 && !self.is_whole() => of(self.values),
+                d if d > 1 && !self.is_whole() => {
+                    match ExactDivisor::new(d).is_some_and(|by| divides_offsets(self.values, min, by)) {
+                        true => d,
+                        false => of(self.values),
+                    }
+                }
                 d => d,
             }
         })
