@@ -20,7 +20,10 @@ pub struct ExactDivisor {
 impl ExactDivisor {
     /// The divisor `d`; `None` for 0.
     pub fn new(d: u64) -> Option<Self> {
-        let shift = d.checked_ilog2().map(|_| d.trailing_zeros())?;
+        if d == 0 {
+            return None;
+        }
+        let shift = d.trailing_zeros();
         let odd = d >> shift;
         // An odd number is its own inverse modulo 8 (3 bits); each Newton step doubles the bits that are right.
         let mut inverse = odd;
@@ -86,7 +89,7 @@ pub fn common_divisor(values: impl IntoIterator<Item = u64>) -> u64 {
 }
 
 /// Euclid's greatest common divisor (`gcd(0, b) = b`).
-pub fn gcd(mut a: u64, mut b: u64) -> u64 {
+fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
         (a, b) = (b, a % b);
     }

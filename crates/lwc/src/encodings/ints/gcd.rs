@@ -34,13 +34,13 @@ fn divisor<T: LwcInt>(values: &[T], min: T) -> u64 {
 
 /// The residuals' greatest common divisor, when above 1, and the residuals divided by it.
 fn divided<T: LwcInt>(values: &[T], min: T) -> Option<(u64, Vec<T::Unsigned>)> {
-    let mut quotients = vec![T::Unsigned::ZERO; values.len()];
-    let mut divide = |d| ExactDivisor::new(d).is_some_and(|by| divide_offsets(values, min, by, &mut quotients));
     // The divisor of the first rows usually divides them all: then one pass divides and checks.
     let first = divisor(&values[..values.len().min(64)], min);
     if first == 1 {
         return None;
     }
+    let mut quotients = vec![T::Unsigned::ZERO; values.len()];
+    let mut divide = |d| ExactDivisor::new(d).is_some_and(|by| divide_offsets(values, min, by, &mut quotients));
     if first > 1 && divide(first) {
         return Some((first, quotients));
     }
