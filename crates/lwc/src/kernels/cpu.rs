@@ -4,22 +4,22 @@
 //! `avx2-ceiling` feature turns the AVX-512 paths off alone, so that an AVX-512 machine runs and
 //! measures the kernels an AVX2-only CPU (AMD before Zen 4) takes.
 //!
-//! lwc's own unit tests take the portable paths too where `LWC_TEST_PORTABLE=1` is set: CI runs the
-//! compiled unit tests a second time that way instead of compiling the crate's tests again with the
-//! feature (2 minutes on a 2-core machine). Only test builds read it; the library reads no environment.
+//! Debug and test builds take the portable paths too where `LWC_TEST_PORTABLE=1` is set: CI
+//! runs the compiled tests a second time that way instead of compiling the workspace's crates again with
+//! the feature (2 minutes on a 2-core machine). Release builds other than tests read no environment.
 
-/// Whether SIMD paths may run at all: not in a `portable` build, nor in a unit-test run held to the
+/// Whether SIMD paths may run at all: not in a `portable` build, nor in a debug or test run held to the
 /// portable paths.
 #[inline]
 fn simd_allowed() -> bool {
-    #[cfg(test)]
+    #[cfg(any(test, debug_assertions))]
     if portable_test_run() {
         return false;
     }
     !cfg!(feature = "portable")
 }
 
-#[cfg(test)]
+#[cfg(any(test, debug_assertions))]
 fn portable_test_run() -> bool {
     static PORTABLE: std::sync::LazyLock<bool> =
         std::sync::LazyLock::new(|| std::env::var_os("LWC_TEST_PORTABLE").is_some_and(|v| v == "1"));
@@ -128,7 +128,7 @@ pub fn avx512_vbmi_zmm() -> bool {
 
 #[cfg(test)]
 mod tests {
-    /// A `portable` build, or a unit-test run with `LWC_TEST_PORTABLE=1`, reports no SIMD at all, so its
+    /// A `portable` build, or a debug run with `LWC_TEST_PORTABLE=1`, reports no SIMD at all, so its
     /// tests cover the portable kernels alone.
     #[test]
     fn portable_builds_take_no_simd_path() {
