@@ -207,7 +207,8 @@ pub struct CompressArgs {
     pub segment_rows: usize,
     /// Segments that keep the encoding chosen for the segment before them while their values look
     /// alike (within 10 % of its bytes a row; numbers: a range of as many bits; strings: its FSST table
-    /// too), instead of choosing again; 0 chooses for every segment.
+    /// too), instead of choosing again; a column's later choices are kept twice and four times as long.
+    /// 0 chooses for every segment.
     #[arg(long, default_value_t = lwc::DEFAULT_KEEP_CHOICE, value_name = "N")]
     pub keep_choice: usize,
     /// Threads encoding columns in parallel (default: one per core).

@@ -54,8 +54,10 @@ impl EncodedChunk {
 }
 
 /// How a column's segments hand on the selector's choice ([`SegmentChoice`]) in a file, whatever the
-/// writer's threads: segment 0 chooses, then blocks of `keep_choice + 1` segments each keep the choice
-/// of the segment before their block (the last of a block, its choice expired, chooses for the next).
+/// writer's threads: segment 0 chooses, then blocks of segments each keep the choice of the segment
+/// before their block (the last of a block, its choice expired, chooses for the next). Blocks are as
+/// long as the choices they keep are kept, one more than [`SegmentChoice::kept_for`]: `keep_choice + 1`
+/// segments, then twice and four times `keep_choice`, plus one (see [`lwc::KEEP_DOUBLINGS`]).
 /// Segments of one block need nothing from each other, so a writer encodes them at once, and a file's
 /// bytes do not depend on how many threads wrote it.
 #[derive(Clone)]
@@ -70,9 +72,17 @@ impl ChoiceChain {
         ChoiceChain { keep_choice: options.keep_choice, before_block: None }
     }
 
-    /// Segment `k`'s place in its block: segment 0 alone, then blocks of `keep_choice + 1` segments.
+    /// Segment `k`'s place in its block: segment 0 alone, then the blocks of the column's choices.
     pub(crate) fn place(k: usize, keep_choice: usize) -> usize {
-        k.saturating_sub(1) % keep_choice.saturating_add(1)
+        let block = |renewals| SegmentChoice::kept_for(keep_choice, renewals).saturating_add(1);
+        let mut rest = k.saturating_sub(1);
+        for renewals in 0..lwc::KEEP_DOUBLINGS {
+            if rest < block(renewals) {
+                return rest;
+            }
+            rest -= block(renewals);
+        }
+        rest % block(lwc::KEEP_DOUBLINGS)
     }
 
     /// The choice segment `k` may keep: the one before its block, aged by `k`'s place in it.
@@ -332,4 +342,19 @@ pub fn explain_array(array: &dyn Array, options: &EncodeOptions) -> Result<Vec<l
             chunk.explain.ok_or_else(|| Error::InvalidArgument("no explain record was kept".into()))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ChoiceChain;
+
+    /// Segment 0 chooses alone, then blocks of 16, 31 and 61 segments at `keep_choice` 15, each ended by
+    /// the segment that chooses for the next: where a column written one segment after another chooses.
+    #[test]
+    fn blocks_grow_as_kept_choices_do() {
+        let choosers: Vec<usize> = (0..300).filter(|&k| ChoiceChain::place(k + 1, 15) == 0).collect();
+        assert_eq!(choosers, [0, 16, 47, 108, 169, 230, 291]);
+        assert!((0..100).all(|k| ChoiceChain::place(k, 0) == 0), "0 chooses for every segment");
+        assert_eq!(ChoiceChain::place(1_000, usize::MAX), 999);
+    }
 }

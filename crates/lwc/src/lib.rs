@@ -72,7 +72,7 @@ pub use error::{Error, Result};
 pub use predicate::{Predicate, ZoneVerdict};
 pub use segment::{
     encode_segment, encode_segment_after, fill_nulls, sequence_segment, Aggregates, Array, EncodeOptions,
-    EncodedSegment, Segment, SegmentChoice, DEFAULT_KEEP_CHOICE, DEFAULT_SEGMENT_ROWS,
+    EncodedSegment, Segment, SegmentChoice, DEFAULT_KEEP_CHOICE, DEFAULT_SEGMENT_ROWS, KEEP_DOUBLINGS,
 };
 pub use select::{fit_to_budget, AccessMix, BudgetOption, CostModel, Costs, Fallback, Objective, SegmentExplain};
 pub use selection::Selection;

@@ -151,16 +151,25 @@ pub struct EncodeOptions {
     pub working_set_rows: Option<u64>,
     /// Segments of a column that may keep the cascade chosen for the segment before them instead of
     /// choosing again (see [`SegmentChoice`]); after this many in a row the next one chooses afresh.
-    /// 0 chooses for every segment. Only where the top of [`EncodeOptions::cascade`] is `Auto`.
+    /// Each time a column chooses afresh, its next choice is kept twice as long, up to four times this
+    /// many. 0 chooses for every segment. Only where the top of [`EncodeOptions::cascade`] is `Auto`.
     pub keep_choice: usize,
 }
 
 /// Rows per segment unless configured otherwise: one Hyrise chunk, one Umbra data block.
 pub const DEFAULT_SEGMENT_ROWS: usize = 1 << 16;
 
-/// Segments that keep a choice before one chooses again, unless configured otherwise: a choice is made
-/// at least once per million rows in segments of [`DEFAULT_SEGMENT_ROWS`].
+/// Segments that keep a choice before one chooses again, unless configured otherwise: in segments of
+/// [`DEFAULT_SEGMENT_ROWS`], a column chooses for its first million rows, then for the next two million,
+/// then once per four million (see [`KEEP_DOUBLINGS`]).
 pub const DEFAULT_KEEP_CHOICE: usize = 15;
+
+/// How many times the segments that keep a column's choice double, once each time it chooses afresh:
+/// [`EncodeOptions::keep_choice`] segments keep its first choice, twice as many its second, four times as
+/// many every later one. Every segment that keeps a choice checks it by what it writes (see
+/// [`SegmentChoice`]); choosing afresh only looks for a cascade that would now write less, which a
+/// column that has kept one choice for millions of rows rarely has.
+pub const KEEP_DOUBLINGS: u32 = 2;
 
 /// How much larger (bytes per row) a segment written with a kept cascade may be than the segment that
 /// chose it before it chooses afresh instead.
@@ -260,7 +269,8 @@ pub struct EncodedSegment<M, B = AlignedBytes> {
 /// A segment keeps it while the cascade writes it within 10 % of the chooser's bytes per row (the body's:
 /// the header, validity and zone map, is the same whatever the cascade), and, for values, while their
 /// range has the bits of the chooser's (one more or less). Else it chooses afresh, and is written as
-/// chosen; after [`EncodeOptions::keep_choice`] segments in a row, the next one chooses again.
+/// chosen; after [`EncodeOptions::keep_choice`] segments in a row (more for later choices, see
+/// [`KEEP_DOUBLINGS`]), the next one chooses again.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SegmentChoice {
     cascade: Cascade,
@@ -269,6 +279,8 @@ pub struct SegmentChoice {
     bytes_per_row: f64,
     /// Segments that kept it since.
     kept: usize,
+    /// Choices the column made afresh before this one (see [`KEEP_DOUBLINGS`]).
+    renewals: u32,
     /// The FSST table the segment that chose trained, when it chose `fsst`: a segment that keeps the
     /// cascade compresses with it instead of training its own (training takes as long as compressing
     /// a few hundred kilobytes).
@@ -285,9 +297,11 @@ pub(crate) enum ChoiceOf {
 }
 
 impl SegmentChoice {
-    /// A choice just made, on a segment that `of` describes, written in `bytes_per_row`.
-    pub(crate) fn chosen(cascade: Cascade, of: ChoiceOf, bytes_per_row: f64) -> Self {
-        SegmentChoice { cascade, of, bytes_per_row, kept: 0, symbol_table: None }
+    /// A choice just made, on a segment that `of` describes, written in `bytes_per_row`; `before` is
+    /// the column's choice before it, if any.
+    pub(crate) fn chosen(cascade: Cascade, of: ChoiceOf, bytes_per_row: f64, before: Option<&SegmentChoice>) -> Self {
+        let renewals = before.map_or(0, |b| b.renewals.saturating_add(1).min(KEEP_DOUBLINGS));
+        SegmentChoice { cascade, of, bytes_per_row, kept: 0, renewals, symbol_table: None }
     }
 
     /// The choice with the FSST table its cascade was written with, for the segments that keep it.
@@ -308,6 +322,17 @@ impl SegmentChoice {
     /// Segments that kept it since it was chosen.
     pub fn kept(&self) -> usize {
         self.kept
+    }
+
+    /// Choices the column made afresh before this one (at most [`KEEP_DOUBLINGS`]: no more are told).
+    pub fn renewals(&self) -> u32 {
+        self.renewals
+    }
+
+    /// Segments that keep a column's choice made after `renewals` fresh ones, when
+    /// [`EncodeOptions::keep_choice`] is `keep_choice`.
+    pub fn kept_for(keep_choice: usize, renewals: u32) -> usize {
+        keep_choice.saturating_mul(1 << renewals.min(KEEP_DOUBLINGS))
     }
 
     /// This choice as the segment `segments` further on sees it: a writer that encodes several segments
@@ -349,7 +374,9 @@ impl SegmentChoice {
             (ChoiceOf::Bytes(a), ChoiceOf::Bytes(b)) => a == b,
             _ => false,
         };
-        options.cascade.encoding().id().is_none() && self.kept < options.keep_choice && alike
+        options.cascade.encoding().id().is_none()
+            && self.kept < Self::kept_for(options.keep_choice, self.renewals)
+            && alike
     }
 }
 
@@ -566,7 +593,7 @@ pub(crate) fn write_segment_after<V: Value>(
             let written = driver(options.cascade.clone()).encode_with(&filled, &stats, w)?;
             // Taken at once (constant, sequence) costs next to nothing to choose, and rarely fits the next.
             let chosen = written.evaluation.as_ref().is_some_and(|e| !e.encoding().taken_at_once());
-            let choice = chosen.then(|| SegmentChoice::chosen(written.cascade.clone(), of, per_row(w)));
+            let choice = chosen.then(|| SegmentChoice::chosen(written.cascade.clone(), of, per_row(w), previous));
             (written, choice)
         }
     };

@@ -407,7 +407,7 @@ pub fn encode_bytes_segment_after(
             let written = driver(options.cascade.clone()).encode_bytes(&profile, &mut w)?;
             let fsst = written.cascade.encoding() == Encoding::BytesFsst;
             let choice = written.evaluation.is_some().then(|| {
-                SegmentChoice::chosen(written.cascade.clone(), of, per_row(&w))
+                SegmentChoice::chosen(written.cascade.clone(), of, per_row(&w), previous)
                     .with_symbol_table(profile.trained_symbol_table().filter(|_| fsst))
             });
             (written, choice)

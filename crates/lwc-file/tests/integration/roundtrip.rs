@@ -299,14 +299,16 @@ fn threads_option_and_replacing_a_file() {
 #[test]
 fn segments_keep_choices_whatever_the_threads() {
     let value = |i: i64| (i * 7_919) % 4_096 + (i / 256 % 2) * 4_096;
-    let values = Int64Array::from_iter_values((0..40 * 256).map(value));
+    let values = Int64Array::from_iter_values((0..120 * 256).map(value));
     let schema = Arc::new(Schema::new(vec![Field::new("v", DataType::Int64, false)]));
     let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(values.clone())]).unwrap();
     let explains = lwc_file::explain_array(&values, &options(256).encode).unwrap();
     let kept: Vec<usize> =
         (0..explains.len()).filter(|&k| explains[k].reason.starts_with("kept the cascade chosen")).collect();
-    // Segment 0 chooses, then every 16th: the last of each block, for the next block to keep.
-    assert_eq!(kept, (1..16).chain(17..32).chain(33..40).collect::<Vec<_>>());
+    // Segment 0 chooses, then the last of each block, for the next block to keep: blocks of 16, 31 and
+    // 61 segments, as each choice is kept for twice as many segments as the one before, up to 60.
+    let choosers = [0, 16, 47, 108];
+    assert_eq!(kept, (0..120).filter(|k| !choosers.contains(k)).collect::<Vec<_>>());
     let write = |threads| {
         let options = WriteOptions { threads: Some(threads), ..options(256) };
         write_to_bytes(schema.clone(), &cut(&batch, &[1000, 3000, 7]), options).unwrap()
@@ -337,7 +339,7 @@ fn string_segments_keep_choices_whatever_the_threads() {
     for (array, want) in [(&mode, "dict"), (&comment, "fsst")] {
         let explains = lwc_file::explain_array(array, &options(256).encode).unwrap();
         let kept = explains.iter().filter(|e| e.reason.starts_with("kept the cascade chosen")).count();
-        assert_eq!(kept, 40 - 3, "segments 0, 16 and 32 choose");
+        assert_eq!(kept, 40 - 2, "segments 0 and 16 choose");
         assert!(explains.iter().all(|e| e.chosen.encoding().id().unwrap().name() == want), "{}", explains[1]);
     }
     let schema = Arc::new(Schema::new(vec![

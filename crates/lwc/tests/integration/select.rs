@@ -472,14 +472,20 @@ fn kept(e: &SegmentExplain) -> bool {
     e.reason.starts_with("kept the cascade chosen")
 }
 
-/// A column of alike segments chooses once every `keep_choice + 1` segments and keeps the cascade in
-/// between, at no cost of choosing; each kept segment reads back its own values.
+/// A column of alike segments chooses, then keeps the cascade for `keep_choice` segments at no cost of
+/// choosing, chooses again and keeps that for twice as many, then four times; each kept segment reads
+/// back its own values.
 #[test]
 fn alike_segments_keep_the_choice_before_them() {
     let values: Vec<u32> = (0..20).flat_map(|_| few_distinct()).collect();
     let (encoded, explains) = segment_explains(&values, 15);
     let kept_at: Vec<usize> = (0..explains.len()).filter(|&k| kept(&explains[k])).collect();
     assert_eq!(kept_at, (1..16).chain(17..20).collect::<Vec<_>>(), "{explains:#?}");
+    // Kept for 2, 4 and 8 segments, then 8 again.
+    let (often, explains) = segment_explains(&values, 2);
+    let chose_at: Vec<usize> = (0..explains.len()).filter(|&k| !kept(&explains[k])).collect();
+    assert_eq!(chose_at, [0, 3, 8, 17], "{explains:#?}");
+    assert_eq!(often, encoded, "the same cascade, kept or chosen again");
     for (k, e) in explains.iter().enumerate() {
         assert_eq!(e.chosen, explains[0].chosen, "segment {k}");
         assert_eq!(e.choose_ns == 0, kept(e), "segment {k}: {e}");
