@@ -160,8 +160,8 @@ pub struct EncodeOptions {
 pub const DEFAULT_SEGMENT_ROWS: usize = 1 << 16;
 
 /// Segments that keep a choice before one chooses again, unless configured otherwise: in segments of
-/// [`DEFAULT_SEGMENT_ROWS`], a column chooses for its first million rows, then for the next two million,
-/// then once per four million (see [`KEEP_DOUBLINGS`]).
+/// [`DEFAULT_SEGMENT_ROWS`], a column's first choice is kept for about a million rows, its second for two
+/// million, every later one for four million (see [`KEEP_DOUBLINGS`]).
 pub const DEFAULT_KEEP_CHOICE: usize = 15;
 
 /// How many times the segments that keep a column's choice double, once each time it chooses afresh:
