@@ -31,7 +31,8 @@ struct Cli {
     /// it finishes in a few minutes on 2 cores.
     #[arg(long)]
     scale: Option<f64>,
-    /// Timed rounds per figure; the median is reported. Default: 15 (end-to-end: 3 runs per query).
+    /// Timed rounds per figure; the median is reported. Default: 15 (end-to-end: 3 runs per query; costs:
+    /// 3 passes, fewer where this asks for fewer).
     #[arg(long)]
     rounds: Option<usize>,
     /// Shortest timed batch in milliseconds (fast operations repeat until they fill it).
