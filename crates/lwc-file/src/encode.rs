@@ -59,7 +59,9 @@ impl EncodedChunk {
 /// long as the choices they keep are kept, one more than [`SegmentChoice::kept_for`]: `keep_choice + 1`
 /// segments, then twice and four times `keep_choice`, plus one (see [`lwc::KEEP_DOUBLINGS`]).
 /// Segments of one block need nothing from each other, so a writer encodes them at once, and a file's
-/// bytes do not depend on how many threads wrote it.
+/// bytes do not depend on how many threads wrote it. Where the last of a block hands on no choice (it
+/// was written `constant` or `sequence`, which are taken at once), the next block keeps the choice before
+/// it, on that block's schedule.
 #[derive(Clone)]
 pub(crate) struct ChoiceChain {
     keep_choice: usize,
@@ -74,25 +76,32 @@ impl ChoiceChain {
 
     /// Segment `k`'s place in its block: segment 0 alone, then the blocks of the column's choices.
     pub(crate) fn place(k: usize, keep_choice: usize) -> usize {
+        Self::renewals_and_place(k, keep_choice).1
+    }
+
+    /// The renewals of the choice that segment `k`'s block keeps (see [`SegmentChoice::renewals`]), and
+    /// `k`'s place in the block.
+    fn renewals_and_place(k: usize, keep_choice: usize) -> (u32, usize) {
         let block = |renewals| SegmentChoice::kept_for(keep_choice, renewals).saturating_add(1);
         let mut rest = k.saturating_sub(1);
         for renewals in 0..lwc::KEEP_DOUBLINGS {
             if rest < block(renewals) {
-                return rest;
+                return (renewals, rest);
             }
             rest -= block(renewals);
         }
-        rest % block(lwc::KEEP_DOUBLINGS)
+        (lwc::KEEP_DOUBLINGS, rest % block(lwc::KEEP_DOUBLINGS))
     }
 
     /// The choice segment `k` may keep: the one before its block, aged by `k`'s place in it.
     pub(crate) fn previous(&self, k: usize) -> Option<SegmentChoice> {
-        self.before_block.as_ref().map(|c| c.aged(Self::place(k, self.keep_choice)))
+        let (renewals, place) = Self::renewals_and_place(k, self.keep_choice);
+        self.before_block.as_ref().map(|c| c.aged(place).renewed(renewals))
     }
 
     /// Segment `k` was written with `choice`.
     pub(crate) fn written(&mut self, k: usize, choice: Option<SegmentChoice>) {
-        if Self::place(k + 1, self.keep_choice) == 0 {
+        if Self::place(k + 1, self.keep_choice) == 0 && choice.is_some() {
             self.before_block = choice;
         }
     }

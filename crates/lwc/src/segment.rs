@@ -335,6 +335,12 @@ impl SegmentChoice {
         keep_choice.saturating_mul(1 << renewals.min(KEEP_DOUBLINGS))
     }
 
+    /// This choice as the column's choice after `renewals` fresh ones: a writer that places segments by
+    /// their index (lwc-file's blocks) may hand a choice on past the block it was made for.
+    pub fn renewed(&self, renewals: u32) -> Self {
+        SegmentChoice { renewals: renewals.min(KEEP_DOUBLINGS), ..self.clone() }
+    }
+
     /// This choice as the segment `segments` further on sees it: a writer that encodes several segments
     /// of a column at once hands each the last choice it knows, aged by the segments in between.
     pub fn aged(&self, segments: usize) -> Self {

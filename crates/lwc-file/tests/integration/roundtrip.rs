@@ -323,6 +323,28 @@ fn segments_keep_choices_whatever_the_threads() {
     round_trip(&[batch], options(256));
 }
 
+/// A block whose last segment hands on no choice (written `constant`, taken at once) leaves the next
+/// block keeping the choice before it, on the next block's schedule: only segments 0, 16 and 47 choose,
+/// whatever the threads.
+#[test]
+fn a_constant_segment_between_blocks_keeps_the_choice_before_it() {
+    let value = |i: i64| if i / 256 == 16 { 5 } else { (i * 7_919) % 4_096 };
+    let values = Int64Array::from_iter_values((0..64 * 256).map(value));
+    let explains = lwc_file::explain_array(&values, &options(256).encode).unwrap();
+    assert_eq!(explains[16].chosen.to_string(), "constant");
+    let chose: Vec<usize> =
+        (0..explains.len()).filter(|&k| !explains[k].reason.starts_with("kept the cascade chosen")).collect();
+    assert_eq!(chose, [0, 16, 47]);
+    let schema = Arc::new(Schema::new(vec![Field::new("v", DataType::Int64, false)]));
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(values)]).unwrap();
+    let write = |threads| {
+        let options = WriteOptions { threads: Some(threads), ..options(256) };
+        write_to_bytes(schema.clone(), &cut(&batch, &[1000, 3000, 7]), options).unwrap()
+    };
+    assert!(write(1)[..] == write(5)[..], "5 threads wrote other bytes");
+    round_trip(&[batch], options(256));
+}
+
 /// String columns keep their choices too: a column of ship modes (nulls in runs) keeps the dictionary
 /// segment 0 chose, a comment column keeps FSST, with the same bytes on any thread count, and both read
 /// back.
