@@ -26,6 +26,10 @@ const SELECTIVITIES: [f64; 3] = [0.5, 0.1, 0.01];
 /// Rows of the lookup take: few enough that each is read where it lies, over every segment of the column.
 const LOOKUP_ROWS: usize = 1_000;
 
+/// The share of the rows a dense unsorted take reads (a join's probe side handing on many rows in its
+/// own order): many rows a segment, in no order.
+const SCATTERED_SHARE: f64 = 0.1;
+
 /// lwc's candidates in table order (name, cascade): frame of reference per segment and per block, delta at
 /// the strides seed 001 measured, the dictionary and the automatic choice; then the forced cascades.
 const LWC: [(&str, &str); 14] = [
@@ -55,6 +59,8 @@ enum Op {
     Take(f64),
     /// Take of this many uniform random rows, in no order (lookups, as a join's probe hands them on).
     Lookup(usize),
+    /// Take of this share of the rows, uniform random, in no order.
+    Scattered(f64),
 }
 
 impl Op {
@@ -64,6 +70,7 @@ impl Op {
             Op::Decode => "decode all".into(),
             Op::Take(s) => format!("take {} %", (s * 100.0).round()),
             Op::Lookup(k) => format!("take {k} random"),
+            Op::Scattered(s) => format!("take {} % random", (s * 100.0).round()),
         }
     }
 }
@@ -88,7 +95,7 @@ pub fn run(cfg: &Config) -> Report {
     let columns = Tpch::new(sf).keys();
     let mut ops = vec![Op::Sum, Op::Decode];
     ops.extend(SELECTIVITIES.map(Op::Take));
-    ops.push(Op::Lookup(LOOKUP_ROWS));
+    ops.extend([Op::Lookup(LOOKUP_ROWS), Op::Scattered(SCATTERED_SHARE)]);
 
     let row = |name, codec: Option<Box<dyn Peer>>, cascade| Row {
         name,
@@ -122,7 +129,7 @@ pub fn run(cfg: &Config) -> Report {
             let times = match op {
                 Op::Sum => time_sums(cfg, values, &rows),
                 Op::Decode => race_codecs(cfg.settings, values, None, &encoded),
-                Op::Take(_) | Op::Lookup(_) => {
+                Op::Take(_) | Op::Lookup(_) | Op::Scattered(_) => {
                     race_codecs(cfg.settings, values, positions(cfg, values, op).as_deref(), &encoded)
                 }
             };
@@ -154,6 +161,7 @@ fn positions(cfg: &Config, values: &[u32], op: Op) -> Option<Vec<u32>> {
     match op {
         Op::Take(s) => Some(data::match_vector(values.len(), s, cfg.seed)),
         Op::Lookup(k) => Some(data::positions(k, values.len(), false, cfg.seed)),
+        Op::Scattered(s) => Some(data::positions((s * values.len() as f64) as usize, values.len(), false, cfg.seed)),
         Op::Sum | Op::Decode => None,
     }
 }
@@ -173,7 +181,7 @@ fn confirm_cliffs(
     for (c, row) in rows.iter_mut().enumerate().skip(1) {
         for (o, &op) in ops.iter().enumerate() {
             let factor = match op {
-                Op::Take(_) | Op::Lookup(_) => {
+                Op::Take(_) | Op::Lookup(_) | Op::Scattered(_) => {
                     // ops[1] is the full decode.
                     let first = bound_factor(last(&row.median_ns[o]), last(&row.median_ns[1]), gathers[o]);
                     // The rows are made again only for a take raced again.
