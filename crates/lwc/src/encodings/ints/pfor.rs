@@ -254,7 +254,7 @@ impl<'a, T: LwcInt> PforView<'a, T> {
     /// others of their blocks). Where the range cuts a block, its exceptions are first bounded by two
     /// searches of their offsets, and they are decoded [`EXCEPTION_CHUNK`] at a time: short decodes (a
     /// `delta` stride's deltas sought for one position) zeroed two blocks' buffers and read every
-    /// exception of the block, and `delta(pfor)` took 10^3 random rows in 3x its decode and a gather.
+    /// exception of the block, and `delta(pfor)` took 10^3 random rows in up to 3x its decode and a gather.
     fn for_each_exception(&self, start: usize, end: usize, mut f: impl FnMut(usize, T::Unsigned)) {
         if start >= end || !self.has_exceptions() {
             return;
