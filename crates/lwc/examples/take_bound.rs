@@ -7,8 +7,10 @@
 //! rle lz4`). `DATA` picks the `u32` values: `walk` (a random walk, the default), `uniform`, `years`
 //! (1900-2100), `step5` (ascending by 5), `series` (ascending by 60 ± 5) or a TPC-H key (`l_orderkey`, `o_orderkey`, `ps_partkey`); `ROWS`
 //! how many (default 65,535: one segment; more make a column of 65,536-row segments, taken and decoded
-//! through the column); `K` the list length (default 10^6). `PROFILE=1` repeats the first cascade's
-//! unsorted take for five seconds, for a profiler, and exits.
+//! through the column); `K` the list length (default 10^6). `WARM=1` leaves the decode out of each
+//! round, so a short list's rows stay in the caches from round to round and the take's fixed costs
+//! show (the decode-all figure is then that of the last round alone). `PROFILE=1` repeats the first
+//! cascade's unsorted take for five seconds, for a profiler, and exits.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -69,6 +71,7 @@ fn main() -> Result<(), lwc::Error> {
         if args.is_empty() { ["plain", "bitpack", "delta", "rle", "lz4"].map(String::from).to_vec() } else { args };
     let data = std::env::var("DATA").unwrap_or_else(|_| "walk".into());
     let k = std::env::var("K").ok().and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
+    let warm = std::env::var("WARM").is_ok();
     let rows: usize = std::env::var("ROWS").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_ROWS).max(1);
     let mut rng = Lcg(1);
     let values = values(&data, rows, &mut rng);
@@ -91,7 +94,7 @@ fn main() -> Result<(), lwc::Error> {
         }
         for (order, positions) in [("random", &random), ("sorted", &sorted)] {
             let (mut plain, mut take, mut decode) = (vec![], vec![], vec![]);
-            for _ in 0..ROUNDS {
+            for round in 0..ROUNDS {
                 let t = Instant::now();
                 for (o, &p) in gathered.iter_mut().zip(black_box(positions.as_slice())) {
                     *o = values[p as usize];
@@ -102,6 +105,9 @@ fn main() -> Result<(), lwc::Error> {
                 column.take_into(black_box(positions), &mut out)?;
                 black_box(&out);
                 take.push(t.elapsed().as_secs_f64());
+                if warm && round + 1 < ROUNDS {
+                    continue;
+                }
                 let t = Instant::now();
                 column.decode_into(0, &mut decoded)?;
                 black_box(&decoded);
@@ -110,7 +116,7 @@ fn main() -> Result<(), lwc::Error> {
             assert_eq!(out, gathered, "{cascade}");
             let (plain, take, decode) = (median(plain), median(take), median(decode));
             println!(
-                "{cascade:<10} {order}: {:.2}x a plain gather, {:.2}x decode-all plus gather ({:.0} µs; decode {:.0} µs)",
+                "{cascade:<10} {order}: {:.2}x a plain gather, {:.2}x decode-all plus gather ({:.1} µs; decode {:.0} µs)",
                 take / plain,
                 take / (plain + decode),
                 take * 1e6,
