@@ -6,7 +6,7 @@ mod container;
 use std::ops::Range;
 
 use crate::bitmap::Bitmap;
-use crate::encodings::{all_or_none, digit_value, Cascade, EncodingId, InPlace};
+use crate::encodings::{all_or_none, digit_value, Cascade, EncodingId, InPlaceParts};
 use crate::error::{Error, Result};
 use crate::kernels::positions;
 use crate::predicate::Predicate;
@@ -59,6 +59,9 @@ pub struct Column<'a, T: Value> {
     /// Every segment reads a row in place (see [`Segment::reads_in_place`]): unsorted takes then read each
     /// row where it is instead of grouping the rows by segment first.
     reads_in_place: bool,
+    /// The segments' in-place readers, where every segment has one, gathered when the column opens: a
+    /// take of a few rows then reads them without a dispatch a row and without collecting them again.
+    in_place: Option<InPlaceParts<'a, T::Latent>>,
     /// The rows of the largest segment: the most a take makes segment-local at once.
     largest: usize,
 }
@@ -90,8 +93,12 @@ impl<'a, T: Value> Column<'a, T> {
                 .is_some_and(|(last, rest)| rest.iter().all(|s| s.rows() == first) && last.rows() <= first);
         let uniform_shift = uniform.then(|| first.trailing_zeros());
         let reads_in_place = segments.iter().all(Segment::reads_in_place);
+        let in_place = reads_in_place
+            .then(|| all_or_none(&segments, Segment::in_place))
+            .flatten()
+            .map(|readers| InPlaceParts::new(readers, uniform_shift));
         let largest = segments.iter().map(Segment::rows).max().unwrap_or(0);
-        Column { rows: next, segments, starts, uniform_shift, reads_in_place, largest }
+        Column { rows: next, segments, starts, uniform_shift, reads_in_place, in_place, largest }
     }
 
     /// Rows, nulls included.
@@ -253,25 +260,23 @@ impl<'a, T: Value> Column<'a, T> {
             // Each row read where it is: grouping rows by segment costs more than the reads (a lone row
             // costs a few nanoseconds). Denser lists go by segment, where each segment weighs decoding
             // itself whole against its positions. Segments that read a row in place (bitpack, for, for_n,
-            // constant, dict over packed codes, radix, plain) are read inline, found once per take rather than
-            // dispatched per row; worth it once the rows outnumber the segments. Equal segments of one
-            // kind of packed fields go through one loop with no match on the kind.
-            let inline = rows.len() >= self.segments.len();
-            if let Some(readers) = inline.then(|| all_or_none(&self.segments, Segment::in_place)).flatten() {
-                let in_parts = self
-                    .uniform_shift
-                    .and_then(|shift| InPlace::gather_in_parts(&readers, shift, rows, out, T::from_latent));
-                if let Some(read) = in_parts {
+            // constant, dict over packed codes, radix, plain) are read inline by the readers the column
+            // gathered when it opened, not dispatched per row. Equal segments of one kind of packed fields
+            // go through one loop with no match on the kind.
+            if let Some(parts) = &self.in_place {
+                if let Some(read) = parts.gather(rows, out, T::from_latent) {
                     return read.map_err(out_of_range);
                 }
                 // Radix segments of one base (one range of values): the base's constants stay in registers.
-                if let Some((digits, parts)) = InPlace::digits_of_one_base(&readers) {
+                if let InPlaceParts::Digits(digits, parts) = parts {
                     return self.read_each(rows, out, |seg, at| {
                         let (words, reference) = parts[seg];
                         T::from_latent(digit_value(digits, words, reference, at))
                     });
                 }
-                return self.read_each(rows, out, |seg, at| T::from_latent(readers[seg].get(at)));
+                if let InPlaceParts::Each(readers) = parts {
+                    return self.read_each(rows, out, |seg, at| T::from_latent(readers[seg].get(at)));
+                }
             }
             return self.read_each(rows, out, |seg, at| self.segments[seg].value_at(at));
         }
@@ -553,21 +558,22 @@ mod tests {
         // Radix segments of three bases, one after another.
         let bases: Vec<u32> = (0..10_000u32).map(|i| (i * 7 + i / 13) % (11 + (i >> 8) % 3) + 40).collect();
         let mut rng = crate::stats::SplitMix(9);
+        // Each with how the column reads its segments in place, as gathered when it opens.
         let cases = [
-            (&values, "bitpack"),
-            (&values, "plain"),
-            (&values, "dict"),
-            (&sorted, "delta:16"),
-            (&sorted, "rle"),
-            (&steps, "auto"),
-            (&digits, "radix"),
-            (&bases, "radix"),
+            (&values, "bitpack", "frames"),
+            (&values, "plain", "values"),
+            (&values, "dict", "coded"),
+            (&sorted, "delta:16", "none"),
+            (&sorted, "rle", "none"),
+            (&steps, "auto", "frames"),
+            (&digits, "radix", "digits"),
+            (&bases, "radix", "each"),
             // A reference per block: read in place with the block's reference, the `for` segment among
             // them as a frame.
-            (&sorted, "for_n"),
-            (&values, "for_n:16"),
+            (&sorted, "for_n", "referenced"),
+            (&values, "for_n:16", "referenced"),
         ];
-        for (data, cascade) in cases {
+        for (data, cascade, reads) in cases {
             let short = encode_segment(&data[..100], None, cascade.parse::<Cascade>().unwrap()).unwrap();
             let options = EncodeOptions {
                 segment_rows: 256,
@@ -576,6 +582,16 @@ mod tests {
             let encoded = EncodedColumn::encode(data, None, options).unwrap();
             let uniform = encoded.open::<u32>().unwrap();
             assert_eq!(uniform.uniform_shift, Some(8), "{cascade}");
+            let gathered = match &uniform.in_place {
+                None => "none",
+                Some(InPlaceParts::Values { .. }) => "values",
+                Some(InPlaceParts::Frames(_)) => "frames",
+                Some(InPlaceParts::Referenced(_)) => "referenced",
+                Some(InPlaceParts::Coded(_)) => "coded",
+                Some(InPlaceParts::Digits(..)) => "digits",
+                Some(InPlaceParts::Each(_)) => "each",
+            };
+            assert_eq!(gathered, reads, "{cascade}");
             if cascade == "auto" {
                 assert!(uniform.segments.iter().all(|s| s.encoding() == EncodingId::Constant), "{cascade}");
             }

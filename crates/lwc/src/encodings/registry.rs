@@ -384,6 +384,20 @@ macro_rules! registry {
                 })
             }
 
+            /// See [`OpenStream::frame`].
+            pub fn frame(&self) -> Option<Frame<'a, T>> {
+                match self {
+                    $(StreamView::$variant(v) => OpenStream::<'a, T>::frame(v),)*
+                }
+            }
+
+            /// See [`OpenStream::in_place`].
+            pub fn in_place(&self) -> Option<InPlace<'a, T>> {
+                match self {
+                    $(StreamView::$variant(v) => OpenStream::<'a, T>::in_place(v),)*
+                }
+            }
+
             /// The encoding of the stream.
             pub fn encoding(&self) -> EncodingId {
                 match self {
@@ -430,16 +444,6 @@ macro_rules! registry {
             fn wrapping_sum(&self, start: usize, len: usize) -> T {
                 match self {
                     $(StreamView::$variant(v) => v.wrapping_sum(start, len),)*
-                }
-            }
-            fn frame(&self) -> Option<Frame<'_, T>> {
-                match self {
-                    $(StreamView::$variant(v) => v.frame(),)*
-                }
-            }
-            fn in_place(&self) -> Option<InPlace<'_, T>> {
-                match self {
-                    $(StreamView::$variant(v) => v.in_place(),)*
                 }
             }
             fn sums_in_place(&self) -> bool {

@@ -226,6 +226,10 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for BitpackView<'a, T> {
     fn open(r: &mut Reader<'a>, n: usize, _: usize) -> Result<Self> {
         Ok(BitpackView { packed: Packed::open::<T>(r, n)? })
     }
+
+    fn frame(&self) -> Option<Frame<'a, T>> {
+        Some(Frame { base: T::default(), fields: self.packed })
+    }
 }
 
 impl<T: LwcInt> StreamOps<T> for BitpackView<'_, T> {
@@ -245,8 +249,8 @@ impl<T: LwcInt> StreamOps<T> for BitpackView<'_, T> {
         T::from_bits(self.packed.wrapping_sum(start, len, T::Unsigned::ZERO))
     }
 
-    fn frame(&self) -> Option<Frame<'_, T>> {
-        Some(Frame { base: T::default(), fields: self.packed })
+    fn sums_in_place(&self) -> bool {
+        true
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {

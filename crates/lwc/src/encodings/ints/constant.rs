@@ -65,6 +65,12 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for ConstantView<T> {
     fn open(r: &mut Reader<'a>, n: usize, _: usize) -> Result<Self> {
         Ok(ConstantView { value: read_value(r, "constant value")?, n })
     }
+
+    /// Fields of width 0 on the value, so a column's scattered rows read this segment in the same loop
+    /// as its packed neighbours'.
+    fn in_place(&self) -> Option<InPlace<'a, T>> {
+        Some(InPlace::Frame(Frame { base: self.value, fields: Packed::zeros(self.n) }))
+    }
 }
 
 impl<T: LwcInt> StreamOps<T> for ConstantView<T> {
@@ -86,12 +92,6 @@ impl<T: LwcInt> StreamOps<T> for ConstantView<T> {
 
     fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
         self.take_into(positions, out) // already a direct read per position
-    }
-
-    /// Fields of width 0 on the value, so a column's scattered rows read this segment in the same loop
-    /// as its packed neighbours'.
-    fn in_place(&self) -> Option<InPlace<'_, T>> {
-        Some(InPlace::Frame(Frame { base: self.value, fields: Packed::zeros(self.n) }))
     }
 
     fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {

@@ -215,6 +215,10 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for DictView<'a, T> {
     fn child_cascades(&self) -> Vec<Cascade> {
         vec![self.codes().cascade()]
     }
+
+    fn in_place(&self) -> Option<InPlace<'a, T>> {
+        Some(InPlace::Coded { codes: self.codes.frame()?, dictionary: self.dictionary })
+    }
 }
 
 impl<'a, T: LwcInt> DictView<'a, T> {
@@ -291,10 +295,6 @@ impl<T: LwcInt> StreamOps<T> for DictView<'_, T> {
 
     fn get(&self, i: usize) -> T {
         self.value(self.codes.get(i))
-    }
-
-    fn in_place(&self) -> Option<InPlace<'_, T>> {
-        Some(InPlace::Coded { codes: self.codes.frame()?, dictionary: self.dictionary })
     }
 
     fn sums_in_place(&self) -> bool {

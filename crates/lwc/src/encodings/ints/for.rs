@@ -48,6 +48,10 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for ForView<'a, T> {
         let reference = read_value(r, "for reference")?;
         Ok(ForView { reference, residuals: Packed::open::<T>(r, n)? })
     }
+
+    fn frame(&self) -> Option<Frame<'a, T>> {
+        Some(Frame { base: self.reference, fields: self.residuals })
+    }
 }
 
 impl<'a, T: LwcInt> ForView<'a, T> {
@@ -79,8 +83,8 @@ impl<T: LwcInt> StreamOps<T> for ForView<'_, T> {
         T::from_bits(self.residuals.wrapping_sum(start, len, self.reference.to_bits()))
     }
 
-    fn frame(&self) -> Option<Frame<'_, T>> {
-        Some(Frame { base: self.reference, fields: self.residuals })
+    fn sums_in_place(&self) -> bool {
+        true
     }
 
     fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {

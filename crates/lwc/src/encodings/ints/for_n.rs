@@ -100,6 +100,11 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for ForNView<'a, T> {
     fn parameter(&self) -> Option<u32> {
         Some(self.block())
     }
+
+    /// A reference and a field, each where it lies.
+    fn in_place(&self) -> Option<InPlace<'a, T>> {
+        Some(InPlace::Blocks { residuals: self.residuals, references: self.refs, shift: self.shift })
+    }
 }
 
 impl<'a, T: LwcInt> ForNView<'a, T> {
@@ -126,11 +131,6 @@ impl<T: LwcInt> StreamOps<T> for ForNView<'_, T> {
 
     fn get(&self, i: usize) -> T {
         T::add_offset(self.reference(i), self.residuals.get(i))
-    }
-
-    /// A reference and a field, each where it lies.
-    fn in_place(&self) -> Option<InPlace<'_, T>> {
-        Some(InPlace::Blocks { residuals: self.residuals, references: self.refs, shift: self.shift })
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {

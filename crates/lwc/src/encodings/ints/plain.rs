@@ -35,6 +35,10 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for PlainView<'a, T> {
     fn open(r: &mut Reader<'a>, n: usize, _: usize) -> Result<Self> {
         Ok(PlainView { values: r.array("plain values", n)? })
     }
+
+    fn in_place(&self) -> Option<InPlace<'a, T>> {
+        Some(InPlace::Values(self.values))
+    }
 }
 
 impl<T: LwcInt> StreamOps<T> for PlainView<'_, T> {
@@ -58,10 +62,6 @@ impl<T: LwcInt> StreamOps<T> for PlainView<'_, T> {
 
     fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
         self.take_into(positions, out) // already a direct read per position
-    }
-
-    fn in_place(&self) -> Option<InPlace<'_, T>> {
-        Some(InPlace::Values(self.values))
     }
 
     fn filter_range(&self, lo: T, hi: T, out: &mut Bitmap) {

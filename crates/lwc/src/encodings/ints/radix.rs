@@ -90,6 +90,10 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for RadixView<'a, T> {
         let words = r.array("radix words", n.div_ceil(m))?;
         Ok(RadixView { reference, base, digits, m, words, n })
     }
+
+    fn in_place(&self) -> Option<InPlace<'a, T>> {
+        Some(InPlace::Digits { words: self.words, digits: self.digits.clone()?, reference: self.reference })
+    }
 }
 
 impl<T: LwcInt> RadixView<'_, T> {
@@ -154,9 +158,6 @@ impl<T: LwcInt> StreamOps<T> for RadixView<'_, T> {
         }
     }
 
-    fn in_place(&self) -> Option<InPlace<'_, T>> {
-        Some(InPlace::Digits { words: self.words, digits: self.digits.as_ref()?, reference: self.reference })
-    }
 }
 
 /// Blocks stay what the defaults decode at a time.
