@@ -157,7 +157,6 @@ impl<T: LwcInt> StreamOps<T> for RadixView<'_, T> {
             *o = self.value(self.residual(p as usize));
         }
     }
-
 }
 
 /// Blocks stay what the defaults decode at a time.
