@@ -340,6 +340,15 @@ impl<'a, T: LwcInt> RleView<'a, T> {
         }
     }
 
+    /// Whether a sorted take of `k` positions spanning `span` rows ranks each position on its own, as an
+    /// unsorted take does, instead of walking the ends: ends decoded by blocks with more than a block of
+    /// runs between positions on average, where the walk would decode a block or two of ends for each
+    /// position besides its rank. 1,000 sorted rows of TPC-H `l_orderkey` (11 a segment) took 1.5x as
+    /// long walked as the same rows in no order, ranked.
+    fn ranks_each(&self, k: usize, span: usize) -> bool {
+        self.ends.get_cost() > 1 && self.runs_in(span) > k.saturating_mul(BLOCK)
+    }
+
     /// Sets the rows of the runs set in `runs` (one bit per run), a row range per stretch of runs.
     fn set_rows_of(&self, runs: &Bitmap, out: &mut Bitmap) {
         for stretch in runs.set_ranges() {
@@ -483,13 +492,14 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
         // A sorted take finds its runs by walking the ends forward (see `RunCursor`), then takes those runs,
         // as sorted as the positions, from the values: every pass is shared between the positions, and a
         // `delta` child walks its runs too.
+        if self.ranks_each(k, span) {
+            return k.saturating_mul(self.get_cost());
+        }
         let runs = self.runs_in(span);
         let ends = if self.ends.get_cost() <= 1 {
             k.saturating_mul(2 * (runs / k.max(1) + 1).ilog2() as usize) // read in place: a gallop a position
-        } else if runs <= k.saturating_mul(BLOCK) {
-            runs + self.ends.get_cost() // decoded block after block, from one rank
         } else {
-            k.saturating_mul(2 * BLOCK + self.ends.get_cost()) // a block, a rank and its block a position
+            runs + self.ends.get_cost() // decoded block after block, from one rank
         };
         let found = k.saturating_mul(RUN_SEEK_COST).saturating_add(ends);
         found.saturating_add(self.values.sorted_take_cost(k, runs))
@@ -514,6 +524,11 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
     }
 
     fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
+        if let (Some(&first), Some(&last)) = (positions.first(), positions.last()) {
+            if self.ranks_each(positions.len(), (last - first) as usize + 1) {
+                return self.take_into(positions, out);
+            }
+        }
         let (mut runs, mut cursor) = ([0u32; BLOCK], RunCursor::new(self));
         for (chunk, out) in positions.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
             let runs = &mut runs[..chunk.len()];
@@ -685,11 +700,33 @@ mod tests {
     }
 
     #[test]
+    fn sparse_sorted_takes_rank_each_position() {
+        // l_orderkey's runs with delta-coded ends, about 16,000 runs a segment: 11 sorted rows (1,000 over
+        // TPC-H SF 1's 92 segments) lie more than a block of runs apart, so each is ranked as an unsorted
+        // row is, and priced so; 100 share the walk's blocks, and cost less walked than ranked.
+        let keys = l_orderkey(1 << 16);
+        let bytes = encoded(&keys, "rle(delta(dict), delta)");
+        let StreamView::Rle(view) = StreamView::<u32>::open(&mut Reader::new(&bytes), keys.len()).unwrap() else {
+            panic!("not rle");
+        };
+        let n = keys.len();
+        assert!(view.ranks_each(11, n) && !view.ranks_each(100, n));
+        assert_eq!(view.sorted_take_cost(11, n), 11 * view.get_cost());
+        assert!(view.sorted_take_cost(100, n) < 100 * view.get_cost());
+        for k in [11, 100] {
+            let positions: Vec<u32> = (0..k).map(|i| (i * (n / k) + i % 7) as u32).collect();
+            let mut out = vec![0; k];
+            view.take_sorted_into(&positions, &mut out);
+            assert!(positions.iter().zip(&out).all(|(&p, &v)| keys[p as usize] == v), "{k} positions");
+        }
+    }
+
+    #[test]
     fn sorted_walks_find_every_run_however_far_apart() {
         // 5,000 runs of 1 to 9 rows. The walk itself (not the bound that may decode instead), over ends
         // read in place and ends decoded by blocks (`delta`): positions a few runs apart (the window
         // counts), about a block apart (the next block, decoded without a search), many blocks apart
-        // (a rank), on every run's first and last row, and repeated.
+        // (a rank, or a rank each where all are), on every run's first and last row, and repeated.
         let values: Vec<i32> = (0..5000i32).flat_map(|k| std::iter::repeat_n(k * 7 - 9000, 1 + (k * k) as usize % 9)).collect();
         let n = values.len() as u32;
         let lists: Vec<Vec<u32>> = vec![
