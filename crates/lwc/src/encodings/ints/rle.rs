@@ -205,7 +205,7 @@ impl Encoder for Rle {
 }
 
 /// Checks that the run ends ascend strictly from above 0 to `n`: each run holds a row and the runs cover
-/// the rows exactly. Stops at the first bad end.
+/// the rows exactly, however they are read; the error names the first bad end.
 fn check_ends(ends: &StreamView<'_, u32>, n: usize) -> Result<()> {
     let runs = ends.len();
     let bad = |what: String| Err(Error::Corrupt(format!("rle: {what}")));
@@ -219,21 +219,42 @@ fn check_ends(ends: &StreamView<'_, u32>, n: usize) -> Result<()> {
         // Settled by the step in O(1), however many runs a corrupt header claims.
         return if s.is_strictly_ascending() && ends.get(0) > 0 { Ok(()) } else { bad("empty runs".into()) };
     }
-    let (mut buf, mut previous) = ([0u32; BLOCK], 0);
-    for start in (0..runs).step_by(BLOCK) {
-        let buf = &mut buf[..(runs - start).min(BLOCK)];
-        ends.decode_into(start, buf);
-        // Compared without a branch, so the compares vectorize (a column opens each of its segments, and
-        // the branch a value took half of opening TPC-H `l_orderkey`'s runs); the bad end is found after.
-        let pairs = buf[1..].iter().zip(&buf[..]);
-        if pairs.fold(buf[0] <= previous, |descent, (&end, &before)| descent | (end <= before)) {
-            let before = |k: usize| if k == 0 { previous } else { buf[k - 1] };
-            let k = (0..buf.len()).find(|&k| buf[k] <= before(k)).expect("a descent was seen");
-            return bad(format!("run {} ends at row {}, not after row {}", start + k, buf[k], before(k)));
+    // The first end not after the one before it: the run, its end, and the end before it.
+    let (mut descent, mut previous) = (None, 0);
+    let mut check = |start: usize, block: &[u32]| {
+        if descent.is_none() {
+            descent = first_descent(previous, block).map(|(k, before)| (start + k, block[k], before));
         }
-        previous = buf[buf.len() - 1];
+        previous = block[block.len() - 1];
+    };
+    let agree = match ends {
+        // Delta-coded ends are read from a data point or by walking past one. Unless the two agree, ends
+        // checked one way could be out of order read the other way.
+        StreamView::Delta(delta) => delta.decode_agreeing(&mut check),
+        _ => {
+            ends.for_each_block(&mut check);
+            true
+        }
+    };
+    if let Some((run, end, before)) = descent {
+        return bad(format!("run {run} ends at row {end}, not after row {before}"));
+    }
+    if !agree {
+        return bad("the run ends' data points are not the sums of their deltas".into());
     }
     Ok(())
+}
+
+/// Where `block`, after `previous`, first fails to ascend strictly: the index and the value before it.
+/// Compared without a branch, so the compares vectorize (a column opens each of its segments, and a
+/// branch a value took half of opening TPC-H `l_orderkey`'s runs); the index is found after.
+fn first_descent(previous: u32, block: &[u32]) -> Option<(usize, u32)> {
+    let pairs = block[1..].iter().zip(block);
+    if !pairs.fold(block[0] <= previous, |descent, (&end, &before)| descent | (end <= before)) {
+        return None;
+    }
+    let before = |k: usize| if k == 0 { previous } else { block[k - 1] };
+    (0..block.len()).find(|&k| block[k] <= before(k)).map(|k| (k, before(k)))
 }
 
 pub(crate) struct RleView<'a, T: LwcInt> {
@@ -784,6 +805,36 @@ mod tests {
         encode_stream(&vec![5u32; ends.len()], &Encoding::Constant.into(), Default::default(), &mut w).unwrap();
         encode_stream(ends, &Encoding::Plain.into(), Default::default(), &mut w).unwrap();
         w.into_aligned()
+    }
+
+    #[test]
+    fn run_ends_whose_data_points_disagree_are_corrupt() {
+        // Ends 3, 6, … 192 coded `delta:16`: the ends check walks through the deltas, while a read that
+        // starts at run 16 starts from its data point (51). A data point changed to any other value would
+        // read out of order from there (a decode panicked at 40 and at 60), so the segment is corrupt.
+        let ends: Vec<u32> = (1..=64).map(|k| k * 3).collect();
+        let mut w = Writer::new();
+        w.u32(64);
+        encode_stream(&(0..64u32).collect::<Vec<_>>(), &Encoding::Plain.into(), Default::default(), &mut w).unwrap();
+        let deltas_from = w.len();
+        encode_stream(&ends, &"delta:16(plain, plain)".parse().unwrap(), Default::default(), &mut w).unwrap();
+        let clean = w.into_aligned().as_bytes().to_vec();
+        // The data points 3, 51, 99 and 147 are stored after the deltas, which are all 3.
+        let at = (deltas_from..clean.len() - 4).find(|&i| clean[i..i + 4] == 51u32.to_le_bytes()).unwrap();
+        for point in [0u32, 2, 40, 50, 51, 52, 60, 192, 300] {
+            let mut bytes = clean.clone();
+            bytes[at..at + 4].copy_from_slice(&point.to_le_bytes());
+            let bytes = AlignedBytes::copy_from(&bytes);
+            let opened = RleView::<u32>::open(&mut Reader::new(&bytes), 192, 0).map(|view| {
+                let mut out = vec![0; 150];
+                view.decode_into(42, &mut out);
+                out == (42..192).map(|row| row / 3).collect::<Vec<u32>>()
+            });
+            match point {
+                51 => assert_eq!(opened, Ok(true)),
+                _ => assert!(matches!(opened, Err(Error::Corrupt(_))), "data point {point}: {opened:?}"),
+            }
+        }
     }
 
     #[test]

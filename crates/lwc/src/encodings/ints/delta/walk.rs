@@ -104,6 +104,35 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
         *cursor = Cursor { row: cursor.row + out.len(), value: T::from_bits(last) };
     }
 
+    /// Decodes every row in one walk from the first data point, `f(start, rows)` a block at a time, and
+    /// says whether each data point is the value that the deltas before it sum to. Only then does a read
+    /// that starts from a data point agree with one that walks past it. A caller that needs every read of a
+    /// row to agree (run ends, which must ascend however they are read) checks this on bytes it did not
+    /// write.
+    pub(crate) fn decode_agreeing(&self, mut f: impl FnMut(usize, &[T])) -> bool {
+        if self.len == 0 {
+            return true;
+        }
+        let (stride, mut block) = (self.stride() as usize, [T::default(); BLOCK]);
+        let (mut cursor, mut agree, mut start) = (self.data_point(0), true, 0);
+        while start < self.len {
+            let rows = &mut block[..(self.len - start).min(BLOCK)];
+            if start == 0 {
+                rows[0] = cursor.value;
+                self.extend(&mut cursor, &mut rows[1..]);
+            } else {
+                self.extend(&mut cursor, rows);
+            }
+            let end = start + rows.len();
+            for s in start.div_ceil(stride).max(1)..end.div_ceil(stride) {
+                agree &= self.data_points.get(s) == rows[s * stride - start];
+            }
+            f(start, rows);
+            start = end;
+        }
+        agree
+    }
+
     /// Rows `start .. start + out.len()` into `out`, continuing from `cursor` where it can (see
     /// [`DeltaView::seek`]); leaves the cursor at the last row written.
     pub(super) fn fill(&self, cursor: &mut Option<Cursor<T>>, start: usize, out: &mut [T], scratch: &mut [T::Unsigned]) {
