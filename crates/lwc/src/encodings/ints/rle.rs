@@ -315,7 +315,8 @@ impl<'a, T: LwcInt> RleView<'a, T> {
 
     /// The run holding `row` (`< n`): the runs ending at or before it.
     fn run_of(&self, row: usize) -> usize {
-        self.ends.rank(row as u32)
+        // A run of the segment even where ends read by rank disagree with the check's (see `decode_into`).
+        self.ends.rank(row as u32).min(self.runs() - 1)
     }
 
     /// The run holding `row` (`< n`), known to be run `from` or a later one, for ends read in place:
@@ -346,16 +347,18 @@ impl<'a, T: LwcInt> RleView<'a, T> {
     fn for_each_run(&self, first: usize, limit: usize, mut f: impl FnMut(Range<usize>, T) -> bool) {
         let (mut ends, mut values) = ([0u32; BLOCK], [T::default(); BLOCK]);
         let stop = first.saturating_add(limit).min(self.runs());
-        let (mut run, mut start) = (first, self.start_of(first));
+        let (mut run, mut start) = (first, self.start_of(first).min(self.n));
         while run < stop {
             let k = (stop - run).min(BLOCK);
             self.ends.decode_into(run, &mut ends[..k]);
             self.values.decode_into(run, &mut values[..k]);
             for (&end, &value) in ends[..k].iter().zip(&values[..k]) {
-                if !f(start..end as usize, value) {
+                // Within the rows and after the run before, however the ends read (see `decode_into`).
+                let end = (end as usize).clamp(start, self.n);
+                if !f(start..end, value) {
                     return;
                 }
-                start = end as usize;
+                start = end;
             }
             run += k;
         }
@@ -373,7 +376,8 @@ impl<'a, T: LwcInt> RleView<'a, T> {
     /// Sets the rows of the runs set in `runs` (one bit per run), a row range per stretch of runs.
     fn set_rows_of(&self, runs: &Bitmap, out: &mut Bitmap) {
         for stretch in runs.set_ranges() {
-            out.set_range(self.start_of(stretch.start)..self.end_of(stretch.end - 1));
+            let end = self.end_of(stretch.end - 1).min(self.n);
+            out.set_range(self.start_of(stretch.start).min(end)..end);
         }
     }
 }
@@ -487,7 +491,9 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
         let end = start + out.len();
         let mut row = start;
         self.for_each_run(self.run_of(start), out.len(), |rows, value| {
-            let (at, stop) = (row - start, rows.end.min(end));
+            // Never before `row`: ends checked at open ascend, but a child read another way than the check
+            // read it (a delta of deltas whose data points disagree) may not, and that fills no row.
+            let (at, stop) = (row - start, rows.end.clamp(row, end));
             if stop - row <= SHORT && at + SHORT <= out.len() {
                 // A short run: one store of fixed size, whose excess the next runs overwrite, instead of a
                 // loop whose exit mispredicts on runs of random length (l_orderkey: 7x faster).
@@ -588,7 +594,8 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
                 while k < positions.len() {
                     let run = cursor.run_of(self, positions[k]);
                     let end = cursor.ends[cursor.next] as usize;
-                    let count = positions[k..].partition_point(|&p| (p as usize) < end);
+                    // At least the position itself, so that ends read out of order cannot stall the loop.
+                    let count = positions[k..].partition_point(|&p| (p as usize) < end).max(1);
                     acc = acc.merge(repeated(self.values.get(run), count));
                     k += count;
                 }
@@ -833,6 +840,45 @@ mod tests {
             match point {
                 51 => assert_eq!(opened, Ok(true)),
                 _ => assert!(matches!(opened, Err(Error::Corrupt(_))), "data point {point}: {opened:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn reads_of_corrupt_run_ends_never_panic() {
+        // Every byte of the ends' stream changed in turn, over ends coded in ways whose reads can disagree
+        // with the check's when corrupt (a delta of deltas: its inner data points are not checked against
+        // its deltas). A segment that opens must decode, get, take, aggregate and filter without a panic
+        // or a stall. Before the reads clamped what they read, decodes overflowed and filters set rows past
+        // the segment on some of these bytes.
+        let ends: Vec<u32> = (1..=200u32).map(|k| k * 3 + (k * k) % 3).collect();
+        let n = ends[ends.len() - 1] as usize;
+        for cascade in ["delta:16(plain, plain)", "delta:16(delta:16(plain, plain), plain)", "delta:64(delta:16(plain, plain), delta:16(plain, plain))", "pfor(plain, plain)", "rle(plain, delta:16(plain, plain))"] {
+            let mut w = Writer::new();
+            w.u32(ends.len() as u32);
+            encode_stream(&(0..200u32).collect::<Vec<_>>(), &Encoding::Plain.into(), Default::default(), &mut w).unwrap();
+            let from = w.len();
+            encode_stream(&ends, &cascade.parse().unwrap(), Default::default(), &mut w).unwrap();
+            let clean = w.into_aligned().as_bytes().to_vec();
+            for (i, change) in (from..clean.len()).flat_map(|i| [1u8, 2, 7, 0x80, 0xff].map(|c| (i, c))) {
+                let mut bytes = clean.clone();
+                bytes[i] = bytes[i].wrapping_add(change);
+                let bytes = AlignedBytes::copy_from(&bytes);
+                let Ok(view) = RleView::<u32>::open(&mut Reader::new(&bytes), n, 0) else { continue };
+                let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    for start in (0..n).step_by(7) {
+                        let mut out = vec![0; (n - start).min(100)];
+                        view.decode_into(start, &mut out);
+                        view.get(start);
+                    }
+                    let (unsorted, sorted): (Vec<u32>, Vec<u32>) = ((0..n as u32).rev().step_by(3).collect(), (0..n as u32).step_by(5).collect());
+                    view.take_into(&unsorted, &mut vec![0; unsorted.len()]);
+                    view.take_sorted_into(&sorted, &mut vec![0; sorted.len()]);
+                    view.aggregate(&Selection::Positions(sorted));
+                    view.aggregate(&Selection::Bitmap(Bitmap::new_set(n)));
+                    view.filter_range(3, 50, &mut Bitmap::new_clear(n));
+                }));
+                assert!(read.is_ok(), "{cascade}: byte {i} + {change} panicked a read");
             }
         }
     }
