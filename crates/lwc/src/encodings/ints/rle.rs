@@ -219,6 +219,18 @@ fn check_ends(ends: &StreamView<'_, u32>, n: usize) -> Result<()> {
         // Settled by the step in O(1), however many runs a corrupt header claims.
         return if s.is_strictly_ascending() && ends.get(0) > 0 { Ok(()) } else { bad("empty runs".into()) };
     }
+    if let StreamView::Delta(delta) = ends {
+        // Settled from the deltas where they all pass; else the decode names what fails.
+        if delta.ascends_agreeing() == Some(true) {
+            return Ok(());
+        }
+    }
+    check_ends_decoded(ends)
+}
+
+/// [`check_ends`] by decoding the ends, which names the first bad end.
+fn check_ends_decoded(ends: &StreamView<'_, u32>) -> Result<()> {
+    let bad = |what: String| Err(Error::Corrupt(format!("rle: {what}")));
     // The first end not after the one before it: the run, its end, and the end before it.
     let (mut descent, mut previous) = (None, 0);
     let mut check = |start: usize, block: &[u32]| {
@@ -841,6 +853,36 @@ mod tests {
                 51 => assert_eq!(opened, Ok(true)),
                 _ => assert!(matches!(opened, Err(Error::Corrupt(_))), "data point {point}: {opened:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn delta_ends_pass_from_their_deltas_as_by_decoding() {
+        // Every byte of delta-coded ends changed in turn: the check from the deltas alone passes only ends
+        // that the decoding check passes, and all of those that end at the row count (zigzagged deltas,
+        // which it leaves to the decode, aside).
+        let ends: Vec<u32> = (1..=300u32).map(|k| k * 3 + (k * k) % 3).collect();
+        for cascade in ["delta:16(plain, plain)", "delta:64(bitpack, plain)", "delta(bitpack, bytepack)"] {
+            let clean = encoded(&ends, cascade);
+            let (mut passed, mut failed) = (0, 0);
+            for (i, change) in (0..clean.len()).flat_map(|i| [1u8, 3, 0x80, 0xff].map(|c| (i, c))) {
+                let mut bytes = clean.as_bytes().to_vec();
+                bytes[i] = bytes[i].wrapping_add(change);
+                let bytes = AlignedBytes::copy_from(&bytes);
+                let Ok(StreamView::Delta(delta)) = StreamView::<u32>::open(&mut Reader::new(&bytes), ends.len()) else {
+                    continue;
+                };
+                let Some(by_deltas) = delta.ascends_agreeing() else { continue };
+                let view = StreamView::Delta(delta);
+                let by_decoding = check_ends_decoded(&view).is_ok();
+                // Every pass is right; and ends that could be a segment's (the last at the row count, so no
+                // delta is too large to sum in 32 bits) pass from their deltas whenever they pass at all.
+                assert!(!by_deltas || by_decoding, "{cascade}: byte {i} + {change} passed from its deltas alone");
+                let last = view.get(ends.len() - 1) == ends[ends.len() - 1];
+                assert!(by_deltas || !by_decoding || !last, "{cascade}: byte {i} + {change} left to the decode");
+                (passed, failed) = if by_deltas { (passed + 1, failed) } else { (passed, failed + 1) };
+            }
+            assert!(passed > 0 && failed > 0, "{cascade}: {passed} passed, {failed} failed");
         }
     }
 

@@ -3,6 +3,7 @@
 //! walks each stride once.
 
 use super::*;
+use crate::kernels::extremes::min_max_or;
 
 /// Where a walk through the deltas stands: a row and its value.
 #[derive(Debug, Clone, Copy)]
@@ -16,6 +17,52 @@ impl<T: LwcInt> Cursor<T> {
     /// from a data point.
     fn nowhere() -> Cursor<T> {
         Cursor { row: usize::MAX, value: T::default() }
+    }
+}
+
+/// Run ends, which must ascend strictly.
+impl DeltaView<'_, u32> {
+    /// Whether the values ascend strictly from above 0 without wrapping, and every data point is the value
+    /// that the deltas before it sum to (see [`DeltaView::decode_agreeing`]), found from the deltas alone:
+    /// each at least 1, summed a stride at a time, with no prefix sum written. `Some(false)` says only that
+    /// one of these fails or that the deltas are too large to sum this way (a decode settles it); `None`
+    /// for zigzagged deltas, which this does not read.
+    pub(crate) fn ascends_agreeing(&self) -> Option<bool> {
+        if self.zigzag {
+            return None;
+        }
+        if self.len == 0 {
+            return Some(true);
+        }
+        let (stride, mut deltas) = (self.stride() as usize, [0u32; BLOCK]);
+        let mut value = u64::from(self.data_points.get(0));
+        let (mut ascends, mut row) = (value > 0, 0);
+        while row < self.len && ascends {
+            // Blocks start at multiples of their length, so the deltas unpack whole groups; the first
+            // row's delta is not read (its value is the first data point).
+            let block = &mut deltas[..(self.len - row).min(BLOCK)];
+            self.deltas.decode_into(row, block);
+            // Pieces that end at a data point's row (its delta included), or at the block's end.
+            let mut k = usize::from(row == 0);
+            while k < block.len() {
+                let point = (row + k).next_multiple_of(stride);
+                let piece = &block[k..(k + point + 1 - (row + k)).min(block.len())];
+                // The least and largest delta by the AVX2 kernel (baseline x86-64 has no unsigned
+                // 32-bit min). Deltas at least 1 whose piece cannot sum past 2^32 are summed in 32 bits,
+                // which vectorize; larger ones fail here and the caller's decode settles them.
+                let (least, most, _) = min_max_or(piece);
+                ascends &= least >= 1 && u64::from(most) * piece.len() as u64 <= u64::from(u32::MAX);
+                value += u64::from(piece.iter().fold(0u32, |sum, &d| sum.wrapping_add(d)));
+                k += piece.len();
+                if row + k == point + 1 && point < self.len {
+                    ascends &= value == u64::from(self.data_points.get(point / stride));
+                }
+            }
+            // The values only grow, so none wrapped while the last is below 2^32.
+            ascends &= value <= u64::from(u32::MAX);
+            row += block.len();
+        }
+        Some(ascends)
     }
 }
 
