@@ -208,7 +208,6 @@ impl Encoder for Rle {
 /// the rows exactly, however they are read; the error names the first bad end.
 fn check_ends(ends: &StreamView<'_, u32>, n: usize) -> Result<()> {
     let runs = ends.len();
-    let bad = |what: String| Err(Error::Corrupt(format!("rle: {what}")));
     if runs == 0 {
         return Ok(());
     }
@@ -230,7 +229,6 @@ fn check_ends(ends: &StreamView<'_, u32>, n: usize) -> Result<()> {
 
 /// [`check_ends`] by decoding the ends, which names the first bad end.
 fn check_ends_decoded(ends: &StreamView<'_, u32>) -> Result<()> {
-    let bad = |what: String| Err(Error::Corrupt(format!("rle: {what}")));
     // The first end not after the one before it: the run, its end, and the end before it.
     let (mut descent, mut previous) = (None, 0);
     let mut check = |start: usize, block: &[u32]| {
@@ -257,9 +255,15 @@ fn check_ends_decoded(ends: &StreamView<'_, u32>) -> Result<()> {
     Ok(())
 }
 
+/// The error of run ends that fail [`check_ends`].
+fn bad(what: String) -> Result<()> {
+    Err(Error::Corrupt(format!("rle: {what}")))
+}
+
 /// Where `block`, after `previous`, first fails to ascend strictly: the index and the value before it.
 /// Compared without a branch, so the compares vectorize (a column opens each of its segments, and a
-/// branch a value took half of opening TPC-H `l_orderkey`'s runs); the index is found after.
+/// branch a value took half of opening TPC-H `l_orderkey`'s runs, before its delta-coded ends were checked
+/// from their deltas); the index is found after.
 fn first_descent(previous: u32, block: &[u32]) -> Option<(usize, u32)> {
     let pairs = block[1..].iter().zip(block);
     if !pairs.fold(block[0] <= previous, |descent, (&end, &before)| descent | (end <= before)) {
