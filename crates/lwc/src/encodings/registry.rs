@@ -456,6 +456,11 @@ macro_rules! registry {
                     $(StreamView::$variant(v) => v.sorted_take_cost(k, span),)*
                 }
             }
+            fn unsorted_take_cost(&self, k: usize) -> usize {
+                match self {
+                    $(StreamView::$variant(v) => v.unsorted_take_cost(k),)*
+                }
+            }
             fn decode_cost(&self, rows: usize) -> usize {
                 match self {
                     $(StreamView::$variant(v) => v.decode_cost(rows),)*

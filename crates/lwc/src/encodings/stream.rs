@@ -473,13 +473,20 @@ pub(crate) trait StreamOps<T: LwcInt> {
         }
     }
 
+    /// About what [`StreamOps::take_into`] of `k` positions in any order costs, in the unit of
+    /// [`StreamOps::get_cost`]: `k` gets, unless the encoding's own take does something else (`delta` sorts
+    /// long lists and walks them).
+    fn unsorted_take_cost(&self, k: usize) -> usize {
+        k.saturating_mul(self.get_cost())
+    }
+
     /// How [`StreamOps::take_bounded`] takes `k` positions in any order: by their gets, or by a decode of
     /// the stream, whichever its estimates say costs less; or sorted (a copy) and taken so, where that
     /// costs less than both. The sorted take's estimate is the least sure of the three (a block decode of
     /// `delta` run ends measured 1.5x its estimate), so it is taken only where it wins by half.
     fn take_plan(&self, k: usize) -> TakePlan {
         let n = self.len();
-        let (gets, decode) = (k.saturating_mul(self.get_cost()), self.decode_cost(n));
+        let (gets, decode) = (self.unsorted_take_cost(k), self.decode_cost(n));
         // One position has nothing to share a walk with.
         if k > 1 {
             let sorted = k.saturating_mul(SORT_COST).saturating_add(self.sorted_take_cost(k, n));
@@ -743,7 +750,7 @@ pub(crate) fn take_by_sorting<T: LwcInt>(stream: &(impl StreamOps<T> + ?Sized), 
 
 /// What sorting a position costs for [`take_by_sorting`], in values decoded by a kernel: about 15 ns
 /// against about 0.2 ns a decoded value (`take` in `examples/delta.rs`).
-const SORT_COST: usize = 75;
+pub(crate) const SORT_COST: usize = 75;
 
 /// What one probe of a search costs, in values decoded by a kernel ([`StreamOps::get_cost`]'s unit): each
 /// probe waits for the load before it, about 8 ns once the data outgrows L1 (16 probes of 65,000 run ends

@@ -76,7 +76,7 @@ use crate::kernels::bitpack::BLOCK;
 use crate::kernels::prefix::{self, zigzag};
 use crate::selection::Selection;
 use crate::types::{LwcInt, Word};
-use crate::encodings::stream::take_by_sorting;
+use crate::encodings::stream::{take_by_sorting, SORT_COST};
 
 pub(crate) struct Delta;
 
@@ -380,9 +380,16 @@ impl<T: LwcInt> StreamOps<T> for DeltaView<'_, T> {
         self.rows_before(|v| *v <= value)
     }
 
+    fn unsorted_take_cost(&self, k: usize) -> usize {
+        if self.sorts(k) {
+            k.saturating_mul(SORT_COST).saturating_add(self.sorted_take_cost(k, self.len()))
+        } else {
+            k.saturating_mul(self.get_cost())
+        }
+    }
+
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
-        let k = positions.len();
-        if k < SORT_FROM || (self.stride() < SORT_STRIDE as u32 && !self.dense(self.len(), k)) {
+        if !self.sorts(positions.len()) {
             // Few or sparse positions in short strides: each from its nearer data point, where it can.
             if self.take_near_points(positions, out) {
                 return;

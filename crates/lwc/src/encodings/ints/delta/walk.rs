@@ -333,6 +333,12 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
         self.len.saturating_sub(1) >> self.shift << self.shift
     }
 
+    /// Whether a take of `k` positions in any order sorts them and walks them once (see [`SORT_FROM`]),
+    /// rather than reading each from its data point.
+    pub(super) fn sorts(&self, k: usize) -> bool {
+        k >= SORT_FROM && (self.stride() >= SORT_STRIDE as u32 || self.dense(self.len(), k))
+    }
+
     /// Whether `positions` in a span of `rows` are served best by one prefix sum over them (see [`DENSE_GAP`]).
     pub(super) fn dense(&self, rows: usize, positions: usize) -> bool {
         let gap = if self.zigzag && (self.stride() as usize) < SMALL_STRIDE { SMALL_STRIDE_GAP } else { DENSE_GAP };
