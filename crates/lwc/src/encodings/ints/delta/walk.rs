@@ -3,7 +3,7 @@
 //! walks each stride once.
 
 use super::*;
-use crate::kernels::extremes::min_max_or;
+use crate::kernels::extremes::min_max_sum;
 
 /// Where a walk through the deltas stands: a row and its value.
 #[derive(Debug, Clone, Copy)]
@@ -47,12 +47,13 @@ impl DeltaView<'_, u32> {
             while k < block.len() {
                 let point = (row + k).next_multiple_of(stride);
                 let piece = &block[k..(k + point + 1 - (row + k)).min(block.len())];
-                // The least and largest delta by the AVX2 kernel (baseline x86-64 has no unsigned
-                // 32-bit min). Deltas at least 1 whose piece cannot sum past 2^32 are summed in 32 bits,
-                // which vectorize; larger ones fail here and the caller's decode settles them.
-                let (least, most, _) = min_max_or(piece);
+                // The least and largest delta and their sum in one pass of the AVX2 kernel (baseline
+                // x86-64 has no unsigned 32-bit min). Deltas at least 1 whose piece cannot sum past 2^32
+                // are summed in 32 bits, which vectorize; larger ones fail here and the caller's decode
+                // settles them.
+                let (least, most, sum) = min_max_sum(piece);
                 ascends &= least >= 1 && u64::from(most) * piece.len() as u64 <= u64::from(u32::MAX);
-                value += u64::from(piece.iter().fold(0u32, |sum, &d| sum.wrapping_add(d)));
+                value += u64::from(sum);
                 k += piece.len();
                 if row + k == point + 1 && point < self.len {
                     ascends &= value == u64::from(self.data_points.get(point / stride));
