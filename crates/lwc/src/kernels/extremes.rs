@@ -6,58 +6,64 @@ use crate::types::{LwcInt, Word};
 
 /// `(min, max, OR of all bits)` of `values`; `(T::MAX, T::MIN, 0)` when empty.
 pub fn min_max_or<T: LwcInt>(values: &[T]) -> (T, T, T::Unsigned) {
-    #[cfg(target_arch = "x86_64")]
-    if super::cpu::avx2() {
-        // SAFETY: the CPU supports AVX2, checked just above; the function is otherwise safe.
-        return unsafe { min_max_or_avx2(values) };
-    }
-    min_max_or_generic(values)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn min_max_or_avx2<T: LwcInt>(values: &[T]) -> (T, T, T::Unsigned) {
-    min_max_or_generic(values)
-}
-
-#[inline(always)]
-fn min_max_or_generic<T: LwcInt>(values: &[T]) -> (T, T, T::Unsigned) {
-    let (mut min, mut max, mut or_bits) = (T::MAX, T::MIN, T::Unsigned::ZERO);
-    for &v in values {
-        min = min.min(v);
-        max = max.max(v);
-        or_bits = or_bits | v.to_bits();
-    }
-    (min, max, or_bits)
+    extremes::<T, Or>(values)
 }
 
 /// `(min, max, wrapping sum of the bits)` of `values` in one pass; `(T::MAX, T::MIN, 0)` when empty. Run
 /// ends' check at open reads each piece of deltas this way: a pass for the extremes and another for the
 /// sum took half of opening TPC-H `l_orderkey`'s column.
 pub fn min_max_sum<T: LwcInt>(values: &[T]) -> (T, T, T::Unsigned) {
+    extremes::<T, WrappingSum>(values)
+}
+
+/// How the values' bits are folded beside their minimum and maximum, in the same pass.
+trait BitsFold {
+    fn fold<U: Word>(acc: U, bits: U) -> U;
+}
+
+struct Or;
+
+impl BitsFold for Or {
+    #[inline(always)]
+    fn fold<U: Word>(acc: U, bits: U) -> U {
+        acc | bits
+    }
+}
+
+struct WrappingSum;
+
+impl BitsFold for WrappingSum {
+    #[inline(always)]
+    fn fold<U: Word>(acc: U, bits: U) -> U {
+        acc.wrapping_add(bits)
+    }
+}
+
+/// `(min, max, the bits folded by F from 0)` of `values`, in one pass.
+fn extremes<T: LwcInt, F: BitsFold>(values: &[T]) -> (T, T, T::Unsigned) {
     #[cfg(target_arch = "x86_64")]
     if super::cpu::avx2() {
         // SAFETY: the CPU supports AVX2, checked just above; the function is otherwise safe.
-        return unsafe { min_max_sum_avx2(values) };
+        return unsafe { extremes_avx2::<T, F>(values) };
     }
-    min_max_sum_generic(values)
+    extremes_generic::<T, F>(values)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn min_max_sum_avx2<T: LwcInt>(values: &[T]) -> (T, T, T::Unsigned) {
-    min_max_sum_generic(values)
+unsafe fn extremes_avx2<T: LwcInt, F: BitsFold>(values: &[T]) -> (T, T, T::Unsigned) {
+    extremes_generic::<T, F>(values)
 }
 
 #[inline(always)]
-fn min_max_sum_generic<T: LwcInt>(values: &[T]) -> (T, T, T::Unsigned) {
-    let (mut min, mut max, mut sum) = (T::MAX, T::MIN, T::Unsigned::ZERO);
+fn extremes_generic<T: LwcInt, F: BitsFold>(values: &[T]) -> (T, T, T::Unsigned) {
+    let (mut min, mut max, mut bits) = (T::MAX, T::MIN, T::Unsigned::ZERO);
     for &v in values {
         min = min.min(v);
         max = max.max(v);
-        sum = sum.wrapping_add(v.to_bits());
+        bits = F::fold(bits, v.to_bits());
     }
-    (min, max, sum)
+    (min, max, bits)
 }
 
 /// The minimum of each block of `block` values (the last may be shorter) and the bits of the widest
@@ -85,7 +91,7 @@ fn block_minima_generic<T: LwcInt>(values: &[T], block: usize) -> (Vec<T>, u32) 
     let mut ranges = T::Unsigned::ZERO;
     let mut minima = Vec::with_capacity(values.len().div_ceil(block));
     for c in values.chunks(block) {
-        let (min, max, _) = min_max_or_generic(c);
+        let (min, max, _) = extremes_generic::<T, Or>(c);
         ranges = ranges | max.offset_from(min);
         minima.push(min);
     }
@@ -99,8 +105,8 @@ mod tests {
     #[test]
     fn dispatched_and_generic_agree_on_every_type() {
         fn check<T: LwcInt>(values: &[T]) {
-            assert_eq!(min_max_or(values), min_max_or_generic(values));
-            assert_eq!(min_max_sum(values), min_max_sum_generic(values));
+            assert_eq!(min_max_or(values), extremes_generic::<T, Or>(values));
+            assert_eq!(min_max_sum(values), extremes_generic::<T, WrappingSum>(values));
         }
         let mut rng = crate::stats::SplitMix(7);
         let raw: Vec<u64> = (0..1_000).map(|_| rng.next()).collect();
