@@ -112,6 +112,10 @@ pub fn weighted_sums<U: Word>(words: &[U], first_weight: u64) -> (u128, u128) {
     weighted_dispatch::weighted_sums(words, first_weight)
 }
 
+/// The longest stride [`DeltasWithPoints::values_near_points`] reads: half of it is eight loads of eight
+/// deltas a position.
+pub const NEAR_POINTS_MAX_STRIDE: usize = 128;
+
 /// A stream of plain deltas with data points, read where it is stored: `points` holds the value of every
 /// `2^shift`-th row (packed fields plus `point_base`), `deltas` each row's difference from the row before
 /// (packed fields plus `delta_base`; row 0's is not read). The fields of both wrap in the word.
@@ -130,22 +134,28 @@ pub struct DeltasWithPoints<'a, U: Word> {
 }
 
 impl<U: Word> DeltasWithPoints<'_, U> {
-    /// Whether [`DeltasWithPoints::values_near_points`] reads this stream: strides of at most 16 rows and
-    /// deltas at most 7 bits wide.
+    /// Whether [`DeltasWithPoints::values_near_points`] reads this stream: strides of at most
+    /// [`NEAR_POINTS_MAX_STRIDE`] rows and deltas at most 7 bits wide.
     pub fn near_points_apply(&self) -> bool {
-        self.shift <= 4 && self.deltas.width() <= 7 && self.points.width() <= 56
+        self.shift <= NEAR_POINTS_MAX_STRIDE.ilog2() && self.deltas.width() <= 7 && self.points.width() <= 56
+    }
+
+    /// Loads of eight deltas that reach from a row to its nearer data point: half a stride.
+    fn near_chunks(&self) -> usize {
+        1 << self.shift.saturating_sub(4)
     }
 
     /// `out[k]` = the value of row `positions[k]`, each from the nearer of the two data points around it:
-    /// at most eight deltas lie between, summed by one load and three pairwise adds (SWAR) with the
-    /// deltas' width a constant. What a sparse take costs is then a handful of instructions a position,
+    /// at most half a stride of deltas lies between, summed eight a load by three pairwise adds (SWAR)
+    /// with the deltas' width a constant, as many loads as half a stride takes whatever the position (no
+    /// loop exit to mispredict). What a sparse take costs is then a few dozen instructions a position,
     /// not a walk. Positions in any order.
     ///
     /// # Panics
     /// Unless [`DeltasWithPoints::near_points_apply`], or where a position lies in the last stride
     /// (no data point after it) or past the data points' rows. `out` may then be partly written.
     pub fn values_near_points(&self, positions: &[u32], out: &mut [U]) {
-        assert!(self.near_points_apply(), "strides of at most 16 rows, deltas of at most 7 bits");
+        assert!(self.near_points_apply(), "strides of at most {NEAR_POINTS_MAX_STRIDE} rows, deltas of at most 7 bits");
         // Every data point's row has its delta: a row before the last stride has its deltas up to the
         // next point.
         assert!(
@@ -197,7 +207,7 @@ impl<U: Word> DeltasWithPoints<'_, U> {
         let load = |bytes: &[u8], bit: usize| {
             u64::from_le_bytes(bytes[bit / 8..bit / 8 + 8].try_into().expect("8 bytes")) >> (bit % 8)
         };
-        let points = self.points.len();
+        let (points, chunks) = (self.points.len(), self.near_chunks());
         for (o, &q) in out.iter_mut().zip(positions) {
             let row = q as usize;
             let s = row >> self.shift;
@@ -205,19 +215,24 @@ impl<U: Word> DeltasWithPoints<'_, U> {
             // streams' padding.
             assert!(s + 1 < points, "row {row} has no data point after it");
             let (start, next) = (s << self.shift, (s + 1) << self.shift);
-            // At most half a stride from the nearer point: eight deltas.
+            // At most half a stride from the nearer point: `8 * chunks` deltas.
             let back = next - row < row - start;
             let point = load(point_bytes, select(back, s + 1, s) * wp) & point_mask;
             let point = self.point_base.wrapping_add(U::from_u64(point));
             let (first, count) = select(back, (row + 1, next - row), (start + 1, row - start));
-            // Fields `first .. first + count` lie in the 8 bytes from the first one's (W <= 7, count <= 8).
-            // Zero-width deltas have no bytes.
-            let x = if W == 0 { 0 } else { load(delta_bytes, first * W as usize) };
-            // `count * W <= 56`: the mask needs no case for 64 bits.
-            let x = x & ((1u64 << (count as u32 * W)) - 1);
-            let x = (x & pairs) + (x >> W & pairs);
-            let x = (x & quads) + (x >> (2 * W) & quads);
-            let fields = (x & low4) + (x >> (4 * W));
+            let mut fields = 0;
+            for c in 0..chunks {
+                // Fields `first + 8c ..` up to eight, within the `count`: they lie in the 8 bytes from the
+                // first one's (W <= 7). A chunk past the count loads at the last field (or `first`, read
+                // whatever the count) and keeps none. Zero-width deltas have no bytes.
+                let at = first + (8 * c).min(count.max(1) - 1);
+                let x = if W == 0 { 0 } else { load(delta_bytes, at * W as usize) };
+                // At most `8 * W <= 56` bits: the mask needs no case for 64 bits.
+                let x = x & ((1u64 << (count.saturating_sub(8 * c).min(8) as u32 * W)) - 1);
+                let x = (x & pairs) + (x >> W & pairs);
+                let x = (x & quads) + (x >> (2 * W) & quads);
+                fields += (x & low4) + (x >> (4 * W));
+            }
             let sum = U::from_u64(fields).wrapping_add(self.delta_base.wrapping_mul(U::from_u64(count as u64)));
             *o = select(back, point.wrapping_sub(sum), point.wrapping_add(sum));
         }
@@ -251,6 +266,7 @@ mod near_simd {
         deltas: &'a [u8],
         delta_base: u32,
         shift: u32,
+        chunks: i32,
     }
 
     impl<'a> NearPoints32<'a> {
@@ -266,6 +282,7 @@ mod near_simd {
                 deltas: deltas.bytes(),
                 delta_base: stream.delta_base.to_u64() as u32,
                 shift: stream.shift,
+                chunks: stream.near_chunks() as i32,
             })
         }
     }
@@ -297,6 +314,7 @@ mod near_simd {
         let (pairs, quads, low4) =
             (_mm256_set1_epi64x(pairs as i64), _mm256_set1_epi64x(quads as i64), _mm256_set1_epi64x(low4 as i64));
         let ones = _mm256_set1_epi64x(-1);
+        let (zero, eight) = (_mm256_setzero_si256(), _mm256_set1_epi32(8));
         let by = |bits: u32| _mm_cvtsi32_si128(bits as i32);
         let (by1, by2, by4) = (by(W), by(2 * W), by(4 * W));
         let mut done = 0;
@@ -316,7 +334,7 @@ mod near_simd {
                 let start = _mm256_sll_epi32(s, shift);
                 let next = _mm256_add_epi32(start, stride);
                 let (down, up) = (_mm256_sub_epi32(next, rows), _mm256_sub_epi32(rows, start));
-                // Both at most 16: a signed compare serves.
+                // Both below a stride: a signed compare serves.
                 let back = _mm256_cmpgt_epi32(up, down);
                 let point_index = _mm256_sub_epi32(s, back);
                 // Bit offsets below 2^31 (`NearPoints32::new`); a point of at most 25 bits lies in the 4
@@ -327,36 +345,53 @@ mod near_simd {
                 let point = _mm256_add_epi32(point, point_base);
                 let first = _mm256_add_epi32(_mm256_blendv_epi8(start, rows, back), one);
                 let count = _mm256_blendv_epi8(up, down, back);
-                // The deltas between, at most eight of at most 7 bits: 8 bytes from the first one's, which
+                // The deltas between, at most half a stride of at most 7 bits: `chunks` loads of eight, as in
+                // the scalar loop, each 8 bytes from a field up to the last one between (or `first`), which
                 // lie before the next data point's row, so inside the deltas' padding.
                 let fields = if W == 0 {
                     _mm256_setzero_si256()
                 } else {
-                    let bit = _mm256_mullo_epi32(first, _mm256_set1_epi32(W as i32));
-                    let at = _mm256_srli_epi32::<3>(bit);
-                    let offset = _mm256_and_si256(bit, seven);
-                    let width = _mm256_mullo_epi32(count, _mm256_set1_epi32(W as i32));
-                    let half = |lanes: __m128i, offset: __m128i, width: __m128i| {
-                        let x = _mm256_i32gather_epi64::<1>(stream.deltas.as_ptr().cast(), lanes);
-                        let x = _mm256_srlv_epi64(x, _mm256_cvtepu32_epi64(offset));
-                        let x = _mm256_andnot_si256(_mm256_sllv_epi64(ones, _mm256_cvtepu32_epi64(width)), x);
-                        let x = _mm256_add_epi64(
-                            _mm256_and_si256(x, pairs),
-                            _mm256_and_si256(_mm256_srl_epi64(x, by1), pairs),
+                    let last = _mm256_max_epi32(_mm256_sub_epi32(count, one), zero);
+                    let (mut lo, mut hi) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+                    for c in 0..stream.chunks {
+                        let skip = _mm256_set1_epi32(8 * c);
+                        let at = _mm256_add_epi32(first, _mm256_min_epi32(skip, last));
+                        let kept = _mm256_min_epi32(_mm256_max_epi32(_mm256_sub_epi32(count, skip), zero), eight);
+                        let bit = _mm256_mullo_epi32(at, _mm256_set1_epi32(W as i32));
+                        let at = _mm256_srli_epi32::<3>(bit);
+                        let offset = _mm256_and_si256(bit, seven);
+                        let width = _mm256_mullo_epi32(kept, _mm256_set1_epi32(W as i32));
+                        let half = |lanes: __m128i, offset: __m128i, width: __m128i| {
+                            let x = _mm256_i32gather_epi64::<1>(stream.deltas.as_ptr().cast(), lanes);
+                            let x = _mm256_srlv_epi64(x, _mm256_cvtepu32_epi64(offset));
+                            let x = _mm256_andnot_si256(_mm256_sllv_epi64(ones, _mm256_cvtepu32_epi64(width)), x);
+                            let x = _mm256_add_epi64(
+                                _mm256_and_si256(x, pairs),
+                                _mm256_and_si256(_mm256_srl_epi64(x, by1), pairs),
+                            );
+                            let x = _mm256_add_epi64(
+                                _mm256_and_si256(x, quads),
+                                _mm256_and_si256(_mm256_srl_epi64(x, by2), quads),
+                            );
+                            _mm256_add_epi64(_mm256_and_si256(x, low4), _mm256_srl_epi64(x, by4))
+                        };
+                        lo = _mm256_add_epi64(
+                            lo,
+                            half(
+                                _mm256_castsi256_si128(at),
+                                _mm256_castsi256_si128(offset),
+                                _mm256_castsi256_si128(width),
+                            ),
                         );
-                        let x = _mm256_add_epi64(
-                            _mm256_and_si256(x, quads),
-                            _mm256_and_si256(_mm256_srl_epi64(x, by2), quads),
+                        hi = _mm256_add_epi64(
+                            hi,
+                            half(
+                                _mm256_extracti128_si256::<1>(at),
+                                _mm256_extracti128_si256::<1>(offset),
+                                _mm256_extracti128_si256::<1>(width),
+                            ),
                         );
-                        _mm256_add_epi64(_mm256_and_si256(x, low4), _mm256_srl_epi64(x, by4))
-                    };
-                    let lo =
-                        half(_mm256_castsi256_si128(at), _mm256_castsi256_si128(offset), _mm256_castsi256_si128(width));
-                    let hi = half(
-                        _mm256_extracti128_si256::<1>(at),
-                        _mm256_extracti128_si256::<1>(offset),
-                        _mm256_extracti128_si256::<1>(width),
-                    );
+                    }
                     // Each sum fits the low 32 bits of its lane: take lanes 0, 2, 4, 6 of each half.
                     let take = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
                     let (lo, hi) = (_mm256_permutevar8x32_epi32(lo, take), _mm256_permutevar8x32_epi32(hi, take));
@@ -475,9 +510,9 @@ mod tests {
             // and points as narrow as a frame of reference makes them, which the vector loop reads.
             let configs: &[(u64, bool)] = if U::BITS <= 32 { &[(3, true), (1, false)] } else { &[(1, false)] };
             for &(step, wrapping) in configs {
-                for shift in 0..=4u32 {
+                for shift in 0..=NEAR_POINTS_MAX_STRIDE.ilog2() {
                     for w in 0..=7u32 {
-                        for n in [1usize, 2, 17, 33, 300] {
+                        for n in [1usize, 2, 17, 33, 300, 1_000] {
                             let delta_base =
                                 if wrapping { U::ZERO.wrapping_sub(U::from_u64(step)) } else { U::from_u64(step) };
                             let fields: Vec<U> = (0..n as u64)
@@ -535,9 +570,10 @@ mod tests {
             };
             assert!(!wide.near_points_apply(), "deltas of 8 bits");
             let narrow_deltas = PackedRef::new(&[0; 64], 16, 1).unwrap();
+            let past = NEAR_POINTS_MAX_STRIDE.ilog2() + 1;
             assert!(
-                !DeltasWithPoints { shift: 5, deltas: narrow_deltas, ..wide }.near_points_apply(),
-                "strides of 32 rows"
+                !DeltasWithPoints { shift: past, deltas: narrow_deltas, ..wide }.near_points_apply(),
+                "strides past the longest"
             );
         }
         check::<u8>();

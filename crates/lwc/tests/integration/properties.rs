@@ -29,7 +29,8 @@ const CASES: u32 = 32;
 const EVERY_ROW_UP_TO: usize = 4096;
 
 /// Every encoding, with `for_n` at the smallest block, a small one and the default, `delta2` at a small
-/// stride and the default, and cascades that put encodings under the ones with child streams.
+/// stride and the default, `delta` at 16, 128 and the default, and cascades that put encodings under the
+/// ones with child streams.
 fn encodings() -> Vec<Cascade> {
     // Every registered encoding at its default parameter, from the registry (a new one is tested without
     // being named here), other parameters that change the layout, and `auto`.
@@ -39,6 +40,8 @@ fn encodings() -> Vec<Cascade> {
         Encoding::ForN { block: 16 },
         Encoding::Delta2 { stride: 4 },
         Encoding::Delta { stride: 16 },
+        // The longest stride whose rows are read near their data points.
+        Encoding::Delta { stride: 128 },
         Encoding::Auto,
     ] {
         if !leaves.contains(&extra) {

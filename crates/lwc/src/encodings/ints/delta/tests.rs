@@ -113,7 +113,7 @@ use crate::encodings::test_shapes::{l_orderkey, o_orderkey};
 
 #[test]
 fn every_operation_on_keys_at_every_stride() {
-    for stride in [16, 64, 1024, 65_536] {
+    for stride in [16, 32, 64, 128, 1024, 65_536] {
         let name = format!("delta:{stride}");
         let cascade = if stride == DEFAULT_STRIDE { "delta" } else { &name };
         check(&o_orderkey(5000), cascade);

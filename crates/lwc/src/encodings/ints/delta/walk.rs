@@ -289,10 +289,11 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
     }
 
     /// [`DeltaView::seek_each`] where the children are read in place and [`prefix::DeltasWithPoints`] reads
-    /// them near their data points (strides of at most 16 rows, deltas of at most 7 bits): each position
-    /// from the nearer data point, with no walk and without going on from the one before. Those in the last
-    /// stride, which has no data point after it, go by [`DeltaView::seek_each`]. Returns the cursor at the
-    /// last (`positions` is not empty); `None`, writing nothing, where the stream is not read so.
+    /// them near their data points (strides of at most [`prefix::NEAR_POINTS_MAX_STRIDE`] rows, deltas of
+    /// at most 7 bits): each position from the nearer data point, with no walk and without going on from
+    /// the one before. Those in the last stride, which has no data point after it, go by
+    /// [`DeltaView::seek_each`]. Returns the cursor at the last (`positions` is not empty); `None`, writing
+    /// nothing, where the stream is not read so.
     fn seek_near_points(&self, reads: &Framed<'_, T>, positions: &[u32], out: &mut [T]) -> Option<Cursor<T>> {
         let stream = self.near_points(reads)?;
         let near = positions.partition_point(|&q| (q as usize) < self.last_stride());
