@@ -141,7 +141,7 @@ impl<U: Word> DeltasWithPoints<'_, U> {
     }
 
     /// Loads of eight deltas that reach from a row to its nearer data point: half a stride.
-    fn near_chunks(&self) -> usize {
+    pub fn near_loads(&self) -> usize {
         1 << self.shift.saturating_sub(4)
     }
 
@@ -207,7 +207,7 @@ impl<U: Word> DeltasWithPoints<'_, U> {
         let load = |bytes: &[u8], bit: usize| {
             u64::from_le_bytes(bytes[bit / 8..bit / 8 + 8].try_into().expect("8 bytes")) >> (bit % 8)
         };
-        let (points, chunks) = (self.points.len(), self.near_chunks());
+        let (points, chunks) = (self.points.len(), self.near_loads());
         for (o, &q) in out.iter_mut().zip(positions) {
             let row = q as usize;
             let s = row >> self.shift;
@@ -282,7 +282,7 @@ mod near_simd {
                 deltas: deltas.bytes(),
                 delta_base: stream.delta_base.to_u64() as u32,
                 shift: stream.shift,
-                chunks: stream.near_chunks() as i32,
+                chunks: stream.near_loads() as i32,
             })
         }
     }

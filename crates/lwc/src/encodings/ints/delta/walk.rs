@@ -317,6 +317,13 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
         true
     }
 
+    /// How many loads of eight deltas a read near the data points takes, where the stream is read so
+    /// (see [`DeltaView::seek_near_points`]).
+    pub(super) fn near_point_loads(&self) -> Option<usize> {
+        let reads = (!self.zigzag).then(|| self.framed()).flatten()?;
+        Some(self.near_points(&reads)?.near_loads())
+    }
+
     /// The children read near their data points, where [`prefix::DeltasWithPoints`] serves them.
     fn near_points<'r>(&self, reads: &Framed<'r, T>) -> Option<prefix::DeltasWithPoints<'r, T::Unsigned>> {
         let (delta_base, deltas) = reads.deltas.parts();
