@@ -336,19 +336,28 @@ impl<'a, U: Word> RangeSums<'a, U> {
         if w <= 7 {
             // Eight fields and the bit offset fit one load, and are summed there in three steps of
             // pairwise adds (SWAR): into four lanes of `2w` bits, two of `4w`, then one. (Popcounts of bit
-            // planes would do it too, but `popcnt` is not in the baseline x86-64 target.)
-            let eight = |bit: usize, fields: usize| {
-                let x = load(bit) & u64::low_mask((fields * w) as u32);
-                let x = (x & self.pairs) + (x >> w & self.pairs);
+            // planes would do it too, but `popcnt` is not in the baseline x86-64 target.) The first step's
+            // lanes of whole groups are added up first, four groups a step in lanes of their own, and
+            // the last two steps taken once a batch: a lane of `2w` bits holds `2^(w - 1)` groups' pairs
+            // (each below `2^(w + 1)`; `w >= 3` here), so a group costs about half the operations.
+            let pair = |x: u64| (x & self.pairs) + (x >> w & self.pairs);
+            let fold = |x: u64| {
                 let x = (x & self.quads) + (x >> (2 * w) & self.quads);
                 (x & u64::low_mask(4 * w as u32)) + (x >> (4 * w))
             };
-            while left > 8 {
-                sum += eight(bit, 8);
-                bit += 8 * w;
-                left -= 8;
+            let (group, batch) = (u64::low_mask(8 * w as u32), 4 << (w - 1));
+            // Whole groups before the last (which holds 1 to 8 fields and is masked to them).
+            let mut groups = left.saturating_sub(1) / 8;
+            while groups > 0 {
+                let now = groups.min(batch);
+                let mut lanes = [0u64; 4];
+                for k in 0..now {
+                    lanes[k % 4] += pair(load(bit + k * 8 * w) & group);
+                }
+                sum += lanes.into_iter().map(fold).sum::<u64>();
+                (bit, groups, left) = (bit + now * 8 * w, groups - now, left - now * 8);
             }
-            return (sum + eight(bit, left)) as u128;
+            return (sum + fold(pair(load(bit) & u64::low_mask((left * w) as u32)))) as u128;
         }
         let mask = u64::low_mask(w as u32);
         for _ in 0..len.div_ceil(8) {
@@ -531,9 +540,11 @@ mod tests {
     fn packed_range_sums_agree_with_a_loop() {
         fn run<U: Word>() {
             let n = 1500;
-            for w in 0..=U::BITS {
+            // Fields at random, and every field at its largest (what fills the lanes summed in place).
+            for (w, largest) in (0..=U::BITS).flat_map(|w| [(w, false), (w, true)]) {
                 let values: Vec<U> = (0..n as u64)
                     .map(|i| U::from_u64(i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)) & U::low_mask(w))
+                    .map(|v| if largest { U::low_mask(w) } else { v })
                     .collect();
                 let mut packed = Vec::new();
                 bitpack::pack(&values, w, &mut packed);
