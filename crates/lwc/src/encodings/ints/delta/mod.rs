@@ -49,7 +49,7 @@
 //! are each sought from the nearest of the position before, the data point before and the data point
 //! after (minus the deltas between), without a branch on which; when both children are `for` or
 //! `bitpack` they are read in place ([`StreamOps::frame`]), summing up to eight narrow deltas a load.
-//! With strides of at most 128 rows and deltas of at most 7 bits (`delta(16)` to `delta(128)` on keys),
+//! With strides of at most 128 rows and deltas of at most 7 bits (`delta(16)` and `delta(64)` on keys),
 //! each is read from the nearer data point alone, by a kernel with the deltas' width a constant
 //! ([`prefix::DeltasWithPoints::values_near_points`]). Monotone data filters by binary
 //! search over the data points and a scan of one stride at each end of the range, and sums in closed
