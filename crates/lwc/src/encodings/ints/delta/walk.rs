@@ -135,8 +135,12 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
         Cursor { row, value: T::from_bits(value) }
     }
 
-    /// The children read in place (see [`StreamOps::frame`]) when both are packed fields plus a base.
+    /// The children read in place (see [`StreamOps::frame`]) when the deltas are plain (not zigzagged) and
+    /// both are packed fields plus a base.
     fn framed(&self) -> Option<Framed<'_, T>> {
+        if self.zigzag {
+            return None;
+        }
         Some(Framed { deltas: self.deltas.frame()?.sums(), points: self.data_points.frame()? })
     }
 
@@ -205,7 +209,7 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
     /// strides are short and deltas narrow ([`DeltaView::seek_near_points`]), else from the cursor or a
     /// data point ([`DeltaView::seek_plain`]).
     pub(super) fn walk(&self, cursor: &mut Option<Cursor<T>>, positions: &[u32], out: &mut [T]) {
-        let Some(reads) = (!self.zigzag).then(|| self.framed()).flatten() else {
+        let Some(reads) = self.framed() else {
             return self.walk_windows(cursor, positions, out, None);
         };
         for (positions, out) in positions.chunks(SPARSE_CHUNK).zip(out.chunks_mut(SPARSE_CHUNK)) {
@@ -308,7 +312,7 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
     /// Positions in any order read near their data points (see [`DeltaView::seek_near_points`]), where the
     /// stream is read so and none lies in the last stride; false, writing nothing, otherwise.
     pub(super) fn take_near_points(&self, positions: &[u32], out: &mut [T]) -> bool {
-        let Some(reads) = (!self.zigzag).then(|| self.framed()).flatten() else { return false };
+        let Some(reads) = self.framed() else { return false };
         let Some(stream) = self.near_points(&reads) else { return false };
         if crate::kernels::positions::max_position(positions) as usize >= self.last_stride() {
             return false;
@@ -320,8 +324,7 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
     /// How many loads of eight deltas a read near the data points takes, where the stream is read so
     /// (see [`DeltaView::seek_near_points`]).
     pub(super) fn near_point_loads(&self) -> Option<usize> {
-        let reads = (!self.zigzag).then(|| self.framed()).flatten()?;
-        Some(self.near_points(&reads)?.near_loads())
+        Some(self.near_points(&self.framed()?)?.near_loads())
     }
 
     /// The children read near their data points, where [`prefix::DeltasWithPoints`] serves them.
