@@ -154,8 +154,8 @@ impl<'a, T: Value> Column<'a, T> {
         if range.start > range.end || range.end > self.rows {
             return Err(Error::RowOutOfRange { row: range.end, rows: self.rows });
         }
-        let mut values = vec![T::default(); (range.end - range.start) as usize];
-        self.decode_into(range.start, &mut values)?;
+        let mut values = Vec::with_capacity((range.end - range.start) as usize);
+        self.decode_appending(range.clone(), &mut values)?;
         let validity = if self.segments.iter().any(|s| s.validity().is_some()) {
             let valid = range.map(|row| self.locate(row).map(|(seg, at)| self.segments[seg].is_valid(at)));
             Some(Bitmap::from_bools(&valid.collect::<Result<Vec<_>>>()?))
@@ -172,12 +172,38 @@ impl<'a, T: Value> Column<'a, T> {
         let Some(end) = end else {
             return Err(Error::RowOutOfRange { row: start.saturating_add(out.len() as u64), rows: self.rows });
         };
-        let mut row = start;
-        while row < end {
+        let mut done = 0;
+        self.pieces(start..end, |segment, at, n| {
+            segment.decode_into(at, &mut out[done..done + n])?;
+            done += n;
+            Ok(())
+        })
+    }
+
+    /// Appends rows `range` (in range) to `values`, a segment's piece at a time: each piece is zeroed just
+    /// before it is decoded, while its lines stay in L2, not the whole range first. Zeroing a 3.2 MB column
+    /// before decoding it took a fifth of a take that gathers from it decoded whole (Intel Xeon).
+    fn decode_appending(&self, range: Range<u64>, values: &mut Vec<T>) -> Result<()> {
+        values.reserve((range.end - range.start) as usize);
+        self.pieces(range, |segment, at, n| {
+            let done = values.len();
+            values.resize(done + n, T::default());
+            segment.decode_into(at, &mut values[done..])
+        })
+    }
+
+    /// Calls `read(segment, first row in it, rows)` for each segment's piece of rows `range` (in range), in
+    /// order.
+    fn pieces(
+        &self,
+        range: Range<u64>,
+        mut read: impl FnMut(&Segment<'a, T>, usize, usize) -> Result<()>,
+    ) -> Result<()> {
+        let mut row = range.start;
+        while row < range.end {
             let (seg, at) = self.locate(row)?;
-            let n = ((self.starts[seg + 1] - row) as usize).min((end - row) as usize);
-            let done = (row - start) as usize;
-            self.segments[seg].decode_into(at, &mut out[done..done + n])?;
+            let n = ((self.starts[seg + 1] - row).min(range.end - row)) as usize;
+            read(&self.segments[seg], at, n)?;
             row += n as u64;
         }
         Ok(())
@@ -280,21 +306,30 @@ impl<'a, T: Value> Column<'a, T> {
             }
             return self.read_each(rows, out, |seg, at| self.segments[seg].value_at(at));
         }
-        // Checked once, so the rows are located without a check each.
-        if let Some(row) = rows.iter().map(|&r| r.into()).find(|&r| r >= self.rows) {
-            return Err(out_of_range(row));
-        }
+        let first_out_of_range = || rows.iter().map(|&r| r.into()).find(|&r| r >= self.rows);
         let whole = self.rows as usize;
         if rows.len().saturating_mul(DECODE_WHOLE) >= whole
             && whole.saturating_mul(size_of::<T>()) <= DECODE_WHOLE_BYTES
         {
-            // Dense: the column decoded whole and gathered from, issue 16's bound itself.
-            let mut values = vec![T::default(); whole];
-            self.decode_into(0, &mut values)?;
+            // Dense: the column decoded whole and gathered from, issue 16's bound itself. Each row is
+            // checked as it is gathered, with no early exit, instead of in a pass of its own first.
+            let mut values = Vec::with_capacity(whole);
+            self.decode_appending(0..self.rows, &mut values)?;
+            let mut outside = false;
             for (o, &row) in out.iter_mut().zip(rows) {
-                *o = values[row.into() as usize];
+                match usize::try_from(row.into()).ok().and_then(|r| values.get(r)) {
+                    Some(&v) => *o = v,
+                    None => outside = true,
+                }
             }
-            return Ok(());
+            return match outside {
+                true => Err(out_of_range(first_out_of_range().unwrap_or(self.rows))),
+                false => Ok(()),
+            };
+        }
+        // Checked once, so the rows are located without a check each.
+        if let Some(row) = first_out_of_range() {
+            return Err(out_of_range(row));
         }
         // A counting sort of the rows by segment (stable, so rows ascending within a segment stay so).
         let segment_of: Vec<u32> = rows.iter().map(|&r| self.segment_of(r.into()) as u32).collect();
