@@ -9,8 +9,10 @@
 //! how many (default 65,535: one segment; more make a column of 65,536-row segments, taken and decoded
 //! through the column); `K` the list length (default 10^6). `WARM=1` leaves the decode out of each
 //! round, so a short list's rows stay in the caches from round to round and the take's fixed costs
-//! show (the decode-all figure is then that of the last round alone). `PROFILE=1` repeats the first
-//! cascade's unsorted take for five seconds, for a profiler, and exits; `PROFILE=sorted` its sorted take.
+//! show (the decode-all figure is then that of the last round alone). `REPEAT=n` times each gather and
+//! take as `n` calls in a row, as `lwc-bench` does, so a short list's rows stay in L2. `PROFILE=1`
+//! repeats the first cascade's unsorted take for five seconds, for a profiler, and exits;
+//! `PROFILE=sorted` its sorted take.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -72,6 +74,7 @@ fn main() -> Result<(), lwc::Error> {
     let data = std::env::var("DATA").unwrap_or_else(|_| "walk".into());
     let k = std::env::var("K").ok().and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
     let warm = std::env::var("WARM").is_ok();
+    let repeat: usize = std::env::var("REPEAT").ok().and_then(|s| s.parse().ok()).unwrap_or(1).max(1);
     let rows: usize = std::env::var("ROWS").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_ROWS).max(1);
     let mut rng = Lcg(1);
     let values = values(&data, rows, &mut rng);
@@ -97,15 +100,19 @@ fn main() -> Result<(), lwc::Error> {
             let (mut plain, mut take, mut decode) = (vec![], vec![], vec![]);
             for round in 0..ROUNDS {
                 let t = Instant::now();
-                for (o, &p) in gathered.iter_mut().zip(black_box(positions.as_slice())) {
-                    *o = values[p as usize];
+                for _ in 0..repeat {
+                    for (o, &p) in gathered.iter_mut().zip(black_box(positions.as_slice())) {
+                        *o = values[p as usize];
+                    }
+                    black_box(&gathered);
                 }
-                black_box(&gathered);
-                plain.push(t.elapsed().as_secs_f64());
+                plain.push(t.elapsed().as_secs_f64() / repeat as f64);
                 let t = Instant::now();
-                column.take_into(black_box(positions), &mut out)?;
-                black_box(&out);
-                take.push(t.elapsed().as_secs_f64());
+                for _ in 0..repeat {
+                    column.take_into(black_box(positions), &mut out)?;
+                    black_box(&out);
+                }
+                take.push(t.elapsed().as_secs_f64() / repeat as f64);
                 if warm && round + 1 < ROUNDS {
                     continue;
                 }
