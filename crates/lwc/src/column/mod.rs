@@ -38,14 +38,25 @@ const SPARSE_TAKE: usize = 32;
 /// lists and puts its value back where it was asked, a random write: 10^6 random rows of a column of
 /// 1.5 million `u32` in 23 segments took 3.5x the column's decode and a plain gather, `plain` and
 /// `bitpack` alike (AMD EPYC Zen 3). The decoded column is then at most this many times the output, and
-/// at most [`DECODE_WHOLE_BYTES`].
+/// at most [`DECODE_WHOLE_BYTES`] (larger ones: [`DECODE_WHOLE_LARGE`]).
 const DECODE_WHOLE: usize = 16;
 
-/// Past this, a column decoded whole costs what grouping its rows does: its fresh pages, and a gather
-/// that misses the caches on most rows as grouping's writes do. 10^6 random rows of l_orderkey (6 million
-/// `u32`, 24 MB decoded) took 1.25-1.54x the decode and a plain gather decoded whole, 1.36-1.43x grouped;
-/// through lwc-file under `auto`'s cascade, 2.40-2.44x Arrow's take against 1.88-1.98x (AMD EPYC Zen 3).
+/// Past this, a column decoded whole misses the caches on most rows it gathers, as grouping's writes do,
+/// and is decoded whole only from one row in [`DECODE_WHOLE_LARGE`].
 const DECODE_WHOLE_BYTES: usize = 16 << 20;
+
+/// Unsorted rows over a column decoded past [`DECODE_WHOLE_BYTES`], at least one in this many of its rows,
+/// are gathered from it decoded whole. Random rows of l_orderkey (6 million `u32`, 24 MB decoded), one in
+/// 6, 8, 10 and 16 of its rows: decoded whole, 0.87-0.96x the decode and a plain gather whatever the
+/// density (`for`, `for_n`, `delta`); grouped, 1.37-1.49x, 1.21-1.33x, 0.94-1.17x and 0.70-0.96x
+/// (Intel Xeon, glibc's allocator; under mimalloc one in 6 took 0.92-0.94x decoded whole, 1.55-1.71x
+/// grouped). Before each segment's piece was zeroed just before its decode, the column decoded whole
+/// was zeroed first, and grouping won (AMD EPYC Zen 3).
+const DECODE_WHOLE_LARGE: usize = 10;
+
+/// Past this, unsorted rows are always grouped by segment: the column decoded whole would hold more
+/// memory than a take should.
+const DECODE_WHOLE_MAX_BYTES: usize = 64 << 20;
 
 /// A validated view over an encoded column.
 pub struct Column<'a, T: Value> {
@@ -234,10 +245,10 @@ impl<'a, T: Value> Column<'a, T> {
     /// one call, so its take weighs them together (a segment whose gets walk decodes once instead of
     /// walking for each row): ascending rows go as they come, a run per segment, found, checked and made
     /// segment-local in one pass; from the first segment whose rows fall out of order on, the rest are
-    /// read where they lie, grouped by segment, or, one in 16 of the column's rows or more,
-    /// gathered from the column decoded whole. Only the segment-local positions (or the decoded column)
-    /// are allocated, and nothing for `u32` row ids into a column of one segment. On an error `out` may be
-    /// partly written.
+    /// read where they lie, grouped by segment, or, one in 16 of the column's rows or more (one in 10 past
+    /// 16 MB decoded), gathered from the column decoded whole. Only the segment-local positions (or the
+    /// decoded column) are allocated, and nothing for `u32` row ids into a column of one segment. On an
+    /// error `out` may be partly written.
     pub fn take_into<R: Copy + Into<u64> + 'static>(&self, rows: &[R], out: &mut [T]) -> Result<()> {
         if out.len() != rows.len() {
             return Err(Error::InvalidArgument(format!("{} outputs for {} rows", out.len(), rows.len())));
@@ -307,13 +318,10 @@ impl<'a, T: Value> Column<'a, T> {
             return self.read_each(rows, out, |seg, at| self.segments[seg].value_at(at));
         }
         let first_out_of_range = || rows.iter().map(|&r| r.into()).find(|&r| r >= self.rows);
-        let whole = self.rows as usize;
-        if rows.len().saturating_mul(DECODE_WHOLE) >= whole
-            && whole.saturating_mul(size_of::<T>()) <= DECODE_WHOLE_BYTES
-        {
+        if self.decodes_whole(rows.len()) {
             // Dense: the column decoded whole and gathered from, issue 16's bound itself. Each row is
             // checked as it is gathered, with no early exit, instead of in a pass of its own first.
-            let mut values = Vec::with_capacity(whole);
+            let mut values = Vec::with_capacity(self.rows as usize);
             self.decode_appending(0..self.rows, &mut values)?;
             let mut outside = false;
             for (o, &row) in out.iter_mut().zip(rows) {
@@ -365,6 +373,18 @@ impl<'a, T: Value> Column<'a, T> {
             out[k as usize] = v;
         }
         Ok(())
+    }
+
+    /// Whether a take of `rows` unsorted rows over many segments gathers from the column decoded whole
+    /// (see [`DECODE_WHOLE`]).
+    fn decodes_whole(&self, rows: usize) -> bool {
+        let whole = self.rows as usize;
+        let one_in = match whole.saturating_mul(size_of::<T>()) {
+            bytes if bytes <= DECODE_WHOLE_BYTES => DECODE_WHOLE,
+            bytes if bytes <= DECODE_WHOLE_MAX_BYTES => DECODE_WHOLE_LARGE,
+            _ => return false,
+        };
+        rows.saturating_mul(one_in) >= whole
     }
 
     /// `out[k] = read(segment, row in it)` of `rows[k]`, each row checked; equal segments are found by a
