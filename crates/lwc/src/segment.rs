@@ -981,22 +981,13 @@ impl<'a, V: Value> Segment<'a, V> {
     fn take_latents(&self, positions: &[u32], out: &mut [V::Latent]) -> Result<()> {
         let out_of_range = |row: u32| Error::RowOutOfRange { row: row as u64, rows: self.rows as u64 };
         if positions.len() >= self.rows {
-            // A position a row or more: nothing beats decoding the stream once and gathering from it. Each
-            // position is checked in the gathering loop, with no early exit (which ran at half a plain
-            // gather's speed in some builds), so a long list sweeps through memory once and the check
-            // costs what a bounds check does. A chunk's largest position found first, in a pass of its
+            // A position a row or more: nothing beats decoding the stream once and gathering from it, each
+            // position checked as it is gathered. A chunk's largest position found first, in a pass of its
             // own, cost a quarter more than a plain gather of 10^6 sorted positions (AMD Zen 4): that pass
             // waited on memory while the gather after it did not.
             let mut decoded = vec![V::Latent::default(); self.rows];
             self.stream.decode_into(0, &mut decoded);
-            let mut outside = false;
-            for (o, &p) in out.iter_mut().zip(positions) {
-                match decoded.get(p as usize) {
-                    Some(&v) => *o = v,
-                    None => outside = true,
-                }
-            }
-            if outside {
+            if !crate::kernels::lookup::gather_checked(&decoded, positions, out) {
                 return Err(out_of_range(crate::kernels::positions::max_position(positions)));
             }
             return Ok(());

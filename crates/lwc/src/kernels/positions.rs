@@ -317,8 +317,8 @@ mod tests {
 
     #[test]
     fn dense_blocks_agree_with_counting_every_block() {
-        // Sparse lists with one cluster of every size around `count` at every offset in its block, so the
-        // look at aligned runs first neither misses a dense block nor invents one.
+        // Sparse lists with one cluster of every size around `count` at random offsets in its block, so
+        // the look at aligned runs first neither misses a dense block nor invents one.
         let naive = |p: &[u32], block: u32, count: usize| {
             p.chunk_by(|a, b| a / block == b / block).any(|same_block| same_block.len() >= count)
         };
