@@ -971,6 +971,13 @@ impl<'a, V: Value> Segment<'a, V> {
         self.stream.in_place()
     }
 
+    /// Whether a take of `k` positions in any order decodes the whole segment and gathers from it (see
+    /// [`Segment::take_into`]): a column taking that many rows of each segment then decodes itself whole
+    /// instead of grouping its rows by segment first.
+    pub(crate) fn take_decodes_whole(&self, k: usize) -> bool {
+        k >= self.rows || (self.stream.get_cost() > 1 && self.stream.take_decodes_whole(k))
+    }
+
     /// Whether one row's value is read in place: a lookup decodes nothing else (see
     /// [`Segment::value_at`]).
     pub(crate) fn reads_in_place(&self) -> bool {

@@ -501,6 +501,14 @@ pub(crate) trait StreamOps<T: LwcInt> {
         }
     }
 
+    /// Whether [`StreamOps::take_bounded`] of `k` positions in any order decodes the whole stream into one
+    /// buffer and gathers from it. Bucketing costs about 2 ns a position, a decode into a buffer of the
+    /// whole stream about 0.07 ns a value more than one into a reused window (fresh pages): the crossover
+    /// lies near n / 26.
+    fn take_decodes_whole(&self, k: usize) -> bool {
+        self.take_plan(k) == TakePlan::Decode && k >= self.len() / 32
+    }
+
     /// [`StreamOps::take_into`] that costs at most about a decode of the stream and a gather: where the
     /// positions' gets would decode more values than the stream holds, the stream is decoded once (a
     /// window at a time for short lists) and the positions gathered from it.
@@ -517,9 +525,7 @@ pub(crate) trait StreamOps<T: LwcInt> {
             TakePlan::Gets => return self.take_into(positions, out),
             TakePlan::Decode => {}
         }
-        // Bucketing costs about 2 ns a position, a decode into a buffer of the whole stream about 0.07 ns
-        // a value more than one into a reused window (fresh pages): the crossover lies near n / 26.
-        if k >= n / 32 {
+        if self.take_decodes_whole(k) {
             let mut values = vec![T::default(); n];
             self.decode_into(0, &mut values);
             for (o, &p) in out.iter_mut().zip(positions) {
