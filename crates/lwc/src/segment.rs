@@ -975,7 +975,19 @@ impl<'a, V: Value> Segment<'a, V> {
     /// [`Segment::take_into`]): a column taking that many rows of each segment then decodes itself whole
     /// instead of grouping its rows by segment first.
     pub(crate) fn take_decodes_whole(&self, k: usize) -> bool {
-        k >= self.rows || (self.stream.get_cost() > 1 && self.stream.take_decodes_whole(k))
+        k >= self.rows || self.stream.take_decodes_whole(self.take_chunk(k))
+    }
+
+    /// How many of `k` positions [`Segment::take_into`] checks and serves at once, so the check reads
+    /// positions the take then finds in L1 instead of sweeping a long list through memory twice. All of
+    /// them where gets walk or search: the take then weighs the whole list against one decode of the
+    /// stream, not each chunk against one.
+    fn take_chunk(&self, k: usize) -> usize {
+        if self.stream.get_cost() > 1 {
+            k.max(1)
+        } else {
+            TAKE_CHUNK.min(k.max(1))
+        }
     }
 
     /// Whether one row's value is read in place: a lookup decodes nothing else (see
@@ -999,10 +1011,7 @@ impl<'a, V: Value> Segment<'a, V> {
             }
             return Ok(());
         }
-        // Check and serve the list a chunk at a time, so the check reads positions the take then finds in L1
-        // instead of sweeping a long list through memory twice. Not where gets walk or search: the take
-        // then weighs the whole list against one decode of the stream, not each chunk against one.
-        let chunk = if self.stream.get_cost() > 1 { positions.len().max(1) } else { TAKE_CHUNK };
+        let chunk = self.take_chunk(positions.len());
         for (pos, dst) in positions.chunks(chunk).zip(out.chunks_mut(chunk)) {
             let (max, sorted) = crate::kernels::positions::max_and_sorted(pos);
             if let Some(row) = max.filter(|&m| m as usize >= self.rows) {

@@ -372,7 +372,7 @@ impl<'a, T: Value> Column<'a, T> {
     /// (see [`DECODE_WHOLE`]).
     /// Below that density, it does so where every segment's own take of its share of the rows would
     /// decode the segment whole anyway: the column then decodes once instead of grouping the rows first
-    /// (`delta`, one row in 31 of o_orderkey: 1.10-1.16x the decode and a plain gather against 1.24-1.34x
+    /// (`delta`, one row in 31 of o_orderkey: 1.10-1.12x the decode and a plain gather against 1.27-1.36x
     /// grouped, Intel Xeon).
     fn decodes_whole(&self, rows: usize) -> bool {
         let whole = self.rows as usize;
