@@ -5,7 +5,8 @@
 //! lengths.
 //!
 //! Run: `cargo run --release -p lwc-file --example file_take`. `ROWS=800000` shortens the table, `COLUMN=o_comment`
-//! times one column, `TAKES=100,1000` some lengths of row list.
+//! times one column, `TAKES=100,1000` some lengths of row list, and `PROFILE=1` runs the first column's first
+//! random take alone, 2,000 times, for a profiler.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use lwc_file::{write_to_bytes, LwcFile, WriteOptions};
 use lwc_testdata::timing::race;
 
 const ROUNDS: usize = 21;
+const PROFILE_ROUNDS: usize = 2_000;
 
 /// A fixed-seed stream of 64-bit numbers (an LCG's high bits).
 fn random(seed: u64) -> impl FnMut() -> u64 {
@@ -54,6 +56,7 @@ fn main() -> Result<(), lwc_file::Error> {
     let file = LwcFile::from_bytes(write_to_bytes(schema, &[batch], WriteOptions::default())?)?;
     println!("{rows} rows; take as a ratio to Arrow's take of the plain column (median of {ROUNDS} rounds in turns)");
     let only = std::env::var("COLUMN").ok();
+    let profile = std::env::var("PROFILE").is_ok();
     let takes: Vec<usize> = match std::env::var("TAKES") {
         Ok(list) => list.split(',').map(|k| k.trim().parse().expect("TAKES: row counts, comma-separated")).collect(),
         Err(_) => vec![100, 1_000, 100_000, 1_000_000],
@@ -80,6 +83,11 @@ fn main() -> Result<(), lwc_file::Error> {
                 let lwc = || {
                     black_box(file.take(c, black_box(&picks)).expect("rows in range"));
                 };
+                if profile {
+                    // Only lwc's take, long enough for a profiler to see it apart from the encode.
+                    (0..PROFILE_ROUNDS).for_each(|_| lwc());
+                    return Ok(());
+                }
                 let (arrow, lwc) = race(ROUNDS, arrow, lwc);
                 line += &format!(" | {k} {order} {:.2}x ({:.1} µs)", lwc / arrow, lwc * 1e6);
             }
