@@ -184,6 +184,8 @@ fn read_range_across_segment_boundaries_and_take() {
             assert_eq!(file.take(c, &many).unwrap().as_ref(), want.as_ref(), "take of {} rows, column {c}", many.len());
             many.sort_unstable();
         }
+        // The short list again, read now from the column the long ones kept open.
+        assert_eq!(file.take(c, &rows).unwrap().as_ref(), want.as_ref(), "take column {c}, kept open");
         assert!(file.take(c, &[1, 1000]).is_err());
         assert!(matches!(
             file.take(c, &[5; 300].iter().copied().chain([1000]).collect::<Vec<_>>()),
