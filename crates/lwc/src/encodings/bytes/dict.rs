@@ -12,11 +12,14 @@
 //!
 //! Opening decodes the entry ends once (the dictionary is at most as large as the rows, and every read
 //! looks entries up) and checks that they ascend within the data; codes past the last entry read the last
-//! entry.
+//! entry. Entries stored compressed are decoded one by one where a read needs few of them (a take of a few
+//! rows, a get, the binary searches of a filter), and all at once, kept for the reads after, where it needs
+//! many: a point lookup then costs one entry's decode, not the dictionary's.
 
 use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use super::byte_strings::{ByteArray, ByteProfile, BytesEncoder, BytesOps, BytesTest, Extremes, OpenBytes};
 use super::{Cascade, ChildReads, Children, Encoding, StreamOps, StreamView};
@@ -49,8 +52,10 @@ pub(crate) fn entry_ends<E: AsRef<[u8]>>(entries: &[E]) -> Vec<u64> {
 pub(crate) trait EntryStore {
     /// The encoding's name, for messages.
     const NAME: &'static str;
+    /// Entries are stored as they are, and read in place.
+    const IN_PLACE: bool;
     /// What reading the stored entries needs, read before the child streams.
-    type Header;
+    type Header: Send + Sync;
 
     /// Writes what precedes the child streams; returns where each stored entry ends and the stored bytes.
     fn store(profile: &ByteProfile<'_>, entries: &[&[u8]], out: &mut Writer) -> (Vec<u64>, Vec<u8>);
@@ -59,19 +64,16 @@ pub(crate) trait EntryStore {
     /// all; returns it and the stored bytes' length.
     fn read_header(r: &mut Reader<'_>, len: u64) -> Result<(Self::Header, u64)>;
 
-    /// The entries' bytes back to back and their `entries + 1` bounds, from the stored bytes and theirs
-    /// (ascending within `stored`); an error unless they come to `len` bytes.
-    fn load<'a>(header: &Self::Header, stored: &'a [u8], bounds: Vec<u64>, len: u64) -> Result<Loaded<'a>>;
+    /// Appends the entry stored as `stored` to `out`. Takes any bytes.
+    fn decode_entry(header: &Self::Header, stored: &[u8], out: &mut Vec<u8>);
 }
-
-/// A dictionary's entries as reads use them: bounds, then bytes.
-pub(crate) type Loaded<'a> = (Vec<u64>, Cow<'a, [u8]>);
 
 /// `dict`'s entries: stored as they are, read in place.
 pub(crate) struct PlainEntries;
 
 impl EntryStore for PlainEntries {
     const NAME: &'static str = "dict";
+    const IN_PLACE: bool = true;
     type Header = ();
 
     fn store(_: &ByteProfile<'_>, entries: &[&[u8]], _: &mut Writer) -> (Vec<u64>, Vec<u8>) {
@@ -82,8 +84,8 @@ impl EntryStore for PlainEntries {
         Ok(((), len))
     }
 
-    fn load<'a>(_: &(), stored: &'a [u8], bounds: Vec<u64>, _: u64) -> Result<Loaded<'a>> {
-        Ok((bounds, Cow::Borrowed(stored)))
+    fn decode_entry(_: &(), stored: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(stored);
     }
 }
 
@@ -122,14 +124,20 @@ impl<E: EntryStore> BytesEncoder for BytesDict<E> {
     }
 }
 
-pub(crate) struct BytesDictView<'a, E = PlainEntries> {
-    /// `entries + 1` offsets into `data`, ascending from 0.
+pub(crate) struct BytesDictView<'a, E: EntryStore = PlainEntries> {
+    /// `entries + 1` offsets into `stored`, ascending from 0.
     bounds: Vec<u64>,
-    /// The entries back to back: borrowed from the stream where it stores them as they are.
-    data: Cow<'a, [u8]>,
+    /// The stored entries back to back.
+    stored: &'a [u8],
+    /// Boxed: an FSST table is 2 KiB, and every view of byte strings is as large as the largest.
+    header: Box<E::Header>,
+    /// Where entries are not stored as they are: all of them decoded, and their bounds, once a read
+    /// needed many.
+    decoded: OnceLock<(Vec<u64>, Vec<u8>)>,
+    /// The entries' bytes in all, as the writer counted them (a capacity for `decoded`).
+    len: u64,
     ends_cascade: Cascade,
     codes: StreamView<'a, u32>,
-    store: PhantomData<E>,
 }
 
 impl<'a, E: EntryStore> OpenBytes<'a> for BytesDictView<'a, E> {
@@ -151,8 +159,8 @@ impl<'a, E: EntryStore> OpenBytes<'a> for BytesDictView<'a, E> {
         if bounds.windows(2).any(|w| w[0] > w[1]) || bounds[entries] != stored_len {
             return Err(Error::Corrupt(format!("{}: entry ends do not ascend to the data length", E::NAME)));
         }
-        let (bounds, data) = E::load(&header, stored, bounds, len)?;
-        Ok(BytesDictView { bounds, data, ends_cascade: ends.cascade(), codes, store: PhantomData })
+        let (header, decoded) = (Box::new(header), OnceLock::new());
+        Ok(BytesDictView { bounds, stored, header, decoded, len, ends_cascade: ends.cascade(), codes })
     }
 
     fn child_cascades(&self) -> Vec<Cascade> {
@@ -160,31 +168,79 @@ impl<'a, E: EntryStore> OpenBytes<'a> for BytesDictView<'a, E> {
     }
 }
 
-impl<'a, E> BytesDictView<'a, E> {
+/// Entry `k`'s place among `bounds` (clamped to the last: a damaged code reads a real entry; no
+/// entries, as in a segment of nulls only, read as empty).
+#[inline]
+fn span(bounds: &[u64], k: u32) -> Range<usize> {
+    let Some(last) = bounds.len().checked_sub(2) else { return 0..0 };
+    let k = (k as usize).min(last);
+    bounds[k] as usize..bounds[k + 1] as usize
+}
+
+impl<'a, E: EntryStore> BytesDictView<'a, E> {
     fn entries(&self) -> usize {
         self.bounds.len() - 1
     }
 
-    /// Entry `k` (clamped to the last: a damaged code reads a real entry; no entries, as in a segment of
-    /// nulls only, read as empty).
-    #[inline]
-    fn entry(&self, k: u32) -> &[u8] {
-        &self.data[self.span(k)]
+    /// Every entry, as bounds and bytes: the stored ones where they are stored as they are, else all of
+    /// them decoded (once, kept for the reads after).
+    fn readable(&self) -> (&[u64], &[u8]) {
+        if E::IN_PLACE {
+            return (&self.bounds, self.stored);
+        }
+        // A damaged table may decode to another length than `len`: the bounds are where the entries
+        // really end, so reads stay within what was decoded.
+        let (bounds, data) = self.decoded.get_or_init(|| {
+            let capacity = usize::try_from(self.len).unwrap_or(0).min(self.stored.len().saturating_mul(8));
+            let (mut bounds, mut data) = (Vec::with_capacity(self.bounds.len()), Vec::with_capacity(capacity));
+            bounds.push(0);
+            for k in 0..self.entries() {
+                E::decode_entry(&self.header, &self.stored[span(&self.bounds, k as u32)], &mut data);
+                bounds.push(data.len() as u64);
+            }
+            (bounds, data)
+        });
+        (bounds, data)
     }
 
+    /// Whether a read of `n` entries reads them from all entries decoded: where nothing needs decoding,
+    /// where that was done already, or where they are as many as half the dictionary.
+    fn reads_whole(&self, n: usize) -> bool {
+        E::IN_PLACE || self.decoded.get().is_some() || n.saturating_mul(2) >= self.entries()
+    }
+
+    /// Entry `k`, decoded alone where the entries are not at hand.
     #[inline]
-    fn span(&self, k: u32) -> Range<usize> {
-        let Some(last) = self.entries().checked_sub(1) else { return 0..0 };
-        let k = (k as usize).min(last);
-        self.bounds[k] as usize..self.bounds[k + 1] as usize
+    fn entry(&self, k: u32) -> Cow<'_, [u8]> {
+        if self.reads_whole(1) {
+            let (bounds, data) = self.readable();
+            return Cow::Borrowed(&data[span(bounds, k)]);
+        }
+        let mut one = Vec::new();
+        E::decode_entry(&self.header, &self.stored[span(&self.bounds, k)], &mut one);
+        Cow::Owned(one)
     }
 
     /// Entry `k`, borrowed from the stream where it holds the entries as they are.
     #[inline]
     fn entry_cow(&self, k: u32) -> Cow<'a, [u8]> {
-        match &self.data {
-            Cow::Borrowed(data) => Cow::Borrowed(&data[self.span(k)]),
-            Cow::Owned(data) => Cow::Owned(data[self.span(k)].to_vec()),
+        if E::IN_PLACE {
+            return Cow::Borrowed(&self.stored[span(&self.bounds, k)]);
+        }
+        Cow::Owned(self.entry(k).into_owned())
+    }
+
+    /// Appends the entries of `codes` to `out`, in order.
+    fn push_entries(&self, codes: &[u32], out: &mut ByteArray) {
+        if self.reads_whole(codes.len()) {
+            let (bounds, data) = self.readable();
+            out.data.reserve(codes.iter().map(|&c| span(bounds, c).len()).sum());
+            codes.iter().for_each(|&c| out.push(&data[span(bounds, c)]));
+            return;
+        }
+        for &c in codes {
+            E::decode_entry(&self.header, &self.stored[span(&self.bounds, c)], &mut out.data);
+            out.offsets.push(out.data.len() as u64);
         }
     }
 
@@ -193,7 +249,7 @@ impl<'a, E> BytesDictView<'a, E> {
         let (mut lo, mut hi) = (0usize, self.entries());
         while lo < hi {
             let mid = (lo + hi) / 2;
-            if before(self.entry(mid as u32)) {
+            if before(&self.entry(mid as u32)) {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -219,7 +275,7 @@ impl<'a, E> BytesDictView<'a, E> {
     }
 }
 
-impl<'a, E> BytesOps<'a> for BytesDictView<'a, E> {
+impl<'a, E: EntryStore> BytesOps<'a> for BytesDictView<'a, E> {
     fn len(&self) -> usize {
         self.codes.len()
     }
@@ -230,21 +286,19 @@ impl<'a, E> BytesOps<'a> for BytesDictView<'a, E> {
     }
 
     fn push_row(&self, i: usize, out: &mut ByteArray) {
-        out.push(self.entry(self.codes.get(i)));
+        self.push_entries(&[self.codes.get(i)], out);
     }
 
     fn decode_into(&self, range: Range<usize>, out: &mut ByteArray) {
         let mut codes = vec![0u32; range.len()];
         self.codes.decode_into(range.start, &mut codes);
-        let bytes: usize = codes.iter().map(|&c| self.entry(c).len()).sum();
-        out.data.reserve(bytes);
-        codes.iter().for_each(|&c| out.push(self.entry(c)));
+        self.push_entries(&codes, out);
     }
 
     fn take_into(&self, positions: &[u32], out: &mut ByteArray) {
         let mut codes = vec![0u32; positions.len()];
         self.codes.take_into(positions, &mut codes);
-        codes.iter().for_each(|&c| out.push(self.entry(c)));
+        self.push_entries(&codes, out);
     }
 
     fn filter(&self, test: &BytesTest<'_>, out: &mut Bitmap) {
@@ -254,7 +308,7 @@ impl<'a, E> BytesOps<'a> for BytesDictView<'a, E> {
                     .iter()
                     .filter_map(|v| {
                         let k = self.first_not(|e| e < v.as_slice());
-                        ((k as usize) < self.entries() && self.entry(k) == v.as_slice()).then_some(k)
+                        ((k as usize) < self.entries() && *self.entry(k) == *v.as_slice()).then_some(k)
                     })
                     .collect();
                 if !codes.is_empty() {

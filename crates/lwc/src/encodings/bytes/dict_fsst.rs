@@ -1,18 +1,17 @@
 //! `dict_fsst` byte strings: `dict` with its entries FSST-compressed (as DuckDB's `dict_fsst`), for
 //! dictionaries large enough that their text outweighs a symbol table: many distinct names, URLs or
-//! comments that repeat. Codes, filters and reads are `dict`'s (see `dict.rs`); opening decompresses the
-//! entries once, so every read after it costs what `dict`'s does.
+//! comments that repeat. Codes, filters and reads are `dict`'s (see `dict.rs`): a read of a few rows
+//! decompresses their entries alone, one of many decompresses them all once, and the reads after it cost
+//! what `dict`'s do.
 //!
 //! What the entry store writes before the child streams: the symbol table (as `fsst` stores it) and the
 //! stored codes' length (u64); the entry ends are ends in the codes, and the codes are the stored entries.
 
-use std::borrow::Cow;
-
 use super::byte_strings::ByteProfile;
-use super::bytes_dict::{BytesDict, EntryStore, Loaded};
+use super::bytes_dict::{BytesDict, EntryStore};
 use super::bytes_fsst::{read_table, write_table};
 use crate::bytes::{Reader, Writer};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::kernels::fsst::Decoder;
 
 /// The `dict_fsst` encoding.
@@ -23,6 +22,7 @@ pub(crate) struct FsstEntries;
 
 impl EntryStore for FsstEntries {
     const NAME: &'static str = "dict_fsst";
+    const IN_PLACE: bool = false;
     type Header = Decoder;
 
     fn store(profile: &ByteProfile<'_>, entries: &[&[u8]], out: &mut Writer) -> (Vec<u64>, Vec<u8>) {
@@ -39,18 +39,8 @@ impl EntryStore for FsstEntries {
         Ok((decoder, r.u64("dict_fsst codes length")?))
     }
 
-    fn load<'a>(decoder: &Decoder, stored: &'a [u8], code_bounds: Vec<u64>, len: u64) -> Result<Loaded<'a>> {
-        let mut data = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(Decoder::decoded_len_bound(stored)));
-        let mut bounds = Vec::with_capacity(code_bounds.len());
-        bounds.push(0);
-        for w in code_bounds.windows(2) {
-            decoder.decompress_into(&stored[w[0] as usize..w[1] as usize], &mut data);
-            bounds.push(data.len() as u64);
-        }
-        if data.len() as u64 != len {
-            return Err(Error::Corrupt(format!("dict_fsst: entries decompress to {} bytes, not {len}", data.len())));
-        }
-        Ok((bounds, Cow::Owned(data)))
+    fn decode_entry(decoder: &Decoder, stored: &[u8], out: &mut Vec<u8>) {
+        decoder.decompress_into(stored, out);
     }
 }
 
@@ -84,5 +74,40 @@ mod tests {
         assert_eq!(equal.count(), rows.iter().filter(|&&r| r == wanted).count());
         let prefix = segment.filter(&BytesPredicate::StartsWith(b"https://shop.example.com/orders/".to_vec()));
         assert_eq!(prefix.count(), rows.iter().filter(|r| r.starts_with(b"https://shop.example.com/orders/")).count());
+    }
+
+    /// Reads of a few rows decompress their entries alone, reads of many all of them: every read agrees
+    /// with the rows whichever way it goes, before the dictionary is decompressed whole and after.
+    #[test]
+    fn reads_agree_before_and_after_the_entries_are_decompressed_whole() {
+        let words: Vec<String> = (0..2_000).map(|i| format!("comment {} about parcel {}", i * 37 % 2_000, i)).collect();
+        let rows: Vec<Option<&[u8]>> =
+            (0..20_000).map(|i| (i % 11 != 3).then(|| words[i * 7_919 % 2_000].as_bytes())).collect();
+        let present: Vec<&[u8]> = rows.iter().map(|r| r.unwrap_or_default()).collect();
+        let validity = crate::Bitmap::from_bools(&rows.iter().map(Option::is_some).collect::<Vec<_>>());
+        let encoded =
+            encode_bytes_segment(&present, Some(&validity), BytesType::Utf8, Encoding::BytesDictFsst).unwrap();
+        let segment = BytesSegment::open(&encoded).unwrap();
+        let row = |i: usize| rows[i].map(<[u8]>::to_vec);
+        let few: Vec<u32> = vec![19_999, 0, 3, 12_345, 12_345, 7];
+        let many: Vec<u32> = (0..20_000u32).rev().step_by(3).collect();
+        for round in ["before", "after"] {
+            let taken = segment.take(&few).unwrap();
+            assert_eq!(taken.to_options(), few.iter().map(|&p| row(p as usize)).collect::<Vec<_>>());
+            for p in [0usize, 3, 19_999, 4_321] {
+                assert_eq!(segment.get(p).unwrap().map(|v| v.to_vec()), row(p), "get({p}) {round}");
+            }
+            let short = segment.decode(100..110).unwrap();
+            assert_eq!(short.to_options(), (100..110).map(row).collect::<Vec<_>>(), "{round}");
+            let wanted = words[1_234].as_bytes();
+            let equal = segment.filter(&Predicate::Eq(wanted.to_vec()).into());
+            assert_eq!(equal.count(), rows.iter().filter(|r| **r == Some(wanted)).count(), "{round}");
+            let between = segment.filter(&Predicate::Between(b"comment 1".to_vec(), b"comment 2".to_vec()).into());
+            let want = rows.iter().flatten().filter(|r| **r >= &b"comment 1"[..] && **r <= &b"comment 2"[..]);
+            assert_eq!(between.count(), want.count(), "{round}");
+            // Many rows: the entries are decompressed whole, and stay so for the next round.
+            let taken = segment.take(&many).unwrap();
+            assert_eq!(taken.to_options(), many.iter().map(|&p| row(p as usize)).collect::<Vec<_>>());
+        }
     }
 }
