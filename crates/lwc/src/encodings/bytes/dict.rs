@@ -14,11 +14,13 @@
 //! looks entries up) and checks that they ascend within the data; codes past the last entry read the last
 //! entry. Entries stored compressed are decoded one by one where a read needs few of them (a take of a few
 //! rows, a get, the binary searches of a filter), and all at once, kept for the reads after, where it needs
-//! many: a point lookup then costs one entry's decode, not the dictionary's.
+//! many or where the reads one by one add up to many: a point lookup then costs one entry's decode, not the
+//! dictionary's.
 
 use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use super::byte_strings::{ByteArray, ByteProfile, BytesEncoder, BytesOps, BytesTest, Extremes, OpenBytes};
@@ -134,6 +136,8 @@ pub(crate) struct BytesDictView<'a, E: EntryStore = PlainEntries> {
     /// Where entries are not stored as they are: all of them decoded, and their bounds, once a read
     /// needed many.
     decoded: OnceLock<(Vec<u64>, Vec<u8>)>,
+    /// Entries decoded one by one so far (see [`BytesDictView::reads_whole`]).
+    decoded_alone: AtomicUsize,
     /// The entries' bytes in all, as the writer counted them (a capacity for `decoded`).
     len: u64,
     ends_cascade: Cascade,
@@ -160,7 +164,8 @@ impl<'a, E: EntryStore> OpenBytes<'a> for BytesDictView<'a, E> {
             return Err(Error::Corrupt(format!("{}: entry ends do not ascend to the data length", E::NAME)));
         }
         let (header, decoded) = (Box::new(header), OnceLock::new());
-        Ok(BytesDictView { bounds, stored, header, decoded, len, ends_cascade: ends.cascade(), codes })
+        let decoded_alone = AtomicUsize::new(0);
+        Ok(BytesDictView { bounds, stored, header, decoded, decoded_alone, len, ends_cascade: ends.cascade(), codes })
     }
 
     fn child_cascades(&self) -> Vec<Cascade> {
@@ -204,9 +209,14 @@ impl<'a, E: EntryStore> BytesDictView<'a, E> {
     }
 
     /// Whether a read of `n` entries reads them from all entries decoded: where nothing needs decoding,
-    /// where that was done already, or where they are as many as half the dictionary.
+    /// where that was done already, or where the entries decoded one by one over the view's life come to
+    /// half the dictionary with these (so many short reads cost at most about twice a decode of all).
     fn reads_whole(&self, n: usize) -> bool {
-        E::IN_PLACE || self.decoded.get().is_some() || n.saturating_mul(2) >= self.entries()
+        if E::IN_PLACE || self.decoded.get().is_some() {
+            return true;
+        }
+        let before = self.decoded_alone.fetch_add(n, Ordering::Relaxed);
+        before.saturating_add(n).saturating_mul(2) >= self.entries()
     }
 
     /// Entry `k`, decoded alone where the entries are not at hand.

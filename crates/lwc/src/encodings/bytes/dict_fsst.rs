@@ -109,5 +109,11 @@ mod tests {
             let taken = segment.take(&many).unwrap();
             assert_eq!(taken.to_options(), many.iter().map(|&p| row(p as usize)).collect::<Vec<_>>());
         }
+        // Gets one by one, on a segment opened afresh: past half the dictionary's entries decoded alone, it
+        // decompresses them all, and the gets after read them from there.
+        let segment = BytesSegment::open(&encoded).unwrap();
+        for p in (0..20_000).step_by(7) {
+            assert_eq!(segment.get(p).unwrap().map(|v| v.to_vec()), row(p), "get({p})");
+        }
     }
 }
