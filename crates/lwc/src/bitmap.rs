@@ -108,7 +108,7 @@ impl Bitmap {
 
     /// Number of set bits.
     pub fn count_ones(&self) -> usize {
-        self.words.iter().map(|w| w.count_ones() as usize).sum()
+        crate::kernels::bits::count_ones(&self.words)
     }
 
     /// Number of set bits in `range`; panics if it ends past `len`.

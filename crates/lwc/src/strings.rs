@@ -511,7 +511,7 @@ impl<'a> BytesSegment<'a> {
         let validity = if nulls > 0 {
             let words: &[u64] = r.array("segment validity", rows.div_ceil(64))?;
             let tail_clear = rows.is_multiple_of(64) || words.last().is_some_and(|w| w >> (rows % 64) == 0);
-            let valid: usize = words.iter().map(|w| w.count_ones() as usize).sum();
+            let valid = crate::kernels::bits::count_ones(words);
             if !tail_clear || valid != rows - nulls {
                 return Err(Error::Corrupt(format!("validity marks {valid} valid rows, header says {}", rows - nulls)));
             }

@@ -28,6 +28,7 @@ macro_rules! with_avx2 {
 }
 
 pub mod bitpack;
+pub mod bits;
 #[cfg(target_arch = "x86_64")]
 pub mod cpu;
 
