@@ -10,12 +10,12 @@
 //! (8-aligned). `dict_fsst` is the same dictionary with its entries FSST-compressed (see `dict_fsst.rs`):
 //! [`EntryStore`] is all they differ in.
 //!
-//! Opening decodes the entry ends once (the dictionary is at most as large as the rows, and every read
-//! looks entries up) and checks that they ascend within the data; codes past the last entry read the last
-//! entry. Entries stored compressed are decoded one by one where a read needs few of them (a take of a few
-//! rows, a get, the binary searches of a filter), and all at once, kept for the reads after, where it needs
-//! many or where the reads one by one add up to many: a point lookup then costs one entry's decode, not the
-//! dictionary's.
+//! Opening reads the entry ends' stream, not the ends: a read that needs few entries (a take of a few
+//! rows, a get, the binary searches of a filter) reads each entry's two ends, and decodes the entry where it
+//! is stored compressed. A read that needs many, or reads one by one that add up to many, decode every end
+//! (and entry) once, kept for the reads after. A point lookup then costs one entry's read, not the
+//! dictionary's. Ends are clamped to ascend within the stored bytes, and codes past the last entry read
+//! the last entry, so damaged ends or codes read other entries, never out of bounds.
 
 use std::borrow::Cow;
 use std::marker::PhantomData;
@@ -56,6 +56,9 @@ pub(crate) trait EntryStore {
     const NAME: &'static str;
     /// Entries are stored as they are, and read in place.
     const IN_PLACE: bool;
+    /// What reading one entry alone costs, in entries of a read of all of them (see
+    /// [`BytesDictView::reads_whole`]).
+    const ALONE_COST: usize;
     /// What reading the stored entries needs, read before the child streams.
     type Header: Send + Sync;
 
@@ -76,6 +79,8 @@ pub(crate) struct PlainEntries;
 impl EntryStore for PlainEntries {
     const NAME: &'static str = "dict";
     const IN_PLACE: bool = true;
+    /// Two reads of an end through its stream, against one end of a vectorized decode.
+    const ALONE_COST: usize = 8;
     type Header = ();
 
     fn store(_: &ByteProfile<'_>, entries: &[&[u8]], _: &mut Writer) -> (Vec<u64>, Vec<u8>) {
@@ -127,20 +132,20 @@ impl<E: EntryStore> BytesEncoder for BytesDict<E> {
 }
 
 pub(crate) struct BytesDictView<'a, E: EntryStore = PlainEntries> {
-    /// `entries + 1` offsets into `stored`, ascending from 0.
-    bounds: Vec<u64>,
+    entries: usize,
+    /// Where each stored entry ends in `stored`, read one by one until a read needs many entries.
+    ends: StreamView<'a, u64>,
     /// The stored entries back to back.
     stored: &'a [u8],
     /// Boxed: an FSST table is 2 KiB, and every view of byte strings is as large as the largest.
     header: Box<E::Header>,
-    /// Where entries are not stored as they are: all of them decoded, and their bounds, once a read
-    /// needed many.
-    decoded: OnceLock<(Vec<u64>, Vec<u8>)>,
-    /// Entries decoded one by one so far (see [`BytesDictView::reads_whole`]).
-    decoded_alone: AtomicUsize,
-    /// The entries' bytes in all, as the writer counted them (a capacity for `decoded`).
+    /// Every entry at hand, once reads needed many: `entries + 1` bounds, ascending from 0, and the bytes
+    /// they bound (the stored bytes where entries are stored as they are, else all of them decoded).
+    whole: OnceLock<(Vec<u64>, Cow<'a, [u8]>)>,
+    /// Entries read one by one so far (see [`BytesDictView::reads_whole`]).
+    read_alone: AtomicUsize,
+    /// The entries' bytes in all, as the writer counted them (a capacity for `whole`).
     len: u64,
-    ends_cascade: Cascade,
     codes: StreamView<'a, u32>,
 }
 
@@ -158,76 +163,100 @@ impl<'a, E: EntryStore> OpenBytes<'a> for BytesDictView<'a, E> {
         let codes = StreamView::open_nested(r, n, depth + 1)?;
         r.align("dict entries")?;
         let stored = r.take("dict entries", usize::try_from(stored_len).unwrap_or(usize::MAX))?;
-        let mut bounds = vec![0u64; entries + 1];
-        ends.decode_into(0, &mut bounds[1..]);
-        if bounds.windows(2).any(|w| w[0] > w[1]) || bounds[entries] != stored_len {
-            return Err(Error::Corrupt(format!("{}: entry ends do not ascend to the data length", E::NAME)));
+        // The last end is checked here; the others are read where a read needs them, and clamped to ascend
+        // within the stored bytes (see `stored_span`), so that opening costs the same for 10 entries as for
+        // 60,000.
+        let last = entries.checked_sub(1).map_or(0, |k| ends.get(k));
+        if last != stored_len {
+            return Err(Error::Corrupt(format!("{}: entry ends do not come to the data length", E::NAME)));
         }
-        let (header, decoded) = (Box::new(header), OnceLock::new());
-        let decoded_alone = AtomicUsize::new(0);
-        Ok(BytesDictView { bounds, stored, header, decoded, decoded_alone, len, ends_cascade: ends.cascade(), codes })
+        let (header, whole, read_alone) = (Box::new(header), OnceLock::new(), AtomicUsize::new(0));
+        Ok(BytesDictView { entries, ends, stored, header, whole, read_alone, len, codes })
     }
 
     fn child_cascades(&self) -> Vec<Cascade> {
-        vec![self.ends_cascade.clone(), self.codes.cascade()]
+        vec![self.ends.cascade(), self.codes.cascade()]
     }
 }
 
 /// Entry `k`'s place among `bounds` (clamped to the last: a damaged code reads a real entry; no
-/// entries, as in a segment of nulls only, read as empty).
+/// entries, as in a segment of nulls only, read as empty). An end below the one before it (damaged ends)
+/// reads as empty, here as in [`BytesDictView::stored_span`], so that every read of an entry agrees.
 #[inline]
 fn span(bounds: &[u64], k: u32) -> Range<usize> {
     let Some(last) = bounds.len().checked_sub(2) else { return 0..0 };
     let k = (k as usize).min(last);
-    bounds[k] as usize..bounds[k + 1] as usize
+    let end = bounds[k + 1];
+    bounds[k].min(end) as usize..end as usize
 }
 
 impl<'a, E: EntryStore> BytesDictView<'a, E> {
     fn entries(&self) -> usize {
-        self.bounds.len() - 1
+        self.entries
     }
 
-    /// Every entry, as bounds and bytes: the stored ones where they are stored as they are, else all of
-    /// them decoded (once, kept for the reads after).
+    /// Stored entry `k`'s place in `stored`, from its two ends read through their stream, clamped as
+    /// [`span`] clamps them and to the stored bytes: damaged ends read other bytes, never past them.
+    #[inline]
+    fn stored_span(&self, k: u32) -> Range<usize> {
+        let Some(last) = self.entries.checked_sub(1) else { return 0..0 };
+        let k = (k as usize).min(last);
+        let stored_len = self.stored.len() as u64;
+        let end = self.ends.get(k).min(stored_len);
+        let start = if k == 0 { 0 } else { self.ends.get(k - 1).min(end) };
+        start as usize..end as usize
+    }
+
+    /// Every entry, as bounds and bytes: its ends decoded and clamped to the stored bytes (read through
+    /// [`span`], they give what [`BytesDictView::stored_span`] gives), and the entries decoded where they
+    /// are not stored as they are (once, kept for the reads after).
     fn readable(&self) -> (&[u64], &[u8]) {
-        if E::IN_PLACE {
-            return (&self.bounds, self.stored);
-        }
-        // A damaged table may decode to another length than `len`: the bounds are where the entries
-        // really end, so reads stay within what was decoded.
-        let (bounds, data) = self.decoded.get_or_init(|| {
+        let (bounds, data) = self.whole.get_or_init(|| {
+            let mut ends = vec![0u64; self.entries + 1];
+            self.ends.decode_into(0, &mut ends[1..]);
+            let stored_len = self.stored.len() as u64;
+            ends.iter_mut().for_each(|end| *end = (*end).min(stored_len));
+            if E::IN_PLACE {
+                return (ends, Cow::Borrowed(self.stored));
+            }
+            // A damaged table may decode to another length than `len`: the bounds are where the entries
+            // really end, so reads stay within what was decoded.
             let capacity = usize::try_from(self.len).unwrap_or(0).min(self.stored.len().saturating_mul(8));
-            let (mut bounds, mut data) = (Vec::with_capacity(self.bounds.len()), Vec::with_capacity(capacity));
+            let (mut bounds, mut data) = (Vec::with_capacity(ends.len()), Vec::with_capacity(capacity));
             bounds.push(0);
-            for k in 0..self.entries() {
-                E::decode_entry(&self.header, &self.stored[span(&self.bounds, k as u32)], &mut data);
+            for k in 0..self.entries {
+                E::decode_entry(&self.header, &self.stored[span(&ends, k as u32)], &mut data);
                 bounds.push(data.len() as u64);
             }
-            (bounds, data)
+            (bounds, Cow::Owned(data))
         });
         (bounds, data)
     }
 
-    /// Whether a read of `n` entries reads them from all entries decoded: where nothing needs decoding,
-    /// where that was done already, or where the entries decoded one by one over the view's life come to
-    /// half the dictionary with these (so many short reads cost at most about twice a decode of all).
+    /// Whether a read of `n` entries reads them from every entry at hand: where that was done already, or
+    /// where the entries read one by one over the view's life, these with them, cost as much as reading
+    /// every entry once (so many short reads cost at most about twice that).
     fn reads_whole(&self, n: usize) -> bool {
-        if E::IN_PLACE || self.decoded.get().is_some() {
+        if self.whole.get().is_some() {
             return true;
         }
-        let before = self.decoded_alone.fetch_add(n, Ordering::Relaxed);
-        before.saturating_add(n).saturating_mul(2) >= self.entries()
+        let before = self.read_alone.fetch_add(n, Ordering::Relaxed);
+        before.saturating_add(n).saturating_mul(E::ALONE_COST) >= self.entries
     }
 
-    /// Entry `k`, decoded alone where the entries are not at hand.
+    /// Entry `k`, read alone where the entries are not at hand.
     #[inline]
     fn entry(&self, k: u32) -> Cow<'_, [u8]> {
         if self.reads_whole(1) {
             let (bounds, data) = self.readable();
             return Cow::Borrowed(&data[span(bounds, k)]);
         }
+        let stored = &self.stored[self.stored_span(k)];
+        if E::IN_PLACE {
+            return Cow::Borrowed(stored);
+        }
         let mut one = Vec::new();
-        E::decode_entry(&self.header, &self.stored[span(&self.bounds, k)], &mut one);
+        E::decode_entry(&self.header, stored, &mut one);
         Cow::Owned(one)
     }
 
@@ -235,7 +264,8 @@ impl<'a, E: EntryStore> BytesDictView<'a, E> {
     #[inline]
     fn entry_cow(&self, k: u32) -> Cow<'a, [u8]> {
         if E::IN_PLACE {
-            return Cow::Borrowed(&self.stored[span(&self.bounds, k)]);
+            let span = self.whole.get().map_or_else(|| self.stored_span(k), |(bounds, _)| span(bounds, k));
+            return Cow::Borrowed(&self.stored[span]);
         }
         Cow::Owned(self.entry(k).into_owned())
     }
@@ -249,7 +279,7 @@ impl<'a, E: EntryStore> BytesDictView<'a, E> {
             return;
         }
         for &c in codes {
-            E::decode_entry(&self.header, &self.stored[span(&self.bounds, c)], &mut out.data);
+            E::decode_entry(&self.header, &self.stored[self.stored_span(c)], &mut out.data);
             out.offsets.push(out.data.len() as u64);
         }
     }

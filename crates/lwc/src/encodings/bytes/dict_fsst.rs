@@ -23,6 +23,8 @@ pub(crate) struct FsstEntries;
 impl EntryStore for FsstEntries {
     const NAME: &'static str = "dict_fsst";
     const IN_PLACE: bool = false;
+    /// An entry decompresses alone about as fast as among all of them; two, for the two ends read with it.
+    const ALONE_COST: usize = 2;
     type Header = Decoder;
 
     fn store(profile: &ByteProfile<'_>, entries: &[&[u8]], out: &mut Writer) -> (Vec<u64>, Vec<u8>) {
@@ -76,17 +78,24 @@ mod tests {
         assert_eq!(prefix.count(), rows.iter().filter(|r| r.starts_with(b"https://shop.example.com/orders/")).count());
     }
 
-    /// Reads of a few rows decompress their entries alone, reads of many all of them: every read agrees
-    /// with the rows whichever way it goes, before the dictionary is decompressed whole and after.
+    /// Reads of a few rows read their entries alone (decompressing them, under `dict_fsst`), reads of many
+    /// all of them: every read agrees with the rows whichever way it goes, before every entry is at hand
+    /// and after, under `dict` as under `dict_fsst`.
     #[test]
-    fn reads_agree_before_and_after_the_entries_are_decompressed_whole() {
+    fn reads_agree_before_and_after_every_entry_is_read() {
+        for encoding in [Encoding::BytesDict, Encoding::BytesDictFsst] {
+            reads_agree_with_the_rows(encoding);
+        }
+    }
+
+    fn reads_agree_with_the_rows(encoding: Encoding) {
         let words: Vec<String> = (0..2_000).map(|i| format!("comment {} about parcel {}", i * 37 % 2_000, i)).collect();
         let rows: Vec<Option<&[u8]>> =
             (0..20_000).map(|i| (i % 11 != 3).then(|| words[i * 7_919 % 2_000].as_bytes())).collect();
         let present: Vec<&[u8]> = rows.iter().map(|r| r.unwrap_or_default()).collect();
         let validity = crate::Bitmap::from_bools(&rows.iter().map(Option::is_some).collect::<Vec<_>>());
         let encoded =
-            encode_bytes_segment(&present, Some(&validity), BytesType::Utf8, Encoding::BytesDictFsst).unwrap();
+            encode_bytes_segment(&present, Some(&validity), BytesType::Utf8, encoding).unwrap();
         let segment = BytesSegment::open(&encoded).unwrap();
         let row = |i: usize| rows[i].map(<[u8]>::to_vec);
         let few: Vec<u32> = vec![19_999, 0, 3, 12_345, 12_345, 7];
