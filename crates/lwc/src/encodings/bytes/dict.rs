@@ -56,8 +56,8 @@ pub(crate) trait EntryStore {
     const NAME: &'static str;
     /// Entries are stored as they are, and read in place.
     const IN_PLACE: bool;
-    /// What reading one entry alone costs, in entries of a read of all of them (see
-    /// [`BytesDictView::reads_whole`]).
+    /// Where entries are not stored as they are: what decoding one alone costs, in entries of a decode
+    /// of all of them (see [`BytesDictView::reads_whole`]).
     const ALONE_COST: usize;
     /// What reading the stored entries needs, read before the child streams.
     type Header: Send + Sync;
@@ -79,8 +79,7 @@ pub(crate) struct PlainEntries;
 impl EntryStore for PlainEntries {
     const NAME: &'static str = "dict";
     const IN_PLACE: bool = true;
-    /// Two reads of an end through its stream, against one end of a vectorized decode.
-    const ALONE_COST: usize = 8;
+    const ALONE_COST: usize = 0;
     type Header = ();
 
     fn store(_: &ByteProfile<'_>, entries: &[&[u8]], _: &mut Writer) -> (Vec<u64>, Vec<u8>) {
@@ -133,18 +132,21 @@ impl<E: EntryStore> BytesEncoder for BytesDict<E> {
 
 pub(crate) struct BytesDictView<'a, E: EntryStore = PlainEntries> {
     entries: usize,
-    /// Where each stored entry ends in `stored`, read one by one until a read needs many entries.
+    /// Where each stored entry ends in `stored`, read through the stream until reads need many ends.
     ends: StreamView<'a, u64>,
+    /// Every end at hand, once reads needed many: `entries + 1` bounds into `stored` from 0, each
+    /// clamped to the stored bytes.
+    bounds: OnceLock<Vec<u64>>,
     /// The stored entries back to back.
     stored: &'a [u8],
     /// Boxed: an FSST table is 2 KiB, and every view of byte strings is as large as the largest.
     header: Box<E::Header>,
-    /// Every entry at hand, once reads needed many: `entries + 1` bounds, ascending from 0, and the bytes
-    /// they bound (the stored bytes where entries are stored as they are, else all of them decoded).
-    whole: OnceLock<(Vec<u64>, Cow<'a, [u8]>)>,
+    /// Where entries are not stored as they are: every entry decoded, once reads needed many, and their
+    /// bounds.
+    decoded: OnceLock<(Vec<u64>, Vec<u8>)>,
     /// Entries read one by one so far (see [`BytesDictView::reads_whole`]).
     read_alone: AtomicUsize,
-    /// The entries' bytes in all, as the writer counted them (a capacity for `whole`).
+    /// The entries' bytes in all, as the writer counted them (a capacity for `decoded`).
     len: u64,
     codes: StreamView<'a, u32>,
 }
@@ -170,8 +172,9 @@ impl<'a, E: EntryStore> OpenBytes<'a> for BytesDictView<'a, E> {
         if last != stored_len {
             return Err(Error::Corrupt(format!("{}: entry ends do not come to the data length", E::NAME)));
         }
-        let (header, whole, read_alone) = (Box::new(header), OnceLock::new(), AtomicUsize::new(0));
-        Ok(BytesDictView { entries, ends, stored, header, whole, read_alone, len, codes })
+        let (header, read_alone) = (Box::new(header), AtomicUsize::new(0));
+        let (bounds, decoded) = (OnceLock::new(), OnceLock::new());
+        Ok(BytesDictView { entries, ends, bounds, stored, header, decoded, read_alone, len, codes })
     }
 
     fn child_cascades(&self) -> Vec<Cascade> {
@@ -195,10 +198,14 @@ impl<'a, E: EntryStore> BytesDictView<'a, E> {
         self.entries
     }
 
-    /// Stored entry `k`'s place in `stored`, from its two ends read through their stream, clamped as
-    /// [`span`] clamps them and to the stored bytes: damaged ends read other bytes, never past them.
+    /// Stored entry `k`'s place in `stored`: from the ends at hand, or from its two ends read through
+    /// their stream, clamped as [`span`] clamps them and to the stored bytes (damaged ends read other
+    /// bytes, never past them).
     #[inline]
     fn stored_span(&self, k: u32) -> Range<usize> {
+        if let Some(bounds) = self.bounds.get() {
+            return span(bounds, k);
+        }
         let Some(last) = self.entries.checked_sub(1) else { return 0..0 };
         let k = (k as usize).min(last);
         let stored_len = self.stored.len() as u64;
@@ -207,41 +214,60 @@ impl<'a, E: EntryStore> BytesDictView<'a, E> {
         start as usize..end as usize
     }
 
-    /// Every entry, as bounds and bytes: its ends decoded and clamped to the stored bytes (read through
-    /// [`span`], they give what [`BytesDictView::stored_span`] gives), and the entries decoded where they
-    /// are not stored as they are (once, kept for the reads after).
-    fn readable(&self) -> (&[u64], &[u8]) {
-        let (bounds, data) = self.whole.get_or_init(|| {
-            let mut ends = vec![0u64; self.entries + 1];
-            self.ends.decode_into(0, &mut ends[1..]);
+    /// Every end, decoded once and kept, each clamped to the stored bytes: read through [`span`], they
+    /// give what [`BytesDictView::stored_span`] gives from the stream.
+    fn stored_bounds(&self) -> &[u64] {
+        self.bounds.get_or_init(|| {
+            let mut bounds = vec![0u64; self.entries + 1];
+            self.ends.decode_into(0, &mut bounds[1..]);
             let stored_len = self.stored.len() as u64;
-            ends.iter_mut().for_each(|end| *end = (*end).min(stored_len));
-            if E::IN_PLACE {
-                return (ends, Cow::Borrowed(self.stored));
-            }
+            bounds.iter_mut().for_each(|end| *end = (*end).min(stored_len));
+            bounds
+        })
+    }
+
+    /// Every entry, as bounds and bytes: the stored ones where they are stored as they are, else all of
+    /// them decoded (once, kept for the reads after).
+    fn readable(&self) -> (&[u64], &[u8]) {
+        if E::IN_PLACE {
+            return (self.stored_bounds(), self.stored);
+        }
+        let (bounds, data) = self.decoded.get_or_init(|| {
+            let ends = self.stored_bounds();
             // A damaged table may decode to another length than `len`: the bounds are where the entries
             // really end, so reads stay within what was decoded.
             let capacity = usize::try_from(self.len).unwrap_or(0).min(self.stored.len().saturating_mul(8));
             let (mut bounds, mut data) = (Vec::with_capacity(ends.len()), Vec::with_capacity(capacity));
             bounds.push(0);
             for k in 0..self.entries {
-                E::decode_entry(&self.header, &self.stored[span(&ends, k as u32)], &mut data);
+                E::decode_entry(&self.header, &self.stored[span(ends, k as u32)], &mut data);
                 bounds.push(data.len() as u64);
             }
-            (bounds, Cow::Owned(data))
+            (bounds, data)
         });
         (bounds, data)
     }
 
-    /// Whether a read of `n` entries reads them from every entry at hand: where that was done already, or
-    /// where the entries read one by one over the view's life, these with them, cost as much as reading
-    /// every entry once (so many short reads cost at most about twice that).
+    /// Whether a read of `n` entries reads them from every entry at hand. Entries read alone are counted
+    /// over the view's life. Once they have cost what decoding every end once costs (a read alone reads
+    /// two ends through their stream, each [`StreamOps::get_cost`] values, twice the cost of a decoded
+    /// end), the ends are decoded and kept. Where entries are not stored as they are, once they have cost
+    /// what decoding every entry once costs ([`EntryStore::ALONE_COST`]), so are the entries. So many short
+    /// reads cost at most about twice reading everything once.
     fn reads_whole(&self, n: usize) -> bool {
-        if self.whole.get().is_some() {
+        let at_hand = if E::IN_PLACE { self.bounds.get().is_some() } else { self.decoded.get().is_some() };
+        if at_hand {
             return true;
         }
-        let before = self.read_alone.fetch_add(n, Ordering::Relaxed);
-        before.saturating_add(n).saturating_mul(E::ALONE_COST) >= self.entries
+        let reads = self.read_alone.fetch_add(n, Ordering::Relaxed).saturating_add(n);
+        if self.bounds.get().is_none() && reads.saturating_mul(4 * self.ends.get_cost()) >= self.entries {
+            self.stored_bounds();
+        }
+        if E::IN_PLACE {
+            self.bounds.get().is_some()
+        } else {
+            reads.saturating_mul(E::ALONE_COST) >= self.entries
+        }
     }
 
     /// Entry `k`, read alone where the entries are not at hand.
@@ -264,8 +290,7 @@ impl<'a, E: EntryStore> BytesDictView<'a, E> {
     #[inline]
     fn entry_cow(&self, k: u32) -> Cow<'a, [u8]> {
         if E::IN_PLACE {
-            let span = self.whole.get().map_or_else(|| self.stored_span(k), |(bounds, _)| span(bounds, k));
-            return Cow::Borrowed(&self.stored[span]);
+            return Cow::Borrowed(&self.stored[self.stored_span(k)]);
         }
         Cow::Owned(self.entry(k).into_owned())
     }
