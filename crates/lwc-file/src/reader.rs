@@ -109,10 +109,11 @@ impl std::fmt::Debug for LwcFile {
 
 /// An open `.lwc` file.
 ///
-/// A column of values (integers, decimals, dates, floats, ...) that a take opens whole stays open until the
-/// file is dropped: its segments' views and in-place readers, not its values (250 bytes a segment under
-/// `bitpack`, 725 under l_orderkey's run-length cascade). A take opens the column whole where it touches most segments (several rows a segment), or
-/// once the takes before it opened as many segments one by one as the column has.
+/// A column of values (integers, decimals, dates, floats, ...) that a take opens whole stays open until
+/// the file is dropped: its segments' views and in-place readers, not its values (250 bytes a segment
+/// under `bitpack`, 725 under l_orderkey's run-length cascade). A take opens the column whole where it
+/// touches most segments (several rows a segment), or once the takes before it opened as many segments
+/// one by one as the column has.
 pub struct LwcFile {
     store: StoreAndOpen,
     /// The path it was opened from (`None` for a file in memory).
@@ -550,7 +551,8 @@ impl LwcFile {
         self.open_column_in(self.store.borrow_owner(), column)
     }
 
-    /// Opens every segment of `column`, its bytes borrowed from `store`.
+    /// Opens every segment of `column`, its bytes borrowed from `store` (not from the chunk, whose
+    /// lifetime is also `self`'s: a column kept open lives as long as the store).
     fn open_column_in<'s, T: Value>(&self, store: &'s Store, column: usize) -> Result<Column<'s, T>> {
         let segments = (0..self.columns[column].segments.len())
             .map(|s| {

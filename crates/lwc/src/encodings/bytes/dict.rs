@@ -14,8 +14,9 @@
 //! rows, a get, the binary searches of a filter) reads each entry's two ends, and decodes the entry where it
 //! is stored compressed. A read that needs many, or reads one by one that add up to many, decode every end
 //! (and entry) once, kept for the reads after. A point lookup then costs one entry's read, not the
-//! dictionary's. Ends are clamped to ascend within the stored bytes, and codes past the last entry read
-//! the last entry, so damaged ends or codes read other entries, never out of bounds.
+//! dictionary's. Ends are clamped to the stored bytes, an end below the one before it reads as an empty
+//! entry, and codes past the last entry read the last entry, so damaged ends or codes read other entries,
+//! never out of bounds, and the same entries whichever way they are read.
 
 use std::borrow::Cow;
 use std::marker::PhantomData;
@@ -290,6 +291,8 @@ impl<'a, E: EntryStore> BytesDictView<'a, E> {
     #[inline]
     fn entry_cow(&self, k: u32) -> Cow<'a, [u8]> {
         if E::IN_PLACE {
+            // Counted as a read alone, so that many gets decode the ends once (see `reads_whole`).
+            self.reads_whole(1);
             return Cow::Borrowed(&self.stored[self.stored_span(k)]);
         }
         Cow::Owned(self.entry(k).into_owned())
