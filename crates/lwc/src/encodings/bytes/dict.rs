@@ -291,6 +291,9 @@ impl<'a, E: EntryStore> BytesDictView<'a, E> {
     #[inline]
     fn entry_cow(&self, k: u32) -> Cow<'a, [u8]> {
         if E::IN_PLACE {
+            if let Some(bounds) = self.bounds.get() {
+                return Cow::Borrowed(&self.stored[span(bounds, k)]);
+            }
             // Counted as a read alone, so that many gets decode the ends once (see `reads_whole`).
             self.reads_whole(1);
             return Cow::Borrowed(&self.stored[self.stored_span(k)]);
