@@ -6,6 +6,7 @@ use arrow_array::{make_array, ArrayRef};
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
 use arrow_data::ArrayData;
 use arrow_schema::DataType;
+use lwc::strings::BytesSegment;
 use lwc::{Bitmap, Segment, Value};
 
 use crate::encode::offset_width;
@@ -58,6 +59,21 @@ impl ChunkRef<'_> {
                 "holds {} rows ({} null), the index says {rows} ({nulls:?})",
                 segment.rows(),
                 segment.null_count()
+            )));
+        }
+        Ok(segment)
+    }
+
+    /// Opens an lwc segment of byte strings and checks its row and null counts.
+    pub(crate) fn open_bytes<'b>(&self, bytes: &'b [u8]) -> Result<BytesSegment<'b>> {
+        let segment = BytesSegment::open(bytes).map_err(|e| self.core_error(e))?;
+        if segment.rows() != self.rows || segment.null_count() != self.nulls {
+            return Err(self.corrupt(format!(
+                "holds {} rows ({} null), the index says {} ({})",
+                segment.rows(),
+                segment.null_count(),
+                self.rows,
+                self.nulls
             )));
         }
         Ok(segment)

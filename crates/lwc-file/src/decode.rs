@@ -24,17 +24,7 @@ pub(crate) fn open_value_segment<'a, T: Value>(chunk: &ChunkRef<'a>) -> Result<S
 
 /// Opens a byte-string segment of a column, checking it against the index.
 pub(crate) fn open_bytes_segment<'a>(chunk: &ChunkRef<'a>) -> Result<BytesSegment<'a>> {
-    let segment = BytesSegment::open(chunk.bytes).map_err(|e| chunk.core_error(e))?;
-    if segment.rows() != chunk.rows || segment.null_count() != chunk.nulls {
-        return Err(chunk.corrupt(format!(
-            "holds {} rows ({} null), the index says {} ({})",
-            segment.rows(),
-            segment.null_count(),
-            chunk.rows,
-            chunk.nulls
-        )));
-    }
-    Ok(segment)
+    chunk.open_bytes(chunk.bytes)
 }
 
 /// Byte strings as an Arrow array of `data_type` (32-bit offsets unless the type is large); UTF-8 is

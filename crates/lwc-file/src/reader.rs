@@ -10,12 +10,13 @@ use std::sync::{Arc, OnceLock};
 use arrow_array::{new_empty_array, ArrayRef, RecordBatch, RecordBatchOptions, UInt64Array};
 use arrow_buffer::ArrowNativeType;
 use arrow_schema::{DataType, SchemaRef};
-use lwc::{AlignedBytes, Bitmap, Column, Segment, Value, ValueType};
+use lwc::strings::BytesSegment;
+use lwc::{AlignedBytes, Bitmap, ByteArray, Column, Segment, Value, ValueType};
 use rayon::prelude::*;
 use self_cell::self_cell;
 
-use crate::chunk::ChunkRef;
-use crate::decode::{decode_chunk, open_value_segment, take_chunk, values_to_arrow};
+use crate::chunk::{bytes_array, nulls_of, ChunkRef};
+use crate::decode::{decode_chunk, open_bytes_segment, open_value_segment, take_chunk, values_to_arrow};
 use crate::encode::index_value;
 use crate::error::{Error, Result};
 use crate::filter::plan::key_to;
@@ -29,9 +30,14 @@ use crate::schema::Storage;
 /// each run of rows in one segment (a lone row, for random rows) no longer costs a call of its own.
 const TAKE_AS_COLUMN: usize = 4;
 
-/// A take of strings (or floats, or wide decimals) with fewer rows than one in this many of the table's
-/// takes only its rows from each segment; a longer one decodes the segments it touches whole.
+/// A take of strings (or wide decimals) with fewer rows than one in this many of the table's takes only
+/// its rows from each segment; a longer one decodes the segments it touches whole.
 const SPARSE_TAKE: usize = 2;
+
+/// Bytes (as Arrow holds them, offsets included) from which a take of strings takes from its segments in
+/// parallel: below it, the parts of a short list cost more to make Arrow arrays and join than they save
+/// (300 rows of a one-byte flag from 92 segments took 84 µs in parallel, 100 took 19 µs alone).
+const PARALLEL_TAKE_BYTES: u64 = 16 << 10;
 
 enum Backing {
     Mmap(memmap2::Mmap),
@@ -67,9 +73,17 @@ impl<T: Value + ArrowNativeType> OpenValues for Column<'_, T> {
     }
 }
 
+/// A column kept open: its segments' views and in-place readers, never its decoded values.
+enum Kept<'a> {
+    Values(Box<dyn OpenValues + 'a>),
+    /// Byte-string segments. A dictionary view may also keep its entries' ends, and `dict_fsst` its entries
+    /// decompressed, once reads have cost about that much (at most the dictionaries' text).
+    Bytes(Vec<BytesSegment<'a>>),
+}
+
 /// Per column: the column kept open once a take opened it whole (`None` where one of its segments
 /// would not open; takes then open the segments they touch, and fail only on those).
-type OpenColumns<'a> = Vec<OnceLock<Option<Box<dyn OpenValues + 'a>>>>;
+type OpenColumns<'a> = Vec<OnceLock<Option<Kept<'a>>>>;
 
 self_cell!(
     /// The file's bytes and the columns opened from them.
@@ -109,11 +123,13 @@ impl std::fmt::Debug for LwcFile {
 
 /// An open `.lwc` file.
 ///
-/// A column of values (integers, decimals, dates, floats, ...) that a take opens whole stays open until
-/// the file is dropped: its segments' views and in-place readers, not its values (250 bytes a segment
-/// under `bitpack`, 725 under l_orderkey's run-length cascade). A take opens the column whole where it
-/// touches most segments (several rows a segment), or once the takes before it opened as many segments
-/// one by one as the column has.
+/// A column of values (integers, decimals, dates, floats, ...) or of byte strings that a take opens whole
+/// stays open until the file is dropped: its segments' views and in-place readers, not its values (250
+/// bytes a segment under `bitpack`, 725 under l_orderkey's run-length cascade). A string dictionary's view
+/// also keeps what reads paid to decode once they have cost about that much: its entries' ends, and under
+/// `dict_fsst` its entries decompressed, so at most the dictionaries' text. A take opens the column whole
+/// where it touches most segments (several rows a segment), or once the takes before it opened as many
+/// segments one by one as the column has.
 pub struct LwcFile {
     store: StoreAndOpen,
     /// The path it was opened from (`None` for a file in memory).
@@ -401,8 +417,8 @@ impl LwcFile {
         concat(data_type, parts)
     }
 
-    /// The rows at `rows` of a column, in the order given (repeats allowed). A take of values may keep
-    /// the column open for the takes after it (see [`LwcFile`]).
+    /// The rows at `rows` of a column, in the order given (repeats allowed). A take of values or of
+    /// byte strings may keep the column open for the takes after it (see [`LwcFile`]).
     pub fn take(&self, column: usize, rows: &[u64]) -> Result<ArrayRef> {
         self.check_column(column)?;
         if let Some(&row) = rows.iter().find(|&&r| r >= self.rows) {
@@ -410,46 +426,81 @@ impl LwcFile {
         }
         match self.columns[column].storage {
             Storage::Values(t) => self.take_values(column, rows, t),
+            Storage::Bytes(_) if self.is_sparse(rows) => self.take_bytes(column, rows),
             storage => self.take_decoded(column, rows, storage),
         }
     }
 
-    /// [`LwcFile::take`] of a column whose values are not integers (strings, floats, wide decimals): each
-    /// segment touched gives the rows asked of it, in parallel, and one gather puts them in the caller's
-    /// order. A short list takes only its rows from each segment (a row of text decoded, not the 65,536 of
-    /// its segment); a long one decodes each segment it touches whole.
+    /// Whether a take of `rows` takes only its rows from each segment rather than decoding the segments
+    /// it touches whole.
+    fn is_sparse(&self, rows: &[u64]) -> bool {
+        rows.len().saturating_mul(SPARSE_TAKE) < self.rows as usize
+    }
+
+    /// The rows of a take grouped by segment.
+    fn group_by_segment(&self, column: usize, rows: &[u64]) -> BySegment {
+        let starts = &self.starts[column];
+        let segment_of: Vec<u32> = rows.iter().map(|&r| self.locate(column, r) as u32).collect();
+        let mut first = vec![0usize; starts.len()];
+        for &s in &segment_of {
+            first[s as usize + 1] += 1;
+        }
+        for s in 1..first.len() {
+            first[s] += first[s - 1];
+        }
+        let (mut next, mut local, mut placed) = (first.clone(), vec![0u32; rows.len()], Vec::with_capacity(rows.len()));
+        for (&s, &r) in segment_of.iter().zip(rows) {
+            let slot = &mut next[s as usize];
+            local[*slot] = (r - starts[s as usize]) as u32;
+            placed.push(*slot as u64);
+            *slot += 1;
+        }
+        BySegment { segment_of, first, local, placed }
+    }
+
+    /// The column kept open, opened whole first where this take of `rows` rows calls for it (see
+    /// [`LwcFile`]); `None` where it is not (or cannot be) kept.
+    fn kept<'k, 's>(
+        &self,
+        store: &'s Store,
+        kept: &'k OnceLock<Option<Kept<'s>>>,
+        column: usize,
+        rows: usize,
+    ) -> Option<&'k Kept<'s>> {
+        let segments = self.columns[column].segments.len();
+        if kept.get().is_none()
+            && (rows >= TAKE_AS_COLUMN * segments || self.opened_one_by_one[column].load(Ordering::Relaxed) >= segments)
+        {
+            let opened = match self.columns[column].storage {
+                Storage::Values(t) => value_dispatch!(t, T => {
+                    self.open_column_in::<T>(store, column).ok().map(|c| Kept::Values(Box::new(c)))
+                }),
+                Storage::Bytes(_) => self.open_bytes_in(store, column).ok().map(Kept::Bytes),
+                _ => None,
+            };
+            // A take beside this one may have opened it too: either is kept.
+            let _ = kept.set(opened);
+        }
+        kept.get()?.as_ref()
+    }
+
+    /// [`LwcFile::take`] of a column whose values are not kept as lwc segments (wide decimals, and
+    /// strings in version 1 files), or of a long list of strings: each segment touched gives the rows
+    /// asked of it, in parallel, and one gather puts them in the caller's order. A short list takes only
+    /// its rows from each segment; a long one decodes each segment it touches whole.
     fn take_decoded(&self, column: usize, rows: &[u64], storage: Storage) -> Result<ArrayRef> {
         let data_type = self.schema.field(column).data_type();
         let starts = &self.starts[column];
-        if rows.len().saturating_mul(SPARSE_TAKE) < self.rows as usize {
-            // A counting sort of the rows by segment: each row's position in its segment, placed among its
-            // segment's in the caller's order, and where it was placed, which is its place among the parts
-            // laid end to end.
-            let segment_of: Vec<u32> = rows.iter().map(|&r| self.locate(column, r) as u32).collect();
-            let mut first = vec![0usize; starts.len()];
-            for &s in &segment_of {
-                first[s as usize + 1] += 1;
-            }
-            for s in 1..first.len() {
-                first[s] += first[s - 1];
-            }
-            let (mut next, mut local, mut placed) =
-                (first.clone(), vec![0u32; rows.len()], Vec::with_capacity(rows.len()));
-            for (&s, &r) in segment_of.iter().zip(rows) {
-                let slot = &mut next[s as usize];
-                local[*slot] = (r - starts[s as usize]) as u32;
-                placed.push(*slot as u64);
-                *slot += 1;
-            }
-            let touched: Vec<usize> = (0..first.len() - 1).filter(|&s| first[s] < first[s + 1]).collect();
-            let parts = touched
+        if self.is_sparse(rows) {
+            let groups = self.group_by_segment(column, rows);
+            let parts = groups
+                .touched()
                 .par_iter()
                 .map(|&s| {
-                    let positions = &local[first[s]..first[s + 1]];
-                    self.with_chunk(column, s, |chunk| take_chunk(chunk, data_type, storage, positions))
+                    self.with_chunk(column, s, |chunk| take_chunk(chunk, data_type, storage, groups.positions(s)))
                 })
                 .collect::<Result<Vec<_>>>()?;
-            let indices = UInt64Array::from(placed);
+            let indices = UInt64Array::from(groups.placed);
             return Ok(arrow_select::take::take(concat(data_type, parts)?.as_ref(), &indices, None)?);
         }
         let mut touched: Vec<usize> = rows.iter().map(|&r| self.locate(column, r)).collect();
@@ -482,26 +533,62 @@ impl LwcFile {
     /// [`LwcFile`]), else run by run of rows in one segment, opening only the segments touched.
     fn take_values(&self, column: usize, rows: &[u64], t: ValueType) -> Result<ArrayRef> {
         let data_type = self.schema.field(column).data_type();
-        let segments = self.columns[column].segments.len();
         self.store.with_dependent(|store, open| {
-            let kept = &open[column];
-            if kept.get().is_none()
-                && (rows.len() >= TAKE_AS_COLUMN * segments
-                    || self.opened_one_by_one[column].load(Ordering::Relaxed) >= segments)
-            {
-                let opened = value_dispatch!(t, T => {
-                    self.open_column_in::<T>(store, column).ok().map(|c| Box::new(c) as Box<dyn OpenValues>)
-                });
-                // A take beside this one may have opened it too: either is kept.
-                let _ = kept.set(opened);
-            }
-            if let Some(Some(open)) = kept.get() {
+            if let Some(Kept::Values(open)) = self.kept(store, &open[column], column, rows.len()) {
                 return open.take_to_arrow(rows, data_type, &self.infos[column].name);
             }
             value_dispatch!(t, T => {
                 let (values, validity) = self.take_segment_by_segment::<T>(column, rows)?;
                 values_to_arrow::<T>(data_type, values, validity)
             })
+        })
+    }
+
+    /// [`LwcFile::take`] of a short list of byte strings: each segment touched takes only its rows (a
+    /// row of text decoded, not the 65,536 of its segment), from the column kept open where it is (see
+    /// [`LwcFile`]) or else opened for this take alone. A list of less than [`PARALLEL_TAKE_BYTES`] is
+    /// gathered into the caller's order and made one Arrow array; a longer one is taken, and each
+    /// segment's rows made an Arrow array (checked as UTF-8), in parallel, and Arrow's take puts them in
+    /// order.
+    fn take_bytes(&self, column: usize, rows: &[u64]) -> Result<ArrayRef> {
+        let data_type = self.schema.field(column).data_type();
+        let groups = self.group_by_segment(column, rows);
+        let touched = groups.touched();
+        let to_arrow = |segment: Option<usize>, taken: ByteArray| {
+            let ByteArray { offsets, data, validity } = taken;
+            bytes_array(data_type, offsets, data, nulls_of(validity)).map_err(|e| match e {
+                Error::Arrow(e) => {
+                    let at = segment.map(|s| format!(", segment {s}")).unwrap_or_default();
+                    Error::Corrupt(format!("column '{}'{at}: {e}", self.infos[column].name))
+                }
+                e => e,
+            })
+        };
+        self.store.with_dependent(|store, open| {
+            let kept = match self.kept(store, &open[column], column, rows.len()) {
+                Some(Kept::Bytes(segments)) => Some(segments),
+                _ => None,
+            };
+            if kept.is_none() {
+                self.opened_one_by_one[column].fetch_add(touched.len(), Ordering::Relaxed);
+            }
+            let take = |s: usize| match kept {
+                Some(segments) => segments[s].take(groups.positions(s)).map_err(|e| self.core_error(column, s, e)),
+                None => self.with_chunk(column, s, |chunk| {
+                    open_bytes_segment(chunk)?.take(groups.positions(s)).map_err(|e| chunk.core_error(e))
+                }),
+            };
+            let bytes = rows.len() as u64 * self.infos[column].plain_bytes / self.rows.max(1);
+            if bytes < PARALLEL_TAKE_BYTES {
+                let parts = touched.iter().map(|&s| take(s)).collect::<Result<Vec<_>>>()?;
+                return to_arrow(None, groups.gather(&touched, &parts));
+            }
+            let parts = touched
+                .par_iter()
+                .map(|&s| take(s).and_then(|part| to_arrow(Some(s), part)))
+                .collect::<Result<Vec<_>>>()?;
+            let indices = UInt64Array::from(groups.placed.clone());
+            Ok(arrow_select::take::take(concat(data_type, parts)?.as_ref(), &indices, None)?)
         })
     }
 
@@ -562,6 +649,16 @@ impl LwcFile {
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(Column::from_segments(segments))
+    }
+
+    /// Opens every segment of a column of byte strings, as [`LwcFile::open_column_in`] does values.
+    fn open_bytes_in<'s>(&self, store: &'s Store, column: usize) -> Result<Vec<BytesSegment<'s>>> {
+        (0..self.columns[column].segments.len())
+            .map(|s| {
+                let bytes = self.segment_bytes(store, column, s)?;
+                self.chunk(column, s, bytes).open_bytes(bytes)
+            })
+            .collect()
     }
 
     /// An integer-backed column as an lwc view (get, take, filter, aggregate on the encoded segments).
@@ -665,4 +762,50 @@ fn concat(data_type: &arrow_schema::DataType, parts: Vec<ArrayRef>) -> Result<Ar
     }
     let refs: Vec<&dyn arrow_array::Array> = parts.iter().map(|a| a.as_ref()).collect();
     Ok(arrow_select::concat::concat(&refs)?)
+}
+
+/// The rows of a take grouped by segment (a counting sort), each segment's in the caller's order.
+struct BySegment {
+    /// Per row of the take: its segment.
+    segment_of: Vec<u32>,
+    /// Per segment: where its rows start in `local`; then the take's length.
+    first: Vec<usize>,
+    /// The rows within their segment, segment after segment.
+    local: Vec<u32>,
+    /// Per row of the take: its place in `local`.
+    placed: Vec<u64>,
+}
+
+impl BySegment {
+    /// The segments holding at least one row, ascending.
+    fn touched(&self) -> Vec<usize> {
+        (0..self.first.len() - 1).filter(|&s| self.first[s] < self.first[s + 1]).collect()
+    }
+
+    /// Segment `s`'s rows within it.
+    fn positions(&self, s: usize) -> &[u32] {
+        &self.local[self.first[s]..self.first[s + 1]]
+    }
+
+    /// The take in the caller's order, from `parts`: one per segment of `touched`, holding its
+    /// [`BySegment::positions`] in order.
+    fn gather(&self, touched: &[usize], parts: &[ByteArray]) -> ByteArray {
+        let mut part_of = vec![0u32; self.first.len() - 1];
+        for (p, &s) in touched.iter().enumerate() {
+            part_of[s] = p as u32;
+        }
+        let mut out = ByteArray::with_capacity(self.placed.len());
+        out.data.reserve(parts.iter().map(|p| p.data.len()).sum());
+        let nulls = parts.iter().any(|p| p.validity.is_some());
+        let mut valid = Vec::with_capacity(if nulls { self.placed.len() } else { 0 });
+        for (&s, &slot) in self.segment_of.iter().zip(&self.placed) {
+            let row = parts[part_of[s as usize] as usize].get(slot as usize - self.first[s as usize]);
+            if nulls {
+                valid.push(row.is_some());
+            }
+            out.push(row.unwrap_or_default());
+        }
+        out.validity = nulls.then(|| Bitmap::from_bools(&valid));
+        out
+    }
 }

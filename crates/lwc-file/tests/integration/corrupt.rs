@@ -191,17 +191,17 @@ fn messages_name_what_is_wrong() {
     assert!(err.contains("id, k, city, note, x, d"), "{err}");
 }
 
-/// A take of values fails on a damaged segment it touches, and only on one it touches: a take that opens
-/// the column whole to keep it open (a dense list, or many short ones) must not make the takes after it
-/// fail over a segment they do not read.
+/// A take of values or strings fails on a damaged segment it touches, and only on one it touches: a take
+/// that opens the column whole to keep it open (a dense list, or many short ones) must not make the takes
+/// after it fail over a segment they do not read.
 #[test]
-fn takes_of_values_fail_only_on_the_damaged_segment_they_touch() {
+fn takes_of_values_and_strings_fail_only_on_the_damaged_segment_they_touch() {
     let dir = tempfile::tempdir().unwrap();
     let bytes = small_file(dir.path());
     let file = LwcFile::from_bytes(lwc::AlignedBytes::copy_from(&bytes)).unwrap();
-    let (k, x) = (file.column_index("k").unwrap(), file.column_index("x").unwrap());
+    let columns = ["k", "x", "city", "note"].map(|name| file.column_index(name).unwrap());
     let mut b = bytes.clone();
-    for column in [k, x] {
+    for column in columns {
         let seg = &file.columns()[column].segments[1];
         assert!(seg.len > 0, "segment 1 of column {column} is stored");
         b[(seg.offset + seg.len / 2) as usize] ^= 0x10;
@@ -211,7 +211,7 @@ fn takes_of_values_fail_only_on_the_damaged_segment_they_touch() {
     // Rows 0-127 lie in segment 0, 128-255 in the damaged segment 1, 256-299 in segment 2.
     let clear: Vec<u64> = vec![5, 290, 0, 299, 127, 256];
     let every: Vec<u64> = (0..300).rev().collect();
-    for column in [k, x] {
+    for column in columns {
         for round in 0..8 {
             // The dense take opens the column whole, which fails; short takes then add up past the segment
             // count, which tries again.

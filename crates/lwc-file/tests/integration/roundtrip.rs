@@ -196,6 +196,44 @@ fn read_range_across_segment_boundaries_and_take() {
     assert!(matches!(file.read_column(batch.num_columns()), Err(Error::ColumnOutOfRange { .. })));
 }
 
+/// Takes of strings long enough to go in parallel (16 KiB of text and more) and short ones gathered in
+/// order, before and after the column is kept open: nulls, empty strings, multi-byte text, repeats and
+/// unsorted rows, under dictionaries and FSST alike.
+#[test]
+fn string_takes_long_and_short_agree_with_arrow() {
+    let rows = 20_000;
+    let words = ["", "naïve", "日本", "slyly final deposits", "x"];
+    let text = |i: usize| format!("{} {i} {}", words[i % 5], "q".repeat(i % 37));
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("flag", DataType::Utf8, true),
+        Field::new("note", DataType::LargeUtf8, true),
+        Field::new("blob", DataType::Binary, false),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(StringArray::from_iter((0..rows).map(|i| (i % 7 != 3).then_some(words[i % 5])))),
+            Arc::new(LargeStringArray::from_iter((0..rows).map(|i| (i % 11 != 0).then(|| text(i))))),
+            Arc::new(BinaryArray::from_iter_values((0..rows).map(|i| text(i * 7).into_bytes()))),
+        ],
+    )
+    .unwrap();
+    let (file, _dir) = round_trip(std::slice::from_ref(&batch), options(1024));
+    let long: Vec<u64> = (0..6_000u64).map(|i| i * 7_919 % rows as u64).chain([0, 0, rows as u64 - 1]).collect();
+    let short: Vec<u64> = vec![19_999, 0, 1023, 1024, 1024, 77, 5_000];
+    for c in 0..batch.num_columns() {
+        // The short list first (segments opened one by one), then the long one (which keeps the column
+        // open), then both again from the kept column.
+        for rows in [&short, &long, &short, &long] {
+            let want =
+                arrow_select::take::take(batch.column(c).as_ref(), &UInt64Array::from(rows.clone()), None).unwrap();
+            assert_eq!(file.take(c, rows).unwrap().as_ref(), want.as_ref(), "column {c}, {} rows", rows.len());
+        }
+        assert!(matches!(file.take(c, &[3, rows as u64]), Err(Error::RowOutOfRange { .. })));
+        assert_eq!(file.take(c, &[]).unwrap().len(), 0);
+    }
+}
+
 #[test]
 fn int_column_get_filter_aggregate_agree() {
     let batch = all_types(3000, 7);

@@ -59,7 +59,7 @@ impl ByteArray {
     }
 
     /// Appends one row's bytes.
-    pub(crate) fn push(&mut self, bytes: &[u8]) {
+    pub fn push(&mut self, bytes: &[u8]) {
         self.data.extend_from_slice(bytes);
         self.offsets.push(self.data.len() as u64);
     }
