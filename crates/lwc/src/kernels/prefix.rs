@@ -112,8 +112,8 @@ pub fn weighted_sums<U: Word>(words: &[U], first_weight: u64) -> (u128, u128) {
     weighted_dispatch::weighted_sums(words, first_weight)
 }
 
-/// The longest stride [`DeltasWithPoints::values_near_points`] reads: half of it is eight loads of eight
-/// deltas a position.
+/// The longest stride [`DeltasWithPoints::values_near_points`] reads: half of it is at most eight loads
+/// of deltas a position.
 pub const NEAR_POINTS_MAX_STRIDE: usize = 128;
 
 /// A stream of plain deltas with data points, read where it is stored: `points` holds the value of every
@@ -140,14 +140,15 @@ impl<U: Word> DeltasWithPoints<'_, U> {
         self.shift <= NEAR_POINTS_MAX_STRIDE.ilog2() && self.deltas.width() <= 7 && self.points.width() <= 56
     }
 
-    /// Loads of eight deltas that reach from a row to its nearer data point: half a stride.
+    /// Loads of deltas that reach from a row to its nearer data point: half a stride, [`fields_per_load`]
+    /// a load.
     pub fn near_loads(&self) -> usize {
-        1 << self.shift.saturating_sub(4)
+        1 << self.shift.saturating_sub(1 + fields_per_load(self.deltas.width()).ilog2())
     }
 
     /// `out[k]` = the value of row `positions[k]`, each from the nearer of the two data points around it:
-    /// at most half a stride of deltas lies between, summed eight a load by three pairwise adds (SWAR)
-    /// with the deltas' width a constant, as many loads as half a stride takes whatever the position (no
+    /// at most half a stride of deltas lies between, summed [`fields_per_load`] a load by pairwise adds
+    /// (SWAR) with the deltas' width a constant, as many loads as half a stride takes whatever the position (no
     /// loop exit to mispredict). What a sparse take costs is then a few dozen instructions a position,
     /// not a walk. Positions in any order.
     ///
@@ -199,7 +200,7 @@ impl<U: Word> DeltasWithPoints<'_, U> {
     #[inline(always)]
     fn near_points<const W: u32>(&self, positions: &[u32], out: &mut [U]) {
         use std::hint::select_unpredictable as select;
-        let (pairs, quads, low4) = swar_masks::<W>();
+        let fields_per_load = fields_per_load(W);
         // A data point is one 8-byte load too (at most 56 bits wide); zero-width ones read zeros.
         let (wp, point_mask) = (self.points.width() as usize, u64::low_mask(self.points.width()));
         let point_bytes = if wp == 0 { &[0u8; 8][..] } else { self.points.bytes() };
@@ -215,23 +216,22 @@ impl<U: Word> DeltasWithPoints<'_, U> {
             // streams' padding.
             assert!(s + 1 < points, "row {row} has no data point after it");
             let (start, next) = (s << self.shift, (s + 1) << self.shift);
-            // At most half a stride from the nearer point: `8 * chunks` deltas.
+            // At most half a stride from the nearer point: `fields_per_load * chunks` deltas.
             let back = next - row < row - start;
             let point = load(point_bytes, select(back, s + 1, s) * wp) & point_mask;
             let point = self.point_base.wrapping_add(U::from_u64(point));
             let (first, count) = select(back, (row + 1, next - row), (start + 1, row - start));
             let mut fields = 0;
             for c in 0..chunks {
-                // Fields `first + 8c ..` up to eight, within the `count`: they lie in the 8 bytes from the
-                // first one's (W <= 7). A chunk past the count loads at the last field (or `first`, read
-                // whatever the count) and keeps none. Zero-width deltas have no bytes.
-                let at = first + (8 * c).min(count.max(1) - 1);
+                // Fields `first + fields_per_load * c ..`, up to `fields_per_load` within the `count`: they
+                // lie in the 8 bytes from the first one's. A chunk past the count loads at the last field
+                // (or `first`, read whatever the count) and keeps none. Zero-width deltas have no bytes.
+                let skip = fields_per_load * c;
+                let at = first + skip.min(count.max(1) - 1);
                 let x = if W == 0 { 0 } else { load(delta_bytes, at * W as usize) };
-                // At most `8 * W <= 56` bits: the mask needs no case for 64 bits.
-                let x = x & ((1u64 << (count.saturating_sub(8 * c).min(8) as u32 * W)) - 1);
-                let x = (x & pairs) + (x >> W & pairs);
-                let x = (x & quads) + (x >> (2 * W) & quads);
-                fields += (x & low4) + (x >> (4 * W));
+                // At most 56 bits: the mask needs no case for 64 bits.
+                let x = x & ((1u64 << (count.saturating_sub(skip).min(fields_per_load) as u32 * W)) - 1);
+                fields += swar_sum::<W>(x);
             }
             let sum = U::from_u64(fields).wrapping_add(self.delta_base.wrapping_mul(U::from_u64(count as u64)));
             *o = select(back, point.wrapping_sub(sum), point.wrapping_add(sum));
@@ -239,13 +239,48 @@ impl<U: Word> DeltasWithPoints<'_, U> {
     }
 }
 
-/// The masks that sum eight fields of `W <= 7` bits in a 64-bit word by three pairwise adds: fields 0, 2, 4
-/// and 6; lanes 0 and 4 of `2W` bits; the low `4W` bits.
+/// Deltas of `w <= 7` bits summed from one 8-byte load: the most, a power of two, whose bits fit the load
+/// after a shift of up to 7 (32 of one bit, 16 of two or three, 8 of up to seven). Narrow deltas then take
+/// fewer loads a position: 4 of 8 at stride 64 became 1 of 32 for one-bit deltas.
+pub const fn fields_per_load(w: u32) -> usize {
+    match w {
+        0 | 1 => 32,
+        2 | 3 => 16,
+        _ => 8,
+    }
+}
+
+/// The rounds of [`swar_sum`] of `W`-bit fields: the lane width of each, and its mask (every other lane
+/// of that width, over the load's fields), then the width of the two halves the last add joins.
+const fn swar_rounds<const W: u32>() -> ([(u32, u64); 4], usize, u32) {
+    let total = fields_per_load(W) as u32 * W;
+    let (mut rounds, mut n, mut width) = ([(0u32, 0u64); 4], 0, W);
+    // Lanes of `width` bits summed in pairs until two halves are left.
+    while W > 0 && 2 * width < total {
+        let (mut mask, mut at) = (0u64, 0);
+        while at < total {
+            mask |= ((1u64 << width) - 1) << at;
+            at += 2 * width;
+        }
+        rounds[n] = (width, mask);
+        n += 1;
+        width *= 2;
+    }
+    (rounds, n, width)
+}
+
+/// The sum of the [`fields_per_load`] fields of `W <= 7` bits at the bottom of `x` (the bits above them
+/// clear), by pairwise adds of lanes twice as wide each round: the sums never outgrow their lanes.
 #[inline(always)]
-fn swar_masks<const W: u32>() -> (u64, u64, u64) {
-    let lanes =
-        |width: u32, every: usize| (0..8).step_by(every).fold(0u64, |m, i| m | u64::low_mask(width) << (i as u32 * W));
-    (lanes(W, 2), lanes(2 * W, 4), u64::low_mask(4 * W))
+fn swar_sum<const W: u32>(mut x: u64) -> u64 {
+    let (rounds, n, half) = const { swar_rounds::<W>() };
+    if W == 0 {
+        return 0;
+    }
+    for &(width, mask) in &rounds[..n] {
+        x = (x & mask) + (x >> width & mask);
+    }
+    (x & u64::low_mask(half)) + (x >> half)
 }
 
 /// Eight positions a step of [`DeltasWithPoints::values_near_points`] with AVX2, for `u32` values.
@@ -308,15 +343,13 @@ mod near_simd {
         let point_mask = _mm256_set1_epi32((u32::MAX >> (32 - stream.wp)) as i32);
         let (point_base, delta_base) =
             (_mm256_set1_epi32(stream.point_base as i32), _mm256_set1_epi32(stream.delta_base as i32));
-        // The scalar loop's masks over 64-bit lanes (eight fields of at most 7 bits take 56 bits): four
-        // positions a half.
-        let (pairs, quads, low4) = super::swar_masks::<W>();
-        let (pairs, quads, low4) =
-            (_mm256_set1_epi64x(pairs as i64), _mm256_set1_epi64x(quads as i64), _mm256_set1_epi64x(low4 as i64));
+        // The scalar loop's rounds (`swar_sum`) over 64-bit lanes: four positions a half.
+        let (rounds, n, half_width) = const { super::swar_rounds::<W>() };
+        let fields_per_load = super::fields_per_load(W) as i32;
         let ones = _mm256_set1_epi64x(-1);
-        let (zero, eight) = (_mm256_setzero_si256(), _mm256_set1_epi32(8));
+        let (zero, per_load) = (_mm256_setzero_si256(), _mm256_set1_epi32(fields_per_load));
         let by = |bits: u32| _mm_cvtsi32_si128(bits as i32);
-        let (by1, by2, by4) = (by(W), by(2 * W), by(4 * W));
+        let low_half = _mm256_set1_epi64x(((1u64 << half_width) - 1) as i64);
         let mut done = 0;
         for (rows, dst) in positions.chunks_exact(8).zip(out.chunks_exact_mut(8)) {
             // SAFETY: eight positions read and eight outputs written; every lane's loads lie inside the
@@ -345,18 +378,19 @@ mod near_simd {
                 let point = _mm256_add_epi32(point, point_base);
                 let first = _mm256_add_epi32(_mm256_blendv_epi8(start, rows, back), one);
                 let count = _mm256_blendv_epi8(up, down, back);
-                // The deltas between, at most half a stride of at most 7 bits: `chunks` loads of eight, as in
-                // the scalar loop, each 8 bytes from a field up to the last one between (or `first`), which
-                // lie before the next data point's row, so inside the deltas' padding.
+                // The deltas between, at most half a stride of at most 7 bits: `chunks` loads of
+                // `fields_per_load`, as in the scalar loop, each 8 bytes from a field up to the last one
+                // between (or `first`), which lie before the next data point's row, so inside the deltas'
+                // padding.
                 let fields = if W == 0 {
                     _mm256_setzero_si256()
                 } else {
                     let last = _mm256_max_epi32(_mm256_sub_epi32(count, one), zero);
                     let (mut lo, mut hi) = (_mm256_setzero_si256(), _mm256_setzero_si256());
                     for c in 0..stream.chunks {
-                        let skip = _mm256_set1_epi32(8 * c);
+                        let skip = _mm256_set1_epi32(fields_per_load * c);
                         let at = _mm256_add_epi32(first, _mm256_min_epi32(skip, last));
-                        let kept = _mm256_min_epi32(_mm256_max_epi32(_mm256_sub_epi32(count, skip), zero), eight);
+                        let kept = _mm256_min_epi32(_mm256_max_epi32(_mm256_sub_epi32(count, skip), zero), per_load);
                         let bit = _mm256_mullo_epi32(at, _mm256_set1_epi32(W as i32));
                         let at = _mm256_srli_epi32::<3>(bit);
                         let offset = _mm256_and_si256(bit, seven);
@@ -364,16 +398,15 @@ mod near_simd {
                         let half = |lanes: __m128i, offset: __m128i, width: __m128i| {
                             let x = _mm256_i32gather_epi64::<1>(stream.deltas.as_ptr().cast(), lanes);
                             let x = _mm256_srlv_epi64(x, _mm256_cvtepu32_epi64(offset));
-                            let x = _mm256_andnot_si256(_mm256_sllv_epi64(ones, _mm256_cvtepu32_epi64(width)), x);
-                            let x = _mm256_add_epi64(
-                                _mm256_and_si256(x, pairs),
-                                _mm256_and_si256(_mm256_srl_epi64(x, by1), pairs),
-                            );
-                            let x = _mm256_add_epi64(
-                                _mm256_and_si256(x, quads),
-                                _mm256_and_si256(_mm256_srl_epi64(x, by2), quads),
-                            );
-                            _mm256_add_epi64(_mm256_and_si256(x, low4), _mm256_srl_epi64(x, by4))
+                            let mut x = _mm256_andnot_si256(_mm256_sllv_epi64(ones, _mm256_cvtepu32_epi64(width)), x);
+                            for &(width, mask) in &rounds[..n] {
+                                let mask = _mm256_set1_epi64x(mask as i64);
+                                x = _mm256_add_epi64(
+                                    _mm256_and_si256(x, mask),
+                                    _mm256_and_si256(_mm256_srl_epi64(x, by(width)), mask),
+                                );
+                            }
+                            _mm256_add_epi64(_mm256_and_si256(x, low_half), _mm256_srl_epi64(x, by(half_width)))
                         };
                         lo = _mm256_add_epi64(
                             lo,

@@ -321,7 +321,7 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
         true
     }
 
-    /// How many loads of eight deltas a read near the data points takes, where the stream is read so
+    /// How many loads of deltas a read near the data points takes, where the stream is read so
     /// (see [`DeltaView::seek_near_points`]).
     pub(super) fn near_point_loads(&self) -> Option<usize> {
         Some(self.near_points(&self.framed()?)?.near_loads())
