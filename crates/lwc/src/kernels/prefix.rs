@@ -143,7 +143,7 @@ impl<U: Word> DeltasWithPoints<'_, U> {
     /// Loads of deltas that reach from a row to its nearer data point: half a stride, [`fields_per_load`]
     /// a load.
     pub fn near_loads(&self) -> usize {
-        1 << self.shift.saturating_sub(1 + fields_per_load(self.deltas.width()).ilog2())
+        (1usize << self.shift.saturating_sub(1)).div_ceil(fields_per_load(self.deltas.width()))
     }
 
     /// `out[k]` = the value of row `positions[k]`, each from the nearer of the two data points around it:
@@ -239,22 +239,27 @@ impl<U: Word> DeltasWithPoints<'_, U> {
     }
 }
 
-/// Deltas of `w <= 7` bits summed from one 8-byte load: the most, a power of two, whose bits fit the load
-/// after a shift of up to 7 (32 of one bit, 16 of two or three, 8 of up to seven). Narrow deltas then take
-/// fewer loads a position: 4 of 8 at stride 64 became 1 of 32 for one-bit deltas.
+/// Deltas of `w <= 7` bits summed from one 8-byte load. At most `57 / w` fit it after a shift of up to 7
+/// bits; where fewer take as many loads over half a stride of up to 64 rows (1 bit, 3 bits, 6 bits), a
+/// power of two takes fewer adds. Narrow deltas then take fewer loads a position than 8 a load did: at
+/// stride 64, one load of one-bit deltas instead of four, three of five-bit deltas.
 pub const fn fields_per_load(w: u32) -> usize {
     match w {
         0 | 1 => 32,
-        2 | 3 => 16,
+        2 => 28,
+        3 => 16,
+        4 => 14,
+        5 => 11,
         _ => 8,
     }
 }
 
 /// The rounds of [`swar_sum`] of `W`-bit fields: the lane width of each, and its mask (every other lane
-/// of that width, over the load's fields), then the width of the two halves the last add joins.
-const fn swar_rounds<const W: u32>() -> ([(u32, u64); 4], usize, u32) {
+/// of that width, over the load's fields; a lane past them holds zeros), then the width of the two
+/// halves the last add joins.
+const fn swar_rounds<const W: u32>() -> ([(u32, u64); 6], usize, u32) {
     let total = fields_per_load(W) as u32 * W;
-    let (mut rounds, mut n, mut width) = ([(0u32, 0u64); 4], 0, W);
+    let (mut rounds, mut n, mut width) = ([(0u32, 0u64); 6], 0, W);
     // Lanes of `width` bits summed in pairs until two halves are left.
     while W > 0 && 2 * width < total {
         let (mut mask, mut at) = (0u64, 0);
