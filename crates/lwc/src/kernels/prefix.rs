@@ -140,14 +140,29 @@ impl<U: Word> DeltasWithPoints<'_, U> {
         self.shift <= NEAR_POINTS_MAX_STRIDE.ilog2() && self.deltas.width() <= 7 && self.points.width() <= 56
     }
 
-    /// Loads of deltas that reach from a row to its nearer data point: half a stride, [`fields_per_load`]
-    /// a load.
+    /// Loads of deltas that reach from a row to its nearer data point: half a stride,
+    /// [`DeltasWithPoints::fields_a_load`] a load.
     pub fn near_loads(&self) -> usize {
-        (1usize << self.shift.saturating_sub(1)).div_ceil(fields_per_load(self.deltas.width()))
+        self.half_stride().div_ceil(self.fields_a_load())
+    }
+
+    fn half_stride(&self) -> usize {
+        1 << self.shift.saturating_sub(1)
+    }
+
+    /// Deltas summed a load: eight, or [`fields_per_load`] where that takes fewer loads over half a stride
+    /// (more a load take more adds).
+    pub fn fields_a_load(&self) -> usize {
+        let most = fields_per_load(self.deltas.width());
+        if self.half_stride().div_ceil(most) < self.half_stride().div_ceil(8) {
+            most
+        } else {
+            8
+        }
     }
 
     /// `out[k]` = the value of row `positions[k]`, each from the nearer of the two data points around it:
-    /// at most half a stride of deltas lies between, summed [`fields_per_load`] a load by pairwise adds
+    /// at most half a stride of deltas lies between, summed [`DeltasWithPoints::fields_a_load`] a load by pairwise adds
     /// (SWAR) with the deltas' width a constant, as many loads as half a stride takes whatever the position (no
     /// loop exit to mispredict). What a sparse take costs is then a few dozen instructions a position,
     /// not a walk. Positions in any order.
@@ -166,7 +181,11 @@ impl<U: Word> DeltasWithPoints<'_, U> {
         macro_rules! at_width {
             ($($w:literal)*) => {
                 match self.deltas.width() {
-                    $($w => self.near_points_dispatch::<$w>(positions, out),)*
+                    $($w => if self.fields_a_load() == 8 {
+                        self.near_points_dispatch::<$w, 8>(positions, out)
+                    } else {
+                        self.near_points_dispatch::<$w, { fields_per_load($w) }>(positions, out)
+                    },)*
                     _ => unreachable!("checked above"),
                 }
             };
@@ -177,7 +196,7 @@ impl<U: Word> DeltasWithPoints<'_, U> {
     /// [`DeltasWithPoints::near_points`] eight `u32` positions a step with AVX2 where it serves
     /// ([`near_simd::near_points_u32`]), and compiled for BMI2 where the CPU has it: its shifts by a register
     /// and masks of a variable length are then one instruction each (`shrx`, `bzhi`).
-    fn near_points_dispatch<const W: u32>(&self, positions: &[u32], out: &mut [U]) {
+    fn near_points_dispatch<const W: u32, const F: usize>(&self, positions: &[u32], out: &mut [U]) {
         #[cfg(target_arch = "x86_64")]
         if crate::kernels::cpu::avx2_bmi2() {
             let n = positions.len().min(out.len());
@@ -185,22 +204,25 @@ impl<U: Word> DeltasWithPoints<'_, U> {
             let mut done = 0;
             if let Some(stream) = near_simd::NearPoints32::new(self) {
                 // SAFETY: the CPU has AVX2 (checked above); `values_near_points` checked the streams.
-                done = unsafe { near_simd::near_points_u32::<W>(&stream, positions, bytemuck::cast_slice_mut(out)) };
+                done = unsafe { near_simd::near_points_u32::<W, F>(&stream, positions, bytemuck::cast_slice_mut(out)) };
             }
             #[target_feature(enable = "bmi2")]
-            unsafe fn bmi2<U: Word, const W: u32>(stream: &DeltasWithPoints<'_, U>, positions: &[u32], out: &mut [U]) {
-                stream.near_points::<W>(positions, out)
+            unsafe fn bmi2<U: Word, const W: u32, const F: usize>(
+                stream: &DeltasWithPoints<'_, U>,
+                positions: &[u32],
+                out: &mut [U],
+            ) {
+                stream.near_points::<W, F>(positions, out)
             }
             // SAFETY: the CPU has BMI2, checked just above; the function is otherwise safe.
-            return unsafe { bmi2::<U, W>(self, &positions[done..], &mut out[done..]) };
+            return unsafe { bmi2::<U, W, F>(self, &positions[done..], &mut out[done..]) };
         }
-        self.near_points::<W>(positions, out)
+        self.near_points::<W, F>(positions, out)
     }
 
     #[inline(always)]
-    fn near_points<const W: u32>(&self, positions: &[u32], out: &mut [U]) {
+    fn near_points<const W: u32, const F: usize>(&self, positions: &[u32], out: &mut [U]) {
         use std::hint::select_unpredictable as select;
-        let fields_per_load = fields_per_load(W);
         // A data point is one 8-byte load too (at most 56 bits wide); zero-width ones read zeros.
         let (wp, point_mask) = (self.points.width() as usize, u64::low_mask(self.points.width()));
         let point_bytes = if wp == 0 { &[0u8; 8][..] } else { self.points.bytes() };
@@ -216,22 +238,22 @@ impl<U: Word> DeltasWithPoints<'_, U> {
             // streams' padding.
             assert!(s + 1 < points, "row {row} has no data point after it");
             let (start, next) = (s << self.shift, (s + 1) << self.shift);
-            // At most half a stride from the nearer point: `fields_per_load * chunks` deltas.
+            // At most half a stride from the nearer point: `F * chunks` deltas.
             let back = next - row < row - start;
             let point = load(point_bytes, select(back, s + 1, s) * wp) & point_mask;
             let point = self.point_base.wrapping_add(U::from_u64(point));
             let (first, count) = select(back, (row + 1, next - row), (start + 1, row - start));
             let mut fields = 0;
             for c in 0..chunks {
-                // Fields `first + fields_per_load * c ..`, up to `fields_per_load` within the `count`: they
-                // lie in the 8 bytes from the first one's. A chunk past the count loads at the last field
-                // (or `first`, read whatever the count) and keeps none. Zero-width deltas have no bytes.
-                let skip = fields_per_load * c;
+                // Fields `first + F * c ..`, up to `F` within the `count`: they lie in the 8 bytes from the
+                // first one's. A chunk past the count loads at the last field (or `first`, read whatever
+                // the count) and keeps none. Zero-width deltas have no bytes.
+                let skip = F * c;
                 let at = first + skip.min(count.max(1) - 1);
                 let x = if W == 0 { 0 } else { load(delta_bytes, at * W as usize) };
                 // At most 56 bits: the mask needs no case for 64 bits.
-                let x = x & ((1u64 << (count.saturating_sub(skip).min(fields_per_load) as u32 * W)) - 1);
-                fields += swar_sum::<W>(x);
+                let x = x & ((1u64 << (count.saturating_sub(skip).min(F) as u32 * W)) - 1);
+                fields += swar_sum::<W, F>(x);
             }
             let sum = U::from_u64(fields).wrapping_add(self.delta_base.wrapping_mul(U::from_u64(count as u64)));
             *o = select(back, point.wrapping_sub(sum), point.wrapping_add(sum));
@@ -254,11 +276,11 @@ pub const fn fields_per_load(w: u32) -> usize {
     }
 }
 
-/// The rounds of [`swar_sum`] of `W`-bit fields: the lane width of each, and its mask (every other lane
-/// of that width, over the load's fields; a lane past them holds zeros), then the width of the two
+/// The rounds of [`swar_sum`] of `F` fields of `W` bits: the lane width of each, and its mask (every
+/// other lane of that width, over the fields; a lane past them holds zeros), then the width of the two
 /// halves the last add joins.
-const fn swar_rounds<const W: u32>() -> ([(u32, u64); 6], usize, u32) {
-    let total = fields_per_load(W) as u32 * W;
+const fn swar_rounds<const W: u32, const F: usize>() -> ([(u32, u64); 6], usize, u32) {
+    let total = F as u32 * W;
     let (mut rounds, mut n, mut width) = ([(0u32, 0u64); 6], 0, W);
     // Lanes of `width` bits summed in pairs until two halves are left.
     while W > 0 && 2 * width < total {
@@ -274,11 +296,11 @@ const fn swar_rounds<const W: u32>() -> ([(u32, u64); 6], usize, u32) {
     (rounds, n, width)
 }
 
-/// The sum of the [`fields_per_load`] fields of `W <= 7` bits at the bottom of `x` (the bits above them
-/// clear), by pairwise adds of lanes twice as wide each round: the sums never outgrow their lanes.
+/// The sum of the `F <= fields_per_load(W)` fields of `W <= 7` bits at the bottom of `x` (the bits above
+/// them clear), by pairwise adds of lanes twice as wide each round: the sums never outgrow their lanes.
 #[inline(always)]
-fn swar_sum<const W: u32>(mut x: u64) -> u64 {
-    let (rounds, n, half) = const { swar_rounds::<W>() };
+fn swar_sum<const W: u32, const F: usize>(mut x: u64) -> u64 {
+    let (rounds, n, half) = const { swar_rounds::<W, F>() };
     if W == 0 {
         return 0;
     }
@@ -334,7 +356,7 @@ mod near_simd {
     /// AVX2; `W` is the deltas' width (at most 7) and `stream` was checked by `values_near_points`: every
     /// data point's row has its delta.
     #[target_feature(enable = "avx2")]
-    pub unsafe fn near_points_u32<const W: u32>(
+    pub unsafe fn near_points_u32<const W: u32, const F: usize>(
         stream: &NearPoints32<'_>,
         positions: &[u32],
         out: &mut [u32],
@@ -349,8 +371,8 @@ mod near_simd {
         let (point_base, delta_base) =
             (_mm256_set1_epi32(stream.point_base as i32), _mm256_set1_epi32(stream.delta_base as i32));
         // The scalar loop's rounds (`swar_sum`) over 64-bit lanes: four positions a half.
-        let (rounds, n, half_width) = const { super::swar_rounds::<W>() };
-        let fields_per_load = super::fields_per_load(W) as i32;
+        let (rounds, n, half_width) = const { super::swar_rounds::<W, F>() };
+        let fields_per_load = F as i32;
         let ones = _mm256_set1_epi64x(-1);
         let (zero, per_load) = (_mm256_setzero_si256(), _mm256_set1_epi32(fields_per_load));
         let by = |bits: u32| _mm_cvtsi32_si128(bits as i32);
