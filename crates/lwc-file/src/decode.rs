@@ -30,9 +30,18 @@ pub(crate) fn open_bytes_segment<'a>(chunk: &ChunkRef<'a>) -> Result<BytesSegmen
 /// Byte strings as an Arrow array of `data_type` (32-bit offsets unless the type is large); UTF-8 is
 /// checked where the type says text.
 pub(crate) fn byte_array_to_arrow(chunk: &ChunkRef<'_>, data_type: &DataType, array: ByteArray) -> Result<ArrayRef> {
+    bytes_to_arrow(data_type, array, || chunk.what())
+}
+
+/// [`byte_array_to_arrow`] of rows from anywhere: bytes Arrow rejects are corrupt at `what()`.
+pub(crate) fn bytes_to_arrow(
+    data_type: &DataType,
+    array: ByteArray,
+    what: impl FnOnce() -> String,
+) -> Result<ArrayRef> {
     let ByteArray { offsets, data, validity } = array;
     bytes_array(data_type, offsets, data, nulls_of(validity)).map_err(|e| match e {
-        Error::Arrow(e) => chunk.corrupt(e),
+        Error::Arrow(e) => Error::Corrupt(format!("{}: {e}", what())),
         e => e,
     })
 }

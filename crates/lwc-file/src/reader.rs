@@ -15,8 +15,10 @@ use lwc::{AlignedBytes, Bitmap, ByteArray, Column, Segment, Value, ValueType};
 use rayon::prelude::*;
 use self_cell::self_cell;
 
-use crate::chunk::{bytes_array, nulls_of, ChunkRef};
-use crate::decode::{decode_chunk, open_bytes_segment, open_value_segment, take_chunk, values_to_arrow};
+use crate::chunk::ChunkRef;
+use crate::decode::{
+    bytes_to_arrow, decode_chunk, open_bytes_segment, open_value_segment, take_chunk, values_to_arrow,
+};
 use crate::encode::index_value;
 use crate::error::{Error, Result};
 use crate::filter::plan::key_to;
@@ -555,13 +557,9 @@ impl LwcFile {
         let groups = self.group_by_segment(column, rows);
         let touched = groups.touched();
         let to_arrow = |segment: Option<usize>, taken: ByteArray| {
-            let ByteArray { offsets, data, validity } = taken;
-            bytes_array(data_type, offsets, data, nulls_of(validity)).map_err(|e| match e {
-                Error::Arrow(e) => {
-                    let at = segment.map(|s| format!(", segment {s}")).unwrap_or_default();
-                    Error::Corrupt(format!("column '{}'{at}: {e}", self.infos[column].name))
-                }
-                e => e,
+            bytes_to_arrow(data_type, taken, || {
+                let at = segment.map(|s| format!(", segment {s}")).unwrap_or_default();
+                format!("column '{}'{at}", self.infos[column].name)
             })
         };
         self.store.with_dependent(|store, open| {
