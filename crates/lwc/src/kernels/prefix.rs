@@ -162,10 +162,10 @@ impl<U: Word> DeltasWithPoints<'_, U> {
     }
 
     /// `out[k]` = the value of row `positions[k]`, each from the nearer of the two data points around it:
-    /// at most half a stride of deltas lies between, summed [`DeltasWithPoints::fields_a_load`] a load by pairwise adds
-    /// (SWAR) with the deltas' width a constant, as many loads as half a stride takes whatever the position (no
-    /// loop exit to mispredict). What a sparse take costs is then a few dozen instructions a position,
-    /// not a walk. Positions in any order.
+    /// at most half a stride of deltas lies between, summed [`DeltasWithPoints::fields_a_load`] a load
+    /// by pairwise adds (SWAR) with the deltas' width a constant, as many loads as half a stride takes
+    /// whatever the position (no loop exit to mispredict). What a sparse take costs is then a few dozen
+    /// instructions a position, not a walk. Positions in any order.
     ///
     /// # Panics
     /// Unless [`DeltasWithPoints::near_points_apply`], or where a position lies in the last stride
