@@ -178,14 +178,16 @@ impl<U: Word> DeltasWithPoints<'_, U> {
             self.points.is_empty() || (self.points.len() - 1) << self.shift < self.deltas.len(),
             "data points past the deltas' rows"
         );
+        // One load a position (strides of 16, or narrow deltas) is a loop of its own: a loop over a count
+        // known only at run time cost `delta(16)` a fifth of its sparse takes on the Zen 4 EPYC.
+        let one_load = self.near_loads() == 1;
         macro_rules! at_width {
             ($($w:literal)*) => {
-                match self.deltas.width() {
-                    $($w => if self.fields_a_load() == 8 {
-                        self.near_points_dispatch::<$w, 8>(positions, out)
-                    } else {
-                        self.near_points_dispatch::<$w, { fields_per_load($w) }>(positions, out)
-                    },)*
+                match (self.deltas.width(), self.fields_a_load() == 8, one_load) {
+                    $(($w, true, true) => self.near_points_dispatch::<$w, 8, true>(positions, out),
+                    ($w, true, false) => self.near_points_dispatch::<$w, 8, false>(positions, out),
+                    ($w, false, true) => self.near_points_dispatch::<$w, { fields_per_load($w) }, true>(positions, out),
+                    ($w, false, false) => self.near_points_dispatch::<$w, { fields_per_load($w) }, false>(positions, out),)*
                     _ => unreachable!("checked above"),
                 }
             };
@@ -196,7 +198,7 @@ impl<U: Word> DeltasWithPoints<'_, U> {
     /// [`DeltasWithPoints::near_points`] eight `u32` positions a step with AVX2 where it serves
     /// ([`near_simd::near_points_u32`]), and compiled for BMI2 where the CPU has it: its shifts by a register
     /// and masks of a variable length are then one instruction each (`shrx`, `bzhi`).
-    fn near_points_dispatch<const W: u32, const F: usize>(&self, positions: &[u32], out: &mut [U]) {
+    fn near_points_dispatch<const W: u32, const F: usize, const ONE: bool>(&self, positions: &[u32], out: &mut [U]) {
         #[cfg(target_arch = "x86_64")]
         if crate::kernels::cpu::avx2_bmi2() {
             let n = positions.len().min(out.len());
@@ -204,24 +206,27 @@ impl<U: Word> DeltasWithPoints<'_, U> {
             let mut done = 0;
             if let Some(stream) = near_simd::NearPoints32::new(self) {
                 // SAFETY: the CPU has AVX2 (checked above); `values_near_points` checked the streams.
-                done = unsafe { near_simd::near_points_u32::<W, F>(&stream, positions, bytemuck::cast_slice_mut(out)) };
+                done = unsafe {
+                    near_simd::near_points_u32::<W, F, ONE>(&stream, positions, bytemuck::cast_slice_mut(out))
+                };
             }
             #[target_feature(enable = "bmi2")]
-            unsafe fn bmi2<U: Word, const W: u32, const F: usize>(
+            unsafe fn bmi2<U: Word, const W: u32, const F: usize, const ONE: bool>(
                 stream: &DeltasWithPoints<'_, U>,
                 positions: &[u32],
                 out: &mut [U],
             ) {
-                stream.near_points::<W, F>(positions, out)
+                stream.near_points::<W, F, ONE>(positions, out)
             }
             // SAFETY: the CPU has BMI2, checked just above; the function is otherwise safe.
-            return unsafe { bmi2::<U, W, F>(self, &positions[done..], &mut out[done..]) };
+            return unsafe { bmi2::<U, W, F, ONE>(self, &positions[done..], &mut out[done..]) };
         }
-        self.near_points::<W, F>(positions, out)
+        self.near_points::<W, F, ONE>(positions, out)
     }
 
     #[inline(always)]
-    fn near_points<const W: u32, const F: usize>(&self, positions: &[u32], out: &mut [U]) {
+    /// `ONE`: every position takes one load of deltas ([`DeltasWithPoints::near_loads`] is 1).
+    fn near_points<const W: u32, const F: usize, const ONE: bool>(&self, positions: &[u32], out: &mut [U]) {
         use std::hint::select_unpredictable as select;
         // A data point is one 8-byte load too (at most 56 bits wide); zero-width ones read zeros.
         let (wp, point_mask) = (self.points.width() as usize, u64::low_mask(self.points.width()));
@@ -230,7 +235,7 @@ impl<U: Word> DeltasWithPoints<'_, U> {
         let load = |bytes: &[u8], bit: usize| {
             u64::from_le_bytes(bytes[bit / 8..bit / 8 + 8].try_into().expect("8 bytes")) >> (bit % 8)
         };
-        let (points, chunks) = (self.points.len(), self.near_loads());
+        let (points, chunks) = (self.points.len(), if ONE { 1 } else { self.near_loads() });
         for (o, &q) in out.iter_mut().zip(positions) {
             let row = q as usize;
             let s = row >> self.shift;
@@ -356,7 +361,8 @@ mod near_simd {
     /// AVX2; `W` is the deltas' width (at most 7) and `stream` was checked by `values_near_points`: every
     /// data point's row has its delta.
     #[target_feature(enable = "avx2")]
-    pub unsafe fn near_points_u32<const W: u32, const F: usize>(
+    /// `ONE`: one load of deltas a position, so its field and count are the first and the count.
+    pub unsafe fn near_points_u32<const W: u32, const F: usize, const ONE: bool>(
         stream: &NearPoints32<'_>,
         positions: &[u32],
         out: &mut [u32],
@@ -414,10 +420,14 @@ mod near_simd {
                 } else {
                     let last = _mm256_max_epi32(_mm256_sub_epi32(count, one), zero);
                     let (mut lo, mut hi) = (_mm256_setzero_si256(), _mm256_setzero_si256());
-                    for c in 0..stream.chunks {
-                        let skip = _mm256_set1_epi32(fields_per_load * c);
-                        let at = _mm256_add_epi32(first, _mm256_min_epi32(skip, last));
-                        let kept = _mm256_min_epi32(_mm256_max_epi32(_mm256_sub_epi32(count, skip), zero), per_load);
+                    for c in 0..if ONE { 1 } else { stream.chunks } {
+                        let (at, kept) = if ONE {
+                            (first, count)
+                        } else {
+                            let skip = _mm256_set1_epi32(fields_per_load * c);
+                            let at = _mm256_add_epi32(first, _mm256_min_epi32(skip, last));
+                            (at, _mm256_min_epi32(_mm256_max_epi32(_mm256_sub_epi32(count, skip), zero), per_load))
+                        };
                         let bit = _mm256_mullo_epi32(at, _mm256_set1_epi32(W as i32));
                         let at = _mm256_srli_epi32::<3>(bit);
                         let offset = _mm256_and_si256(bit, seven);
