@@ -309,6 +309,24 @@ impl<T: LwcInt> StreamOps<T> for PforView<'_, T> {
         T::from_bits(self.patched(i, self.reference.to_bits().wrapping_add(self.slots.get(i))))
     }
 
+    /// The slots sum where they lie; only the exceptions inside the range are decoded.
+    fn sums_in_place(&self) -> bool {
+        true
+    }
+
+    fn wrapping_sum(&self, start: usize, len: usize) -> T {
+        // As `sum`: each exception's slot counted the marker, which its residual replaces. A walk over
+        // `delta(pfor)` (a column of strings' row offsets) sums its deltas without unpacking them.
+        let end = start + len;
+        let mut sum = self.slots.wrapping_sum(start, len, self.reference.to_bits());
+        self.for_each_exception(start, end, |row, residual| {
+            if (start..end).contains(&row) {
+                sum = sum.wrapping_add(residual).wrapping_sub(self.marker);
+            }
+        });
+        T::from_bits(sum)
+    }
+
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
         let out: &mut [T::Unsigned] = bytemuck::cast_slice_mut(out);
         self.slots.take_into(positions, self.reference.to_bits(), out);
@@ -379,6 +397,9 @@ mod tests {
                 let mut out = vec![T::default(); end - start];
                 view.decode_into(start, &mut out);
                 assert_eq!(out, values[start..end], "decode {start}..{end}");
+                // Summed where the slots lie, the exceptions in range patched in.
+                let want = values[start..end].iter().fold(T::Unsigned::ZERO, |s, v| s.wrapping_add(v.to_bits()));
+                assert_eq!(view.wrapping_sum(start, end - start).to_bits(), want, "sum {start}..{end}");
             }
         }
         for (i, &v) in values.iter().enumerate() {
