@@ -224,8 +224,9 @@ impl<U: Word> DeltasWithPoints<'_, U> {
         self.near_points::<W, F, ONE>(positions, out)
     }
 
+    /// [`DeltasWithPoints::values_near_points`] with the deltas' width `W` and the fields a load `F` as
+    /// constants; `ONE`: every position takes one load of deltas ([`DeltasWithPoints::near_loads`] is 1).
     #[inline(always)]
-    /// `ONE`: every position takes one load of deltas ([`DeltasWithPoints::near_loads`] is 1).
     fn near_points<const W: u32, const F: usize, const ONE: bool>(&self, positions: &[u32], out: &mut [U]) {
         use std::hint::select_unpredictable as select;
         // A data point is one 8-byte load too (at most 56 bits wide); zero-width ones read zeros.
@@ -356,12 +357,12 @@ mod near_simd {
 
     /// Writes `out[k]` for the leading groups of eight positions whose data points exist (the rest, and a
     /// group with a row in the last stride, are left to the scalar loop) and returns how many it wrote.
+    /// `ONE`: one load of deltas a position, whose first field and count are the position's own.
     ///
     /// # Safety
     /// AVX2; `W` is the deltas' width (at most 7) and `stream` was checked by `values_near_points`: every
     /// data point's row has its delta.
     #[target_feature(enable = "avx2")]
-    /// `ONE`: one load of deltas a position, so its field and count are the first and the count.
     pub unsafe fn near_points_u32<const W: u32, const F: usize, const ONE: bool>(
         stream: &NearPoints32<'_>,
         positions: &[u32],
