@@ -132,9 +132,8 @@ const SEEK_COST: usize = 32;
 /// What reading a position near its data points costs ([`prefix::DeltasWithPoints::values_near_points`]),
 /// in decoded values: a base, and a load for every `2 * fields_a_load` rows of the stride (16 where a
 /// load sums eight deltas, up to 64 for one-bit deltas: [`prefix::DeltasWithPoints::fields_a_load`]).
-/// Sorted 1 %
-/// match vectors of o_orderkey took 5.2, 6.6 and 9.0 ns a position at strides 16, 32 and 64, against
-/// 0.45 ns a value of its full decode (`take_bound` example, Intel Xeon).
+/// Sorted 1 % match vectors of o_orderkey took 5.2, 6.6 and 9.0 ns a position at strides 16, 32 and 64,
+/// against 0.45 ns a value of its full decode (`take_bound` example, Intel Xeon).
 const NEAR_SEEK_COST: usize = 20;
 const NEAR_LOAD_COST: usize = 6;
 
