@@ -376,8 +376,12 @@ impl SymbolTable {
     /// Appends the codes of each input to `out`, one after the other (as [`SymbolTable::compress_into`]
     /// each), and calls `end` with `out`'s length after each.
     ///
-    /// Two inputs at a time, their matches interleaved: each match waits on the one before it (a load, a
-    /// hash, loads, the length), and two inputs' chains run side by side.
+    /// Each match waits on the one before it (a load, a hash, loads, the length), so one input's chain
+    /// leaves the core mostly idle. The inputs are copied back to back into batches of about
+    /// [`BATCH_BYTES`], each batch is cut into [`LANES`] runs of whole inputs of about equal bytes, and the
+    /// runs' chains advance side by side. Inside a batch a word read near an input's end takes the next
+    /// input's bytes, masked off: the last bytes of an input match as the first ones do, without a
+    /// branch on how many are left.
     pub fn compress_all<'s>(
         &self,
         inputs: impl IntoIterator<Item = &'s [u8]>,
@@ -385,38 +389,178 @@ impl SymbolTable {
         mut end: impl FnMut(usize),
     ) {
         let mut inputs = inputs.into_iter();
-        while let Some(a) = inputs.next() {
-            let Some(b) = inputs.next() else {
-                self.compress_into(a, out);
-                end(out.len());
-                break;
-            };
-            let (bound_a, bound_b) = (Self::compressed_len_bound(a.len()), Self::compressed_len_bound(b.len()));
-            out.reserve(bound_a + bound_b);
-            let spare = &mut out.spare_capacity_mut()[..bound_a + bound_b];
-            let (buf_a, buf_b) = spare.split_at_mut(bound_a);
-            let (mut ra, mut rb) = (Row::new(a, buf_a), Row::new(b, buf_b));
-            while ra.i + 8 <= a.len() && rb.i + 8 <= b.len() {
-                ra.step(&self.matcher);
-                rb.step(&self.matcher);
+        let mut batch = Batch::default();
+        loop {
+            batch.clear();
+            for input in inputs.by_ref() {
+                batch.push(input);
+                if batch.len >= BATCH_BYTES {
+                    break;
+                }
             }
-            ra.finish(&self.matcher);
-            rb.finish(&self.matcher);
-            let (written_a, written_b) = (ra.o, rb.o);
-            // `b`'s codes move down to follow `a`'s.
-            spare.copy_within(bound_a..bound_a + written_b, written_a);
-            let len = out.len();
-            // SAFETY: the first `written_a + written_b` bytes of the spare capacity are `a`'s codes, then
-            // `b`'s, each written by its row.
-            unsafe { out.set_len(len + written_a + written_b) };
-            end(len + written_a);
-            end(len + written_a + written_b);
+            if batch.starts.len() == 1 {
+                return;
+            }
+            batch.compress(&self.matcher, out, &mut end);
         }
     }
 
     /// Appends the decoded bytes of `codes` to `out` (see [`Decoder::decompress_into`]).
     pub fn decompress_into(&self, codes: &[u8], out: &mut Vec<u8>) {
         self.decoder.decompress_into(codes, out)
+    }
+}
+
+/// Input bytes compressed together by [`SymbolTable::compress_all`], about this many at a time: with
+/// their codes and the lookup tables' hot part, the batch stays near the core.
+const BATCH_BYTES: usize = 8 << 10;
+/// Chains of matches advanced side by side: enough to cover a match's latency, few enough that their
+/// state stays in registers.
+const LANES: usize = 4;
+
+/// Inputs copied back to back, with room to read a word at any of their positions.
+#[derive(Default)]
+struct Batch {
+    /// The inputs' bytes, `len` of them, then at least [`MAX_SYMBOL_LEN`] more (of any value).
+    bytes: Vec<u8>,
+    len: usize,
+    /// By position in `bytes` plus 8: 8 times the bytes of the word read there that are not its input's
+    /// (a shift up and back down clears them). All 0 between batches; each input's last 8 positions are
+    /// set for a batch and put back after it.
+    left: Vec<u8>,
+    /// Where each input starts in `bytes`, then where the last one ends.
+    starts: Vec<usize>,
+    /// Codes: each lane's inputs write from twice the position of its first input (an input's codes take
+    /// at most two bytes a byte).
+    codes: Vec<u8>,
+    /// By position in `bytes`: where the codes end when a lane's match ends there. Every input's end
+    /// is such a position, as no match crosses one.
+    code_end: Vec<u32>,
+}
+
+impl Batch {
+    fn clear(&mut self) {
+        self.len = 0;
+        self.starts.clear();
+        self.starts.push(0);
+    }
+
+    #[inline]
+    fn push(&mut self, input: &[u8]) {
+        let end = self.len + input.len();
+        if self.bytes.len() < end + MAX_SYMBOL_LEN {
+            self.bytes.resize((end + MAX_SYMBOL_LEN).max(BATCH_BYTES + 64), 0);
+        }
+        copy_short(input, &mut self.bytes[self.len..end + MAX_SYMBOL_LEN]);
+        self.len = end;
+        self.starts.push(end);
+    }
+
+    /// Appends the codes of the batch's inputs to `out`, calling `end` after each.
+    fn compress(&mut self, m: &Matcher, out: &mut Vec<u8>, end: &mut impl FnMut(usize)) {
+        let (total, n) = (self.len, self.starts.len() - 1);
+        if self.codes.len() < 2 * total {
+            self.codes.resize(2 * total, 0);
+        }
+        if self.code_end.len() <= total {
+            self.code_end.resize(total + 1, 0);
+        }
+        if self.left.len() < total + 8 {
+            self.left.resize(total + 8, 0);
+        }
+        // Each input's last 8 positions count up to its end; from the last input back, so that an
+        // input's own end writes its positions last (a short input's next one wrote over some of them).
+        for &at in self.starts[1..].iter().rev() {
+            self.left[at..at + 8].copy_from_slice(&[0, 8, 16, 24, 32, 40, 48, 56]);
+        }
+        // Lane `l` takes the inputs from the first one that starts at or after `l / LANES` of the bytes.
+        let mut first = [n; LANES + 1];
+        for (l, f) in first.iter_mut().enumerate().take(LANES) {
+            *f = self.starts[..n].partition_point(|&s| s < l * total / LANES);
+        }
+        let start: [usize; LANES + 1] = std::array::from_fn(|l| self.starts[first[l]]);
+        let mut pos: [usize; LANES] = std::array::from_fn(|l| start[l]);
+        let mut o: [usize; LANES] = std::array::from_fn(|l| 2 * start[l]);
+        // Raw pointers: the step is a handful of instructions, and a bounds check on each access took as
+        // many again.
+        let (bytes, left) = (self.bytes.as_ptr(), self.left.as_ptr());
+        let (codes, code_end) = (self.codes.as_mut_ptr(), self.code_end.as_mut_ptr());
+        // One match at `pos < total`, in an input with bytes left.
+        let step = |pos: &mut usize, o: &mut usize| {
+            let p = *pos;
+            // SAFETY: `p < total`; `bytes` holds `total + 8` bytes and `left` at least as many. A match is
+            // at least 1 byte and at most `avail`, the bytes left in its input, so `pos` stays within its
+            // lane's inputs (`<= total`, and `code_end` holds `total + 1`); a lane's codes, at most two a
+            // byte read, start at twice its first position, so `o + 1 < 2 * p + 2 <= 2 * total`, the
+            // length of `codes`.
+            unsafe {
+                let shift = *left.add(p + 8) as u32;
+                // The input's bytes only: past its end, zeros (the next input's bytes are not its own).
+                let word = bytes.add(p).cast::<u64>().read_unaligned().to_le() << shift >> shift;
+                let mut e = m.longest(word);
+                let avail = 8 - (shift / 8) as usize;
+                if (e >> 8) as usize > avail {
+                    // Only a symbol that holds zero bytes matches past the end: the careful match.
+                    e = m.longest_within(word, avail);
+                }
+                // The literal goes after the code unconditionally; it stays only after an escape.
+                *codes.add(*o) = e as u8;
+                *codes.add(*o + 1) = word as u8;
+                *o += 1 + (e == ESCAPE_ENTRY) as usize;
+                *pos = p + (e >> 8) as usize;
+                *code_end.add(*pos) = *o as u32;
+            }
+        };
+        while (0..LANES).all(|l| pos[l] < start[l + 1]) {
+            for l in 0..LANES {
+                step(&mut pos[l], &mut o[l]);
+            }
+        }
+        for l in 0..LANES {
+            while pos[l] < start[l + 1] {
+                step(&mut pos[l], &mut o[l]);
+            }
+        }
+        for &at in &self.starts[1..] {
+            self.left[at..at + 8].fill(0);
+        }
+        for l in 0..LANES {
+            let base = out.len();
+            out.extend_from_slice(&self.codes[2 * start[l]..o[l]]);
+            for &at in &self.starts[first[l] + 1..=first[l + 1]] {
+                // Inputs that end where the lane starts are empty.
+                let e = if at == start[l] { 2 * start[l] } else { self.code_end[at] as usize };
+                end(base + e - 2 * start[l]);
+            }
+        }
+    }
+}
+
+/// Copies `src` to the start of `dst`. Inputs are mostly short, and a call to `memcpy` for each took
+/// longer than the copy: up to 32 bytes go as two overlapping pieces of the largest size that fits.
+#[inline(always)]
+fn copy_short(src: &[u8], dst: &mut [u8]) {
+    let n = src.len();
+    match n {
+        0 => {}
+        1..=3 => {
+            dst[0] = src[0];
+            dst[n / 2] = src[n / 2];
+            dst[n - 1] = src[n - 1];
+        }
+        4..=7 => {
+            dst[..4].copy_from_slice(&src[..4]);
+            dst[n - 4..n].copy_from_slice(&src[n - 4..]);
+        }
+        8..=16 => {
+            dst[..8].copy_from_slice(&src[..8]);
+            dst[n - 8..n].copy_from_slice(&src[n - 8..]);
+        }
+        17..=32 => {
+            dst[..16].copy_from_slice(&src[..16]);
+            dst[n - 16..n].copy_from_slice(&src[n - 16..]);
+        }
+        _ => dst[..n].copy_from_slice(src),
     }
 }
 
@@ -968,6 +1112,42 @@ mod tests {
         }
         let (raw, packed) = round_trip(&strings);
         assert!(raw > train::SAMPLE_TARGET && packed * 2 < raw, "{raw} -> {packed}");
+    }
+
+    /// Many batches: every length up to past the copy's short cases, empty inputs in runs (at lanes'
+    /// and batches' edges too), inputs longer than a batch, zero bytes, and a table whose symbols hold
+    /// zeros, all as one input at a time writes them.
+    #[test]
+    fn compress_all_over_many_batches_is_compress_into_each() {
+        let text = comments(3_000, 11).concat();
+        let zeros = [b"ab\0\0c\0".as_slice(), b"\0\0\0\0\0\0\0\0", b"a\0", b"\0"];
+        let mut inputs: Vec<&[u8]> = Vec::new();
+        let mut at = 0;
+        for k in 0..20_000usize {
+            let len = match k % 97 {
+                0 => 3 * BATCH_BYTES + k % 7,
+                1..=5 => 0,
+                6 => 40 + k % 500,
+                _ => k % 37,
+            };
+            if at + len > text.len() {
+                at = 0;
+            }
+            inputs.push(if k % 89 == 3 { zeros[k % zeros.len()] } else { &text[at..at + len] });
+            at += len;
+        }
+        let zero_symbols = SymbolTable::from_parts(&[0, 0x6100, 0x0062_6100, 0x0a, 0x0000_0063_0000], &[2, 2, 4, 1, 5]);
+        for t in [SymbolTable::train(&inputs), zero_symbols.unwrap(), SymbolTable::train(&[])] {
+            let (mut expect, mut expect_ends) = (vec![7u8], vec![]);
+            for s in &inputs {
+                t.compress_into(s, &mut expect);
+                expect_ends.push(expect.len());
+            }
+            let (mut codes, mut ends) = (vec![7u8], vec![]);
+            t.compress_all(inputs.iter().copied(), &mut codes, |end| ends.push(end));
+            assert_eq!(ends, expect_ends);
+            assert!(codes == expect);
+        }
     }
 
     #[test]
