@@ -392,16 +392,28 @@ impl SymbolTable {
         let mut batch = Batch::default();
         loop {
             batch.clear();
+            let mut long = None;
             for input in inputs.by_ref() {
+                if input.len() > LONG_INPUT {
+                    long = Some(input);
+                    break;
+                }
                 batch.push(input);
                 if batch.len >= BATCH_BYTES {
                     break;
                 }
             }
-            if batch.starts.len() == 1 {
-                return;
+            if batch.starts.len() > 1 {
+                batch.compress(&self.matcher, out, &mut end);
             }
-            batch.compress(&self.matcher, out, &mut end);
+            match long {
+                Some(input) => {
+                    self.compress_into(input, out);
+                    end(out.len());
+                }
+                None if batch.starts.len() == 1 => return,
+                None => {}
+            }
         }
     }
 
@@ -414,6 +426,9 @@ impl SymbolTable {
 /// Input bytes compressed together by [`SymbolTable::compress_all`], about this many at a time: with
 /// their codes and the lookup tables' hot part, the batch stays near the core.
 const BATCH_BYTES: usize = 8 << 10;
+/// Inputs longer than this are compressed on their own: a batch stays small, and its code ends fit in a
+/// `u32`.
+const LONG_INPUT: usize = 64 << 10;
 /// Chains of matches advanced side by side: enough to cover a match's latency, few enough that their
 /// state stays in registers.
 const LANES: usize = 4;
@@ -427,7 +442,7 @@ struct Batch {
     /// By position in `bytes` plus 8: 8 times the bytes of the word read there that are not its input's
     /// (a shift up and back down clears them). All 0 between batches; each input's last 8 positions are
     /// set for a batch and put back after it.
-    left: Vec<u8>,
+    shifts: Vec<u8>,
     /// Where each input starts in `bytes`, then where the last one ends.
     starts: Vec<usize>,
     /// Codes: each lane's inputs write from twice the position of its first input (an input's codes take
@@ -465,13 +480,13 @@ impl Batch {
         if self.code_end.len() <= total {
             self.code_end.resize(total + 1, 0);
         }
-        if self.left.len() < total + 8 {
-            self.left.resize(total + 8, 0);
+        if self.shifts.len() < total + 8 {
+            self.shifts.resize(total + 8, 0);
         }
         // Each input's last 8 positions count up to its end; from the last input back, so that an
         // input's own end writes its positions last (a short input's next one wrote over some of them).
         for &at in self.starts[1..].iter().rev() {
-            self.left[at..at + 8].copy_from_slice(&[0, 8, 16, 24, 32, 40, 48, 56]);
+            self.shifts[at..at + 8].copy_from_slice(&[0, 8, 16, 24, 32, 40, 48, 56]);
         }
         // Lane `l` takes the inputs from the first one that starts at or after `l / LANES` of the bytes.
         let mut first = [n; LANES + 1];
@@ -483,18 +498,18 @@ impl Batch {
         let mut o: [usize; LANES] = std::array::from_fn(|l| 2 * start[l]);
         // Raw pointers: the step is a handful of instructions, and a bounds check on each access took as
         // many again.
-        let (bytes, left) = (self.bytes.as_ptr(), self.left.as_ptr());
+        let (bytes, shifts) = (self.bytes.as_ptr(), self.shifts.as_ptr());
         let (codes, code_end) = (self.codes.as_mut_ptr(), self.code_end.as_mut_ptr());
         // One match at `pos < total`, in an input with bytes left.
         let step = |pos: &mut usize, o: &mut usize| {
             let p = *pos;
-            // SAFETY: `p < total`; `bytes` holds `total + 8` bytes and `left` at least as many. A match is
+            // SAFETY: `p < total`; `bytes` holds `total + 8` bytes and `shifts` at least as many. A match is
             // at least 1 byte and at most `avail`, the bytes left in its input, so `pos` stays within its
             // lane's inputs (`<= total`, and `code_end` holds `total + 1`); a lane's codes, at most two a
             // byte read, start at twice its first position, so `o + 1 < 2 * p + 2 <= 2 * total`, the
             // length of `codes`.
             unsafe {
-                let shift = *left.add(p + 8) as u32;
+                let shift = *shifts.add(p + 8) as u32;
                 // The input's bytes only: past its end, zeros (the next input's bytes are not its own).
                 let word = bytes.add(p).cast::<u64>().read_unaligned().to_le() << shift >> shift;
                 let mut e = m.longest(word);
@@ -522,7 +537,7 @@ impl Batch {
             }
         }
         for &at in &self.starts[1..] {
-            self.left[at..at + 8].fill(0);
+            self.shifts[at..at + 8].fill(0);
         }
         for l in 0..LANES {
             let base = out.len();
@@ -1115,16 +1130,17 @@ mod tests {
     }
 
     /// Many batches: every length up to past the copy's short cases, empty inputs in runs (at lanes'
-    /// and batches' edges too), inputs longer than a batch, zero bytes, and a table whose symbols hold
+    /// and batches' edges too), inputs longer than a batch and than a batch takes, zero bytes, and a table whose symbols hold
     /// zeros, all as one input at a time writes them.
     #[test]
     fn compress_all_over_many_batches_is_compress_into_each() {
-        let text = comments(3_000, 11).concat();
+        let text = comments(6_000, 11).concat();
         let zeros = [b"ab\0\0c\0".as_slice(), b"\0\0\0\0\0\0\0\0", b"a\0", b"\0"];
         let mut inputs: Vec<&[u8]> = Vec::new();
         let mut at = 0;
         for k in 0..20_000usize {
             let len = match k % 97 {
+                0 if k % 5 == 0 => LONG_INPUT + k % 3,
                 0 => 3 * BATCH_BYTES + k % 7,
                 1..=5 => 0,
                 6 => 40 + k % 500,
