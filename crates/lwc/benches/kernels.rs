@@ -8,8 +8,8 @@
 //! - `take_crossover`: lwc `gather` against decode-then-gather at list lengths from `n / 64` to `2n`.
 //! - `filter_gt`: `x > median` on the packed stream, decode-then-compare, and on a plain `Vec`.
 //! - `fsst`: FSST on 65,536 TPC-H-like comments (10 to 43 bytes cut from text of the TPC-H grammar):
-//!   training, compressing string by string (`compress_each`) and two strings at a time (`compress_all`),
-//!   decompressing string by string and all codes in one call;
+//!   training, compressing string by string (`compress_each`) and in batches of four runs side by side
+//!   (`compress_all`), decompressing string by string and all codes in one call;
 //!   throughput in bytes of decoded text.
 //!
 //! Run with `cargo bench -p lwc --bench kernels`.

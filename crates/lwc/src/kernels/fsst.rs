@@ -464,7 +464,8 @@ impl Batch {
     fn push(&mut self, input: &[u8]) {
         let end = self.len + input.len();
         if self.bytes.len() < end + MAX_SYMBOL_LEN {
-            self.bytes.resize((end + MAX_SYMBOL_LEN).max(BATCH_BYTES + 64), 0);
+            // Doubling, from what the inputs need: a call with a few short inputs zeroes a few bytes.
+            self.bytes.resize((end + MAX_SYMBOL_LEN).max(2 * self.bytes.len()), 0);
         }
         copy_short(input, &mut self.bytes[self.len..end + MAX_SYMBOL_LEN]);
         self.len = end;
