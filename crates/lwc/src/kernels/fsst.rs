@@ -399,7 +399,7 @@ impl SymbolTable {
                     break;
                 }
                 batch.push(input);
-                if batch.len >= BATCH_BYTES {
+                if batch.len() >= BATCH_BYTES {
                     break;
                 }
             }
@@ -436,9 +436,8 @@ const LANES: usize = 4;
 /// Inputs copied back to back, with room to read a word at any of their positions.
 #[derive(Default)]
 struct Batch {
-    /// The inputs' bytes, `len` of them, then at least [`MAX_SYMBOL_LEN`] more (of any value).
+    /// The inputs' bytes, then at least [`MAX_SYMBOL_LEN`] more (of any value).
     bytes: Vec<u8>,
-    len: usize,
     /// By position in `bytes` plus 8: 8 times the bytes of the word read there that are not its input's
     /// (a shift up and back down clears them). All 0 between batches; each input's last 8 positions are
     /// set for a batch and put back after it.
@@ -455,26 +454,29 @@ struct Batch {
 
 impl Batch {
     fn clear(&mut self) {
-        self.len = 0;
         self.starts.clear();
         self.starts.push(0);
     }
 
+    /// The inputs' bytes.
+    fn len(&self) -> usize {
+        self.starts[self.starts.len() - 1]
+    }
+
     #[inline]
     fn push(&mut self, input: &[u8]) {
-        let end = self.len + input.len();
+        let (at, end) = (self.len(), self.len() + input.len());
         if self.bytes.len() < end + MAX_SYMBOL_LEN {
             // Doubling, from what the inputs need: a call with a few short inputs zeroes a few bytes.
             self.bytes.resize((end + MAX_SYMBOL_LEN).max(2 * self.bytes.len()), 0);
         }
-        copy_short(input, &mut self.bytes[self.len..end + MAX_SYMBOL_LEN]);
-        self.len = end;
+        copy_short(input, &mut self.bytes[at..end + MAX_SYMBOL_LEN]);
         self.starts.push(end);
     }
 
     /// Appends the codes of the batch's inputs to `out`, calling `end` after each.
     fn compress(&mut self, m: &Matcher, out: &mut Vec<u8>, end: &mut impl FnMut(usize)) {
-        let (total, n) = (self.len, self.starts.len() - 1);
+        let (total, n) = (self.len(), self.starts.len() - 1);
         if self.codes.len() < 2 * total {
             self.codes.resize(2 * total, 0);
         }
