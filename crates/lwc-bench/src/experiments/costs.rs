@@ -38,8 +38,8 @@ const PASSES: usize = 3;
 /// Random positions of a loop of lone `get`s, and of the TPC-H table's takes.
 const POSITIONS: usize = 1_000;
 /// Random positions the loops of lone `get`s go through, [`POSITIONS`] a loop, each loop on from where the
-/// last stopped: the same 1,000 again and again found their 64 KB of cache lines in L2 from the second
-/// loop on, where the model prices a lookup at its column's working set.
+/// last stopped: the same 1,000 again and again kept their 64 KB of cache lines in L2 and let the branch
+/// predictor learn their searches, where the model prices a lookup at its column's working set.
 const GET_POSITIONS: usize = 64 * POSITIONS;
 /// Rows of the columns that outgrow the caches (256 MiB as `u32` plain).
 const LARGE_ROWS: usize = 1 << 26;
@@ -118,7 +118,7 @@ fn measure<T: lwc::Value>(column: &Column<'_, T>, reads: &Reads, settings: Setti
     let (mut all, mut taken) = (vec![T::default(); n], vec![T::default(); reads.take.len()]);
     // Each value is used (its bits summed, as the calibration does). A loop that only asked whether a
     // row is null need not read the value: gets of bitpack, for, for_n, plain and radix measured
-    // 0.52-0.58x their prediction so, and 0.83-0.94x summed (AMD EPYC Zen 5).
+    // 0.52-0.71x their prediction so, and 0.83-0.94x summed (AMD EPYC Zen 5).
     let mut next = 0;
     let gets = || {
         let mut sum = 0u64;
