@@ -33,8 +33,8 @@ use lwc_file::{ColumnAggregates, Filter, LwcFile, Sum};
 use crate::LwcScanExec;
 
 /// The physical optimizer rule that answers `count`, `sum`, `avg`, `min` and `max` over one filtered lwc
-/// table on the encoded segments (see the [module](self)). Add it after DataFusion's own rules, as
-/// [`crate::session_context`] does:
+/// table on the encoded segments. Add it after DataFusion's own rules, as [`crate::session_context`]
+/// does:
 ///
 /// ```
 /// use std::sync::Arc;

@@ -197,7 +197,7 @@ impl Eq for EncodedColumn {}
 impl EncodedColumn {
     /// Encodes `values` (with optional validity, bit set = not null) into segments; `options` is an
     /// [`EncodeOptions`] or anything that converts into one (an [`Encoding`](crate::Encoding), a
-    /// [`Cascade`], an [`Objective`](crate::Objective)).
+    /// [`Cascade`](crate::Cascade), an [`Objective`](crate::Objective)).
     pub fn encode<T: Value>(
         values: &[T],
         validity: Option<&Bitmap>,

@@ -1,5 +1,5 @@
 //! Columns: many segments behind global row ids, with the same operations as a segment at column level.
-//! The bytes a column is stored as, and the builder that writes them, are in [`container`].
+//! The bytes a column is stored as, and the builder that writes them, are in `container`.
 
 mod container;
 

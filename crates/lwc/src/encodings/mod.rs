@@ -1,14 +1,14 @@
-//! Encodings: one file each, all of one shape, registered in one table ([`registry!`] below).
+//! Encodings: one file each, all of one shape, registered in one table (`registry!` below).
 //!
 //! An encoding turns a slice of integers (no nulls: the segment layer has filled them) into a *stream*
 //! and reads a stream back through a validated view. Each file provides:
 //!
-//! - the writing half, an [`Encoder`]: its facts (child streams, parameter, what data it needs, when the
+//! - the writing half, an `Encoder`: its facts (child streams, parameter, what data it needs, when the
 //!   selector prunes it, what width the cost model prices it at and what data calibrates it), its size
-//!   estimate and its encoder. Child streams are handed to a [`Children`] sink, which the selector's
+//!   estimate and its encoder. Child streams are handed to a `Children` sink, which the selector's
 //!   driver implements: an encoding never chooses its children's encodings itself;
-//! - the reading half, a view that [`OpenStream`] opens and that answers the operation set,
-//!   [`StreamOps`]: decode a range, get one value, take positions, filter by a value range or set, sum
+//! - the reading half, a view that `OpenStream` opens and that answers the operation set,
+//!   `StreamOps`: decode a range, get one value, take positions, filter by a value range or set, sum
 //!   and aggregate a selection. What it cannot do better than "decode a block, then work on plain values"
 //!   comes from block-at-a-time defaults, so nothing is materialized whole.
 //!
@@ -221,7 +221,7 @@ pub struct ChildReads {
     pub values: f64,
     /// Searches of the child's sorted values per lookup of the parent (run ends, exception rows): each a
     /// bisection of `log2(rows + 1)` lookups, or what the child's own search costs
-    /// ([`Encoder::search_gets`]).
+    /// (`Encoder::search_gets`).
     pub searches: f64,
 }
 

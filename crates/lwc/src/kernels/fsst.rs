@@ -378,7 +378,7 @@ impl SymbolTable {
     ///
     /// Each match waits on the one before it (a load, a hash, loads, the length), so one input's chain
     /// leaves the core mostly idle. The inputs are copied back to back into batches of about
-    /// [`BATCH_BYTES`], each batch is cut into [`LANES`] runs of whole inputs of about equal bytes, and the
+    /// `BATCH_BYTES`, each batch is cut into `LANES` runs of whole inputs of about equal bytes, and the
     /// runs' chains advance side by side. Inside a batch a word read near an input's end takes the next
     /// input's bytes, masked off: the last bytes of an input match as the first ones do, without a
     /// branch on how many are left.

@@ -6,7 +6,7 @@
 //!
 //! 1. **Profile**: the min, max and bit-OR the encoders need anyway, and, on a sample of 10 runs of 64
 //!    values, sortedness, run count, step, delta width, distinct values and a common divisor: the
-//!    stream's [`Shape`](crate::stats::Shape).
+//!    stream's `Shape`.
 //! 2. **Prune**: encodings that take a stream at once when they apply (constants, arithmetic sequences)
 //!    are taken; the others are skipped where the shape rules them out, each with its reason, which the
 //!    encoding's own file gives.
