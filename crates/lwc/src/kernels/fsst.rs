@@ -1133,8 +1133,8 @@ mod tests {
     }
 
     /// Many batches: every length up to past the copy's short cases, empty inputs in runs (at lanes'
-    /// and batches' edges too), inputs longer than a batch and than a batch takes, zero bytes, and a table whose symbols hold
-    /// zeros, all as one input at a time writes them.
+    /// and batches' edges too), inputs longer than a batch and past [`LONG_INPUT`] (compressed on their
+    /// own), zero bytes, and a table whose symbols hold zeros, all as one input at a time writes them.
     #[test]
     fn compress_all_over_many_batches_is_compress_into_each() {
         let text = comments(6_000, 11).concat();
