@@ -87,6 +87,12 @@ fn main() -> Result<(), lwc::Error> {
     for cascade in &cascades {
         let encoded = EncodedColumn::encode(&values, None, EncodeOptions::with_encoding(cascade.parse::<Cascade>()?))?;
         let column = encoded.open::<u32>()?;
+        if std::env::var("SHOW").is_ok() {
+            println!("{cascade}: {} bytes", encoded.as_bytes().len());
+            for (chosen, segments) in column.cascades() {
+                println!("{cascade} chose {chosen} for {segments} segments");
+            }
+        }
         let (mut out, mut gathered, mut decoded) = (vec![0u32; k], vec![0u32; k], vec![0u32; rows]);
         if let Ok(profile) = std::env::var("PROFILE") {
             let positions = if profile == "sorted" { &sorted } else { &random };
