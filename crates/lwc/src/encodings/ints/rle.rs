@@ -32,7 +32,7 @@ use crate::error::{Error, Result};
 use crate::kernels::bitpack::BLOCK;
 use crate::kernels::positions::{runs_of_rows, RUN_WINDOW};
 use crate::selection::Selection;
-use crate::types::LwcInt;
+use crate::types::{LwcInt, Word};
 
 pub(crate) struct Rle;
 
@@ -528,6 +528,30 @@ fn fill_runs<T: Copy>(out: &mut [T], start: usize, mut row: usize, ends: &[u32],
     row
 }
 
+/// The sum of runs, given by their ends and values in order, over rows `row .. n`, and the row reached.
+/// Where the ends ascend from `row` within `n` and the values have at most 32 bits, each run's value times
+/// its length is summed in `i64`, which vectorizes and is exact: the block spans fewer than 2^31 rows.
+/// Otherwise run by run in `i128`, each run clamped to the rows after the one before.
+fn sum_runs<T: LwcInt>(mut row: usize, n: usize, ends: &[u32], values: &[T]) -> (i128, usize) {
+    let (Some(&first), Some(&last)) = (ends.first(), ends.last()) else {
+        return (0, row);
+    };
+    let ascending = u32::try_from(row).is_ok_and(|row| first_descent(row, ends).is_none());
+    if ascending && <T::Unsigned as Word>::BITS <= 32 && last as usize <= n && (last as usize - row) < 1 << 31 {
+        let narrow = |v: T| v.to_i128() as i64;
+        let lengths = ends.windows(2).map(|w| i64::from(w[1] - w[0]));
+        let rest: i64 = values[1..].iter().zip(lengths).map(|(&v, len)| narrow(v) * len).sum();
+        return ((narrow(values[0]) * (first as usize - row) as i64 + rest) as i128, last as usize);
+    }
+    let mut sum = 0;
+    for (&e, &value) in ends.iter().zip(values) {
+        let stop = (e as usize).clamp(row, n);
+        sum += value.to_i128() * (stop - row) as i128;
+        row = stop;
+    }
+    (sum, row)
+}
+
 /// `count` rows of `value`.
 fn repeated<T: LwcInt>(value: T, count: usize) -> SumMinMax<T> {
     SumMinMax { sum: value.to_i128() * count as i128, min: Some(value), max: Some(value) }
@@ -626,11 +650,15 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
     }
 
     fn sum(&self) -> i128 {
-        let mut sum = 0;
-        self.for_each_run(0, self.runs(), |rows, value| {
-            sum += value.to_i128() * rows.len() as i128;
-            true
-        });
+        let (mut ends, mut values) = ([0u32; BLOCK], [T::default(); BLOCK]);
+        let (mut sum, mut row) = (0, 0);
+        for run in (0..self.runs()).step_by(BLOCK) {
+            let k = (self.runs() - run).min(BLOCK);
+            self.ends.decode_into(run, &mut ends[..k]);
+            self.values.decode_into(run, &mut values[..k]);
+            let (block, reached) = sum_runs(row, self.n, &ends[..k], &values[..k]);
+            (sum, row) = (sum + block, reached);
+        }
         sum
     }
 
@@ -699,6 +727,39 @@ mod tests {
         assert_eq!(whole_runs(&values, &[]), (vec![], vec![]));
     }
     use crate::encodings::test_shapes::{l_orderkey, ps_partkey};
+
+    /// Sums of runs match a sum run by run, in `i64` lanes and in `i128`: extreme values, blocks up to 2^31
+    /// rows long, and ends that do not ascend (clamped to the rows after the run before, as a decode fills).
+    #[test]
+    fn runs_sum_exactly_at_the_extremes() {
+        fn reference<T: LwcInt>(mut row: usize, n: usize, ends: &[u32], values: &[T]) -> i128 {
+            let mut sum = 0;
+            for (&e, &v) in ends.iter().zip(values) {
+                let stop = (e as usize).clamp(row, n);
+                sum += v.to_i128() * (stop - row) as i128;
+                row = stop;
+            }
+            sum
+        }
+        fn check<T: LwcInt>(row: usize, n: usize, ends: &[u32], values: &[T]) {
+            let expect = reference(row, n, ends, values);
+            assert_eq!(sum_runs(row, n, ends, values).0, expect, "{ends:?} from {row}");
+        }
+        let big = [(1u32 << 31) - 1, u32::MAX - 1, u32::MAX];
+        check(0, u32::MAX as usize, &big, &[u32::MAX, u32::MAX, 7]);
+        check(0, u32::MAX as usize, &big, &[i32::MIN, i32::MAX, i32::MIN]);
+        check(0, u32::MAX as usize, &big, &[u64::MAX, u64::MAX, 1]);
+        check(0, u32::MAX as usize, &[1 << 30, (1 << 31) - 1], &[i32::MIN, i32::MIN]);
+        check(5, 100, &[10, 20, 15, 200, 30], &[-3i16, 4, 9, -1, 2]);
+        check(5, 100, &[3, 50], &[u8::MAX, 1]);
+        let mut rng = SplitMix(13);
+        for _ in 0..200 {
+            let ends: Vec<u32> = (1..=500).map(|i| i * 3 - (rng.next() % 3) as u32).collect();
+            let values: Vec<i32> = ends.iter().map(|_| rng.next() as i32).collect();
+            check(1, 1500, &ends, &values);
+            check(0, 1000, &ends, &values);
+        }
+    }
 
     /// Runs filled from their ends match a fill run by run, from any row and up to any end, across the
     /// fixed-size stores of short runs and the fills of long ones; ends in any order fill nothing outside
