@@ -62,6 +62,17 @@ with_avx2! {
 }
 
 with_avx2! {
+    /// `words[i] = reference + d · words[i]` in place, wrapping in the word: the values back from their
+    /// quotients (what [`divide_offsets`] wrote). Multiplied in the word itself, which is the same modulo
+    /// its width as the 64-bit product cut to it, and lets 32-bit words take one vector multiply a lane.
+    pub fn multiply_offsets[U: Word](words: &mut [U], reference: U, d: U) -> () {
+        for w in words.iter_mut() {
+            *w = reference.wrapping_add(w.wrapping_mul(d));
+        }
+    }
+}
+
+with_avx2! {
     /// Whether `by` divides every value's offset from `min`: a multiply and a compare a value, in blocks
     /// that stop the pass at the first block holding a value it does not divide.
     pub fn divides_offsets[T: LwcInt](values: &[T], min: T, by: ExactDivisor) -> bool {
@@ -142,6 +153,29 @@ mod tests {
             if divided {
                 prop_assert_eq!(out, offsets.iter().map(|o| o / d).collect::<Vec<_>>());
             }
+        }
+    }
+
+    proptest! {
+        /// Values back from quotients, in each word, as the 64-bit product and sum cut to the word.
+        #[test]
+        fn offsets_multiply_as_the_wide_product_cut_to_the_word(
+            quotients in prop::collection::vec(any::<u64>(), 0..100), reference in any::<u64>(), d in divisors()
+        ) {
+            let wide: Vec<u64> = quotients.iter().map(|&q| reference.wrapping_add(q.wrapping_mul(d))).collect();
+            // The same in a narrower word: its quotients, reference and divisor cut to it.
+            let cut = |q: u64, bits: u32| reference.wrapping_add((q & u64::MAX >> (64 - bits)).wrapping_mul(d));
+            super::super::on_every_path(|| {
+                let mut words = quotients.clone();
+                multiply_offsets(&mut words, reference, d);
+                assert_eq!(words, wide);
+                let mut words: Vec<u32> = quotients.iter().map(|&q| q as u32).collect();
+                multiply_offsets(&mut words, reference as u32, d as u32);
+                assert!(words.iter().zip(&quotients).all(|(&w, &q)| w == cut(q, 32) as u32));
+                let mut words: Vec<u8> = quotients.iter().map(|&q| q as u8).collect();
+                multiply_offsets(&mut words, reference as u8, d as u8);
+                assert!(words.iter().zip(&quotients).all(|(&w, &q)| w == cut(q, 8) as u8));
+            });
         }
     }
 

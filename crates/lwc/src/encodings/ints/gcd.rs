@@ -17,7 +17,7 @@ use crate::stats::{Stats, Shape, SplitMix};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
-use crate::kernels::divisor::{ExactDivisor, common_divisor, divide_offsets};
+use crate::kernels::divisor::{ExactDivisor, common_divisor, divide_offsets, multiply_offsets};
 use crate::selection::Selection;
 use crate::types::{LwcInt, Word};
 
@@ -141,9 +141,8 @@ impl<T: LwcInt> StreamOps<T> for GcdView<'_, T> {
     fn decode_into(&self, start: usize, out: &mut [T]) {
         let quotients: &mut [T::Unsigned] = bytemuck::cast_slice_mut(out);
         self.quotients.decode_into(start, quotients);
-        for v in out.iter_mut() {
-            *v = self.value(v.to_bits());
-        }
+        // As `value` does for each, in one pass (a 64-bit multiply a value took as long as the unpacking).
+        multiply_offsets(quotients, self.reference.to_bits(), T::Unsigned::from_u64(self.divisor));
     }
 
     fn get(&self, i: usize) -> T {
