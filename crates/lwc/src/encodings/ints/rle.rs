@@ -499,7 +499,7 @@ fn fill_runs<T: Copy>(out: &mut [T], start: usize, mut row: usize, ends: &[u32],
     // whose exit mispredicts on runs of random length (l_orderkey: 7x faster).
     const SHORT: usize = 8;
     let end = start + out.len();
-    let ascending = u32::try_from(row).is_ok_and(|row| first_descent(row, ends).is_none());
+    let ascending = !ends.is_empty() && u32::try_from(row).is_ok_and(|row| first_descent(row, ends).is_none());
     // Runs whose row before them leaves room for a whole short store.
     let roomy = if ascending { ends.partition_point(|&e| e as usize + SHORT <= end) } else { 0 };
     for (&e, &value) in ends[..roomy].iter().zip(values) {
@@ -563,10 +563,10 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
     }
 
     fn decode_into(&self, start: usize, out: &mut [T]) {
-        let end = start + out.len();
         if out.is_empty() {
             return;
         }
+        let end = start + out.len();
         let (mut ends, mut values) = ([0u32; BLOCK], [T::default(); BLOCK]);
         let (mut run, mut row) = (self.run_of(start), start);
         while row < end && run < self.runs() {
@@ -789,6 +789,7 @@ mod tests {
             }
             let row = fill_runs(&mut out, start, start, &shuffled, &values);
             assert!((start..=stop).contains(&row), "case {case}: row {row} outside {start}..={stop}");
+            assert_eq!(fill_runs(&mut out, start, start, &[], &values[..0]), start, "no runs");
         }
     }
 
