@@ -358,26 +358,38 @@ impl<'a, T: LwcInt> RleView<'a, T> {
         base
     }
 
-    /// Calls `f(rows, value)` for runs `first..` in order until it returns `false`, decoding at most
-    /// `limit` runs (a caller that needs `k` more rows needs at most `k` runs) a block at a time.
-    fn for_each_run(&self, first: usize, limit: usize, mut f: impl FnMut(Range<usize>, T) -> bool) {
+    /// Calls `f(ends, values)` for the runs `first..` a block at a time, in order, until it returns
+    /// `false`, decoding at most `limit` runs (a caller that needs `k` more rows needs at most `k` runs).
+    fn for_each_block(&self, first: usize, limit: usize, mut f: impl FnMut(&[u32], &[T]) -> bool) {
         let (mut ends, mut values) = ([0u32; BLOCK], [T::default(); BLOCK]);
         let stop = first.saturating_add(limit).min(self.runs());
-        let (mut run, mut start) = (first, self.start_of(first).min(self.n));
+        let mut run = first;
         while run < stop {
             let k = (stop - run).min(BLOCK);
             self.ends.decode_into(run, &mut ends[..k]);
             self.values.decode_into(run, &mut values[..k]);
-            for (&end, &value) in ends[..k].iter().zip(&values[..k]) {
-                // Within the rows and after the run before, however the ends read (see `decode_into`).
-                let end = (end as usize).clamp(start, self.n);
-                if !f(start..end, value) {
-                    return;
-                }
-                start = end;
+            if !f(&ends[..k], &values[..k]) {
+                return;
             }
             run += k;
         }
+    }
+
+    /// Calls `f(rows, value)` for runs `first..` in order until it returns `false`, decoding at most
+    /// `limit` runs (see [`RleView::for_each_block`]).
+    fn for_each_run(&self, first: usize, limit: usize, mut f: impl FnMut(Range<usize>, T) -> bool) {
+        let mut start = self.start_of(first).min(self.n);
+        self.for_each_block(first, limit, |ends, values| {
+            for (&end, &value) in ends.iter().zip(values) {
+                // Within the rows and after the run before, however the ends read (see `decode_into`).
+                let end = (end as usize).clamp(start, self.n);
+                if !f(start..end, value) {
+                    return false;
+                }
+                start = end;
+            }
+            true
+        });
     }
 
     /// Whether a sorted take of `k` positions spanning `span` rows ranks each position on its own, as an
@@ -566,17 +578,12 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
         if out.is_empty() {
             return;
         }
-        let end = start + out.len();
-        let (mut ends, mut values) = ([0u32; BLOCK], [T::default(); BLOCK]);
-        let (mut run, mut row) = (self.run_of(start), start);
-        while row < end && run < self.runs() {
-            // A run fills at least one row where the ends ascend: no more runs than rows are left.
-            let k = (self.runs() - run).min(BLOCK).min(end - row);
-            self.ends.decode_into(run, &mut ends[..k]);
-            self.values.decode_into(run, &mut values[..k]);
-            row = fill_runs(out, start, row, &ends[..k], &values[..k]);
-            run += k;
-        }
+        let mut row = start;
+        // A run fills at least one row where the ends ascend: no more runs than rows.
+        self.for_each_block(self.run_of(start), out.len(), |ends, values| {
+            row = fill_runs(out, start, row, ends, values);
+            row < start + out.len()
+        });
     }
 
     fn get(&self, i: usize) -> T {
@@ -650,15 +657,12 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
     }
 
     fn sum(&self) -> i128 {
-        let (mut ends, mut values) = ([0u32; BLOCK], [T::default(); BLOCK]);
         let (mut sum, mut row) = (0, 0);
-        for run in (0..self.runs()).step_by(BLOCK) {
-            let k = (self.runs() - run).min(BLOCK);
-            self.ends.decode_into(run, &mut ends[..k]);
-            self.values.decode_into(run, &mut values[..k]);
-            let (block, reached) = sum_runs(row, self.n, &ends[..k], &values[..k]);
+        self.for_each_block(0, self.runs(), |ends, values| {
+            let (block, reached) = sum_runs(row, self.n, ends, values);
             (sum, row) = (sum + block, reached);
-        }
+            true
+        });
         sum
     }
 
