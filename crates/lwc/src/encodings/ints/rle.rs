@@ -331,7 +331,7 @@ impl<'a, T: LwcInt> RleView<'a, T> {
 
     /// The run holding `row` (`< n`): the runs ending at or before it.
     fn run_of(&self, row: usize) -> usize {
-        // A run of the segment even where ends read by rank disagree with the check's (see `decode_into`).
+        // A run of the segment even where ends read by rank disagree with the check's (see `fill_runs`).
         self.ends.rank(row as u32).min(self.runs() - 1)
     }
 
@@ -381,7 +381,7 @@ impl<'a, T: LwcInt> RleView<'a, T> {
         let mut start = self.start_of(first).min(self.n);
         self.for_each_block(first, limit, |ends, values| {
             for (&end, &value) in ends.iter().zip(values) {
-                // Within the rows and after the run before, however the ends read (see `decode_into`).
+                // Within the rows and after the run before, however the ends read (see `fill_runs`).
                 let end = (end as usize).clamp(start, self.n);
                 if !f(start..end, value) {
                     return false;
