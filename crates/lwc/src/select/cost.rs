@@ -16,8 +16,9 @@
 //! the run ends for `rle`, half a stride of deltas for `delta`) and per scanned value (child rows per
 //! row). A walk over deltas pays the child's decode per value, or a frame of reference's where the child
 //! sums its values where they lie (a dictionary of at most four entries); a take of one row in
-//! [`TAKE_SPACING`] walks on from the row before, so at most that many. Nested children were priced the
-//! same way one level down.
+//! [`TAKE_SPACING`] walks on from the row before, so at most that many, and its position costs at most a
+//! decode of the rows between two positions: a search per position (`rle`'s run ends) is dearer where
+//! the ends must be walked to (`delta`). Nested children were priced the same way one level down.
 //!
 //! **Lookups pay for memory.** A lookup touches some cache lines (the encoding's `lines`, plus those of
 //! the children it reads). In cache they cost what the calibration measured; out of cache each costs the

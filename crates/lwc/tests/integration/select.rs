@@ -433,7 +433,8 @@ fn random_lookups_keep_small_encodings_small() {
 
 /// A cascade is priced whole: `rle` whose run ends are delta-coded searches them by a bisection of the data
 /// points and a walk over a stride of deltas, and its lookup is priced far above `rle` with bit-packed ends
-/// (a bisection over packed values), and above what `rle` alone measures; a scan of `delta(dict)` pays for the dictionary's codes, but its lookup walks codes of two bits
+/// (a bisection over packed values), and above what `rle` alone measures, while a take walks on through the
+/// ends; a scan of `delta(dict)` pays for the dictionary's codes, but its lookup walks codes of two bits
 /// summed where they lie, about as a frame of reference's are (measured: 1.0-1.3x).
 #[test]
 fn cascades_are_priced_with_their_children() {
@@ -449,6 +450,11 @@ fn cascades_are_priced_with_their_children() {
     // A search that walks a stride of deltas touches their cache lines: a stride of 1,024 deltas of 7 bits
     // spans 14, a lookup of `rle` with no child to search 2.
     assert!(delta_ends.lines > 8.0, "{delta_ends:?}");
+    // A take of one row in 64 walks on through the run ends instead of searching them for each position,
+    // as a decode of the rows between its positions costs: 29-42 ns a position against 184-321 a lookup
+    // (`lwc-bench costs`, AMD EPYC Zen 5). It is still dearer than over bit-packed ends.
+    assert!(delta_ends.take_ns < delta_ends.get_ns / 3.0, "{delta_ends:?}");
+    assert!(delta_ends.take_ns > plain_ends.take_ns, "{delta_ends:?} against {plain_ends:?}");
     let (delta, delta_dict) = (costs("delta(for, for)"), costs("delta(dict, for)"));
     assert!(delta_dict.scan_ns > delta.scan_ns, "{delta_dict:?} against {delta:?}");
     assert!(delta_dict.get_ns < 1.5 * delta.get_ns, "{delta_dict:?} against {delta:?}");
