@@ -40,6 +40,8 @@ pub(crate) trait Shape {
     fn floats(&self) -> bool;
     /// Bits of `max - min`.
     fn range_bits(&self) -> u32;
+    /// `max - min`, as a `u64`.
+    fn range(&self) -> u64;
     /// Bits of the OR of all values: the width plain bit packing needs.
     fn or_bits(&self) -> u32;
     /// Values the sample holds (all of them for short streams).

@@ -302,6 +302,20 @@ pub(crate) trait Encoder {
         false
     }
 
+    /// Where its decode on a stream of this shape does the work of other encodings' decodes, one pass
+    /// after the other, those encodings: the model prices the decode as theirs at the same width.
+    fn decodes_as(_shape: &dyn Shape) -> &'static [EncodingId] {
+        &[]
+    }
+
+    /// Where it patches another encoding's values (`pfor`: a frame of reference, its exceptions' rows in
+    /// child 0): that encoding, and the share of rows its calibration's data patch. The model prices the
+    /// patching in proportion to a stream's own share: with no exceptions it costs what the encoding it
+    /// patches does.
+    fn patches() -> Option<(EncodingId, f64)> {
+        None
+    }
+
     /// Lookups' worth of one search of its values for a rank, where it finds one without a bisection
     /// over lookups (a `sequence` divides; `delta` bisects its data points and walks one stride); `None`:
     /// a bisection, `log2(rows + 1)` lookups.

@@ -185,6 +185,23 @@ macro_rules! registry {
                 }
             }
 
+            /// The encoding whose decode it does on a stream of this shape (see [`Encoder::decodes_as`]).
+            pub(crate) fn decodes_as(self, shape: &dyn Shape) -> &'static [EncodingId] {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::decodes_as(shape),)*
+                    $(EncodingId::$bvariant => { let _ = shape; &[] })*
+                }
+            }
+
+            /// The encoding it patches and its calibration's share of patched rows (see
+            /// [`Encoder::patches`]).
+            pub(crate) fn patches(self) -> Option<(EncodingId, f64)> {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::patches(),)*
+                    $(EncodingId::$bvariant => None,)*
+                }
+            }
+
             /// Lookups' worth of one search of its values (see [`Encoder::search_gets`]).
             pub(crate) fn search_gets(self) -> Option<f64> {
                 match self {

@@ -86,6 +86,19 @@ pub(crate) struct Price {
     /// Lookups' worth of a search of the stream's values for a rank; `None`: a bisection (see
     /// [`crate::encodings::ChildReads::searches`]).
     pub search_gets: Option<f64>,
+    /// A patched encoding's patching, as its calibration measured it (see
+    /// [`crate::encodings::Encoder::patches`]).
+    pub patching: Option<Patching>,
+}
+
+/// What the calibration's patched rows added to a patched encoding's decode and take, over those of the
+/// encoding it patches, and their share of the rows. A lookup is left as measured: it checks its row
+/// for a patch whether or not there is one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Patching {
+    pub share: f64,
+    pub decode_ns: f64,
+    pub take_ns: f64,
 }
 
 /// Measured decode and lookup speeds per encoding and width, the memory bandwidth, and the latency of
@@ -232,6 +245,7 @@ impl CostModel {
             lines: encoding.lines(0, 0),
             bytes_per_value: bytes_per_row,
             search_gets: None,
+            patching: None,
         }
     }
 
@@ -244,15 +258,26 @@ impl CostModel {
             true => decode_ns.min(interpolate(&self.decode_ns[EncodingId::For as usize], width)),
             false => decode_ns,
         };
+        let (get_ns, take_ns) = (interpolate(&self.get_ns[row], width), interpolate(&self.take_ns[row], width));
+        let scattered_ns = interpolate(&self.scattered_ns[row], width);
+        let patching = encoding.patches().map(|(base, share)| {
+            let base = self.price(base, width, base.parameter().map_or(0, |p| p.default), bytes_per_value);
+            Patching {
+                share,
+                decode_ns: (decode_ns - base.decode_ns).max(0.0),
+                take_ns: (take_ns - base.take_ns).max(0.0),
+            }
+        });
         Price {
             decode_ns,
             walk_ns,
-            get_ns: interpolate(&self.get_ns[row], width),
-            take_ns: interpolate(&self.take_ns[row], width),
-            scattered_ns: interpolate(&self.scattered_ns[row], width),
+            get_ns,
+            take_ns,
+            scattered_ns,
             lines: encoding.lines(parameter, width),
             bytes_per_value,
             search_gets: encoding.search_gets(),
+            patching,
         }
     }
 

@@ -133,6 +133,7 @@ struct ChildPrice {
 /// default children) with `children` as they were chosen: each child's difference to its default,
 /// times how often the parent reads it, and the cache lines its reads touch.
 fn compose(own: Price, id: EncodingId, parameter: u32, rows: usize, children: &[ChildPrice]) -> Price {
+    let own = patched(own, rows, children);
     let mut price = own;
     for child in children {
         let reads = id.child_reads(child.k, parameter, rows, child.rows);
@@ -170,6 +171,39 @@ fn compose(own: Price, id: EncodingId, parameter: u32, rows: usize, children: &[
     price.take_ns = price.take_ns.max(own.take_ns * 0.25);
     price.scattered_ns = price.scattered_ns.max(own.scattered_ns * 0.25);
     price
+}
+
+/// The in-cache price of `id` with its default children on a stream of this shape, stored in
+/// `bytes_per_value`: at its cost width, its decode priced as the passes of other encodings' whose work
+/// it does there (see [`crate::encodings::Encoder::decodes_as`]). A walk over it is left as measured.
+fn own_price(model: &CostModel, id: EncodingId, shape: &dyn Shape, parameter: u32, bytes_per_value: f64) -> Price {
+    let width = id.cost_width(shape);
+    let price = model.price(id, width, parameter, bytes_per_value);
+    let passes = id.decodes_as(shape);
+    if passes.is_empty() {
+        return price;
+    }
+    let pass = |like: EncodingId| {
+        model.price(like, width, like.parameter().map_or(0, |p| p.default), bytes_per_value).decode_ns
+    };
+    Price { decode_ns: passes.iter().map(|&like| pass(like)).sum(), ..price }
+}
+
+/// A patched encoding's own price at the stream's share of patched rows (the rows of its child 0) instead of
+/// its calibration's: the patching scales with the patched rows. A take over several segments pays the
+/// same patching as one segment's; the rest of its cost is the segments'.
+fn patched(own: Price, rows: usize, children: &[ChildPrice]) -> Price {
+    let (Some(p), Some(patched)) = (own.patching, children.iter().find(|c| c.k == 0)) else {
+        return own;
+    };
+    let more = patched.rows as f64 / rows.max(1) as f64 / p.share - 1.0;
+    Price {
+        decode_ns: own.decode_ns + more * p.decode_ns,
+        walk_ns: own.walk_ns + more * p.decode_ns,
+        take_ns: own.take_ns + more * p.take_ns,
+        scattered_ns: own.scattered_ns + more * p.take_ns,
+        ..own
+    }
 }
 
 /// Nanoseconds spent choosing, and whether a choice is under way (choices nested in another, for child
@@ -275,8 +309,7 @@ impl<'c> Driver<'c> {
             let (cascade, children) = self.write(id, values, stats, out)?;
             let bytes_per_value = (out.len() - start) as f64 / values.len().max(1) as f64;
             let parameter = self.parameter(id);
-            let width = id.cost_width(&Profile::of(values, stats, self.sampled));
-            let own = self.model.price(id, width, parameter, bytes_per_value);
+            let own = own_price(self.model, id, &Profile::of(values, stats, self.sampled), parameter, bytes_per_value);
             let price = compose(own, id, parameter, values.len(), &children);
             return Ok(self.written(cascade, None, price));
         }
@@ -501,7 +534,7 @@ impl<'c> Driver<'c> {
                             Some(_) => "sampled",
                         };
                         let own = estimate.map(|bytes| {
-                            self.model.price(id, id.cost_width(&profile), parameter, bytes as f64 / n.max(1) as f64)
+                            own_price(self.model, id, &profile, parameter, bytes as f64 / n.max(1) as f64)
                         });
                         let (price, costs, cascades) = self.priced(own, id, parameter, n, estimate, sink);
                         (estimate, note, (own, price, costs, cascades))
@@ -737,8 +770,7 @@ impl ChildWriter<'_, '_> {
                 let profile = Profile::of(values, &stats, true);
                 let bytes = 1 + id.estimate(values, &stats, parameter, &sink, seams, Some(&profile))?;
                 let bytes_per_value = bytes as f64 / n.max(1) as f64;
-                let width = id.cost_width(&profile);
-                let own = self.driver.model.price(id, width, parameter, bytes_per_value);
+                let own = own_price(self.driver.model, id, &profile, parameter, bytes_per_value);
                 let (grandchildren, priced) = sink.finish();
                 let chosen = compose(own, id, parameter, n, &priced);
                 self.record(k, n, chosen, self.default_price(k, default, &stats, bytes_per_value));

@@ -193,6 +193,9 @@ impl<T: LwcInt> Shape for Profile<'_, T> {
     fn range_bits(&self) -> u32 {
         self.stats.range_bits()
     }
+    fn range(&self) -> u64 {
+        self.stats.max.offset_from(self.stats.min).to_u64()
+    }
     fn or_bits(&self) -> u32 {
         self.stats.or_bits.bits_used()
     }

@@ -439,10 +439,7 @@ fn random_lookups_keep_small_encodings_small() {
 #[test]
 fn cascades_are_priced_with_their_children() {
     let keys = shapes::l_orderkey(1 << 16);
-    let costs = |cascade: &str| {
-        let options = EncodeOptions::with_encoding(cascade.parse::<Cascade>().unwrap());
-        encode_segment(&keys, None, options).unwrap().read_costs()
-    };
+    let costs = |cascade: &str| forced_costs(&keys, cascade);
     let (plain_ends, delta_ends) = (costs("rle(for, for)"), costs("rle(for, delta)"));
     // Measured on the AMD EPYC (Zen 4): 193-196 ns against 55-56 (331-350 against 53-67 while a rank
     // prefix-summed a block of deltas).
@@ -464,6 +461,41 @@ fn cascades_are_priced_with_their_children() {
     let winner = e.candidates.iter().find(|c| Some(c.encoding) == e.chosen.encoding().id()).unwrap();
     let (estimated, written) = (winner.costs.unwrap(), auto.read_costs());
     assert!((estimated.get_ns / written.get_ns - 1.0).abs() < 0.5, "{estimated:?} against {written:?}\n{e}");
+}
+
+/// A patched encoding pays for the exceptions a stream has, not for its calibration's: `pfor` over values
+/// with none decodes as `for` does (`lwc-bench costs`, months 1-12: 0.04 ns a value, priced 0.07 at the
+/// calibration's one row in 64), and one row in ten patched costs more.
+#[test]
+fn patching_is_priced_by_its_share_of_rows() {
+    let months = months();
+    let patched: Vec<u32> = months.iter().enumerate().map(|(i, &m)| if i % 10 == 3 { m << 20 } else { m }).collect();
+    let (none, frame) = (forced_costs(&months, "pfor"), forced_costs(&months, "for"));
+    assert!(none.scan_ns < 1.1 * frame.scan_ns, "{none:?} against {frame:?}");
+    assert!(none.take_ns < 1.1 * frame.take_ns, "{none:?} against {frame:?}");
+    let many = forced_costs(&patched, "pfor");
+    assert!(many.scan_ns > 1.5 * none.scan_ns, "{many:?} against {none:?}");
+}
+
+/// A dictionary whose entries fill their range at even steps decodes by a multiply-add, not a lookup, and
+/// is priced so (`lwc-bench costs`, months 1-12: 0.09 ns a value, priced 0.32 as a lookup); twelve
+/// scattered entries are looked up.
+#[test]
+fn evenly_spaced_dictionaries_are_priced_as_computed() {
+    let months = months();
+    let scattered: Vec<u32> = months.iter().map(|&m| m * m * 7_919).collect();
+    let (even, looked_up) = (forced_costs(&months, "dict"), forced_costs(&scattered, "dict"));
+    assert!(even.scan_ns < 0.6 * looked_up.scan_ns, "{even:?} against {looked_up:?}");
+}
+
+fn months() -> Vec<u32> {
+    (0..65_536u32).map(|i| i % 12 + 1).collect()
+}
+
+/// The read costs of `values` written as `cascade`, priced by the built-in model.
+fn forced_costs(values: &[u32], cascade: &str) -> lwc::Costs {
+    let options = EncodeOptions::with_encoding(cascade.parse::<Cascade>().unwrap());
+    encode_segment(values, None, options).unwrap().read_costs()
 }
 
 /// A column of `values` in default segments, each explained, segments keeping choices as `keep_choice` says.

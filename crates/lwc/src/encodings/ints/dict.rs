@@ -3,7 +3,7 @@
 //! dictionary is sorted, a value range is a code range: filters run on codes, and min/max of a selection
 //! are the dictionary entries of its smallest and largest code.
 
-use super::{Cascade, Children, Encoder, Encoding, Frame, InPlace, OpenStream, StreamOps, StreamView, SumMinMax, wrapping_sum_decoded};
+use super::{Cascade, Children, Encoder, Encoding, EncodingId, Frame, InPlace, OpenStream, StreamOps, StreamView, SumMinMax, wrapping_sum_decoded};
 use crate::stats::{Stats, Shape, SplitMix, bits};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
@@ -120,6 +120,19 @@ impl Encoder for Dict {
 
     fn cost_width(shape: &dyn Shape) -> u32 {
         bits(shape.distinct_estimate().max(2) - 1)
+    }
+
+    /// Entries that fill their range at even steps (every multiple of the values' common divisor from the
+    /// least to the greatest: months, years) decode with no lookup: the codes unpacked into a block, as
+    /// `for` unpacks, then `first + step · code` from it, as `gcd` multiplies (`lwc-bench costs`: 0.09 ns
+    /// a value, `for` 0.03 and `gcd` 0.08, where a lookup was priced 0.32). Only the values seen count:
+    /// an estimate of the distinct values could call a range full that is not.
+    fn decodes_as(shape: &dyn Shape) -> &'static [EncodingId] {
+        let slots = shape.range().checked_div(shape.divisor()).map_or(1, |steps| steps.saturating_add(1));
+        match shape.distinct() as u64 >= slots {
+            true => &[EncodingId::For, EncodingId::Gcd],
+            false => &[],
+        }
     }
 
     /// Codes of at most 2 bits (four entries) are summed from their bit counts where they lie; so are
