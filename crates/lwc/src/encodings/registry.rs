@@ -185,7 +185,8 @@ macro_rules! registry {
                 }
             }
 
-            /// The encoding whose decode it does on a stream of this shape (see [`Encoder::decodes_as`]).
+            /// The encodings whose decodes it does on a stream of this shape, a pass each (see
+            /// [`Encoder::decodes_as`]).
             pub(crate) fn decodes_as(self, shape: &dyn Shape) -> &'static [EncodingId] {
                 match self {
                     $(EncodingId::$variant => <$module::$encoder as Encoder>::decodes_as(shape),)*

@@ -18,7 +18,11 @@
 //! sums its values where they lie (a dictionary of at most four entries); a take of one row in
 //! [`TAKE_SPACING`] walks on from the row before, so at most that many, and its position costs at most a
 //! decode of the rows between two positions: a search per position (`rle`'s run ends) is dearer where
-//! the ends must be walked to (`delta`). Nested children were priced the same way one level down.
+//! the ends must be walked to (`delta`), and over ends read in place it gallops from the position
+//! before. A patched encoding (`pfor`) pays for its stream's share of patched rows, not for its
+//! calibration's, and an encoding that does another's work on some data (a dictionary of evenly spaced
+//! entries computes its values) is priced as that work. Nested children were priced the same way one
+//! level down.
 //!
 //! **Lookups pay for memory.** A lookup touches some cache lines (the encoding's `lines`, plus those of
 //! the children it reads). In cache they cost what the calibration measured; out of cache each costs the
