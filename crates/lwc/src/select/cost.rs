@@ -265,7 +265,7 @@ impl CostModel {
         let (get_ns, take_ns) = (interpolate(&self.get_ns[row], width), interpolate(&self.take_ns[row], width));
         let scattered_ns = interpolate(&self.scattered_ns[row], width);
         let patching = encoding.patches().map(|(base, share)| {
-            let base = self.price(base, width, base.parameter().map_or(0, |p| p.default), bytes_per_value);
+            let base = self.default_price(base, width, bytes_per_value);
             Patching {
                 share,
                 decode_ns: (decode_ns - base.decode_ns).max(0.0),
@@ -307,8 +307,12 @@ impl CostModel {
     /// The costs of `encoding` (default children, default parameter) on values of `width` bits stored in
     /// `bytes_per_value`, read with a working set that fits the caches.
     pub fn costs(&self, encoding: EncodingId, width: u32, bytes_per_value: f64) -> Costs {
-        let parameter = encoding.parameter().map_or(0, |p| p.default);
-        self.costs_at(self.price(encoding, width, parameter, bytes_per_value), 0.0, false)
+        self.costs_at(self.default_price(encoding, width, bytes_per_value), 0.0, false)
+    }
+
+    /// [`CostModel::price`] at the encoding's default parameter.
+    pub(crate) fn default_price(&self, encoding: EncodingId, width: u32, bytes_per_value: f64) -> Price {
+        self.price(encoding, width, encoding.parameter().map_or(0, |p| p.default), bytes_per_value)
     }
 
     /// Nanoseconds a random read costs beyond one in L1 when the data read is `working_set` bytes.

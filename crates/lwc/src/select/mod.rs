@@ -112,10 +112,7 @@ impl Evaluation {
     /// stream's width with the winner's bytes.
     fn price_of(&self, id: EncodingId, model: &CostModel) -> Price {
         let candidate = self.candidates.iter().position(|c| c.encoding == id).and_then(|k| self.prices[k]);
-        candidate.unwrap_or_else(|| {
-            let parameter = id.parameter().map_or(0, |p| p.default);
-            model.price(id, self.width, parameter, self.price().bytes_per_value)
-        })
+        candidate.unwrap_or_else(|| model.default_price(id, self.width, self.price().bytes_per_value))
     }
 }
 
@@ -188,10 +185,8 @@ fn own_price(model: &CostModel, id: EncodingId, shape: &dyn Shape, parameter: u3
     if passes.is_empty() {
         return price;
     }
-    let pass = |like: EncodingId| {
-        model.price(like, width, like.parameter().map_or(0, |p| p.default), bytes_per_value).decode_ns
-    };
-    Price { decode_ns: passes.iter().map(|&like| pass(like)).sum(), ..price }
+    let decode_ns = passes.iter().map(|&like| model.default_price(like, width, bytes_per_value).decode_ns).sum();
+    Price { decode_ns, ..price }
 }
 
 /// A patched encoding's own price at the stream's share of patched rows (the rows of its child 0) instead of
