@@ -469,9 +469,11 @@ macro_rules! registry {
                     $(StreamView::$variant(v) => v.sums_in_place(),)*
                 }
             }
+            // What the dispatched sorted take does (`StreamOps::take_sorted_bounded`): the encoding's own sorted
+            // take, or a decode of the span where that costs less.
             fn sorted_take_cost(&self, k: usize, span: usize) -> usize {
                 match self {
-                    $(StreamView::$variant(v) => v.sorted_take_cost(k, span),)*
+                    $(StreamView::$variant(v) => v.sorted_take_cost(k, span).min(v.decode_cost(span)),)*
                 }
             }
             fn unsorted_take_cost(&self, k: usize) -> usize {

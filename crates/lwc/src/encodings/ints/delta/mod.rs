@@ -126,8 +126,16 @@ const SMALL_STRIDE: usize = 128;
 const SMALL_STRIDE_GAP: usize = 64;
 
 /// What seeking one position of a sorted walk costs beyond the rows it passes, in decoded values (see
-/// [`StreamOps::sorted_take_cost`] of `DeltaView`).
-const SEEK_COST: usize = 32;
+/// [`StreamOps::sorted_take_cost`] of `DeltaView`): with children read in place as frames, and through
+/// their dispatch (a data point and a sum, each a call down the cascade). Sparse sorted takes of
+/// o_orderkey at stride 1,024 fit about 10 ns a position framed (`delta(for, for)`, whose full decode
+/// takes 0.15 ns a value) and 20-25 ns dispatched (`delta(gcd(bitpack), for)`, `delta(dict, for)`), whose
+/// children decode more slowly: 0.2-0.26 ns a value, 0.5 for l_orderkey's `delta(dict)` (`take_bound`
+/// example with the walk forced, AMD EPYC Zen 5). Both priced at 32 before, the dispatched walk took
+/// 1,024 sorted positions of a segment in 1.9x the time of a decode and a gather; priced at 100, 655
+/// (a 1 % match vector) were decoded in 1.1-1.6x the time of their walk.
+const SEEK_COST: usize = 50;
+const DISPATCHED_SEEK_COST: usize = 64;
 
 /// What reading a position near its data points costs ([`prefix::DeltasWithPoints::values_near_points`]),
 /// in decoded values: a base, and a load for every `2 * fields_a_load` rows of the stride (16 where a
@@ -371,19 +379,21 @@ impl<T: LwcInt> StreamOps<T> for DeltaView<'_, T> {
     fn sorted_take_cost(&self, k: usize, span: usize) -> usize {
         // A sorted walk reads each position from the one before or from a data point, so it passes over
         // at most the rows its positions span, and at most half a stride a position. A row passed costs
-        // about a decoded delta, except plain deltas summed where they lie but decoded through a gather
-        // (a dictionary of evenly spaced steps): about a quarter. `match_vectors` example, o_orderkey:
-        // a position sought at stride 16 took 8.6 ns, 39 values of a full decode (0.22 ns each); at
-        // stride 1,024, 1 % match vectors over `delta(dict)` took half the time walked as decoded, over
-        // `delta` a fifth more; at stride 16, 10 % ones a third more walked than decoded.
+        // about a decoded delta where the deltas are decoded, half one where plain deltas are summed in
+        // their frame (the same forced walks: 0.09 ns a row, fields of 5 bits), and a quarter where a
+        // child sums them on its own (0.02 ns over quotients or codes of one bit, 0.13 over codes of 4).
         if let Some(loads) = self.near_point_loads() {
             // Sparse positions are read near their data points, dense ones by a prefix sum over what they
             // span: costing more than a decode of the span, where the caller decodes instead.
             return k.saturating_mul(NEAR_SEEK_COST + loads * NEAR_LOAD_COST);
         }
         let rows = span.min(k.saturating_mul(self.stride() as usize / 2));
-        let cheap = !self.zigzag && self.deltas.sums_in_place() && self.deltas.frame().is_none();
-        k.saturating_mul(SEEK_COST + self.data_points.get_cost()) + if cheap { rows / 4 } else { rows }
+        let (seek, rows) = match (self.walks_framed(), !self.zigzag && self.deltas.sums_in_place()) {
+            (true, _) => (SEEK_COST, rows / 2),
+            (false, true) => (DISPATCHED_SEEK_COST, rows / 4),
+            (false, false) => (SEEK_COST, rows),
+        };
+        k.saturating_mul(seek + self.data_points.get_cost()) + rows
     }
 
     fn rank(&self, value: T) -> usize {

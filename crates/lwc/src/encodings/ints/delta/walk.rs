@@ -144,6 +144,12 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
         Some(Framed { deltas: self.deltas.frame()?.sums(), points: self.data_points.frame()? })
     }
 
+    /// Whether a walk reads the children in place as frames, with no dispatch a read (see
+    /// [`DeltaView::walk`]).
+    pub(super) fn walks_framed(&self) -> bool {
+        self.framed().is_some()
+    }
+
     /// Writes the rows after `cursor` into `out` (they exist) and moves the cursor to the last of them:
     /// the deltas are decoded in place and summed into values there.
     pub(super) fn extend(&self, cursor: &mut Cursor<T>, out: &mut [T]) {
