@@ -12,7 +12,7 @@
 //! show (the decode-all figure is then that of the last round alone). `REPEAT=n` times each gather and
 //! take as `n` calls in a row, as `lwc-bench` does, so a short list's rows stay in L2. `PROFILE=1`
 //! repeats the first cascade's unsorted take for five seconds, for a profiler, and exits;
-//! `PROFILE=sorted` its sorted take. `SHOW=1` also prints each column's bytes and the cascades its
+//! `PROFILE=sorted` its sorted take, `PROFILE=decode` its full decode. `SHOW=1` also prints each column's bytes and the cascades its
 //! segments were written with (what `auto` chose).
 
 use std::hint::black_box;
@@ -99,7 +99,11 @@ fn main() -> Result<(), lwc::Error> {
             let positions = if profile == "sorted" { &sorted } else { &random };
             let start = Instant::now();
             while start.elapsed().as_secs() < 5 {
-                column.take_into(black_box(positions), &mut out)?;
+                if profile == "decode" {
+                    column.decode_into(0, black_box(&mut decoded))?;
+                } else {
+                    column.take_into(black_box(positions), &mut out)?;
+                }
             }
             return Ok(());
         }
