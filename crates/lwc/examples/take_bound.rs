@@ -12,8 +12,8 @@
 //! show (the decode-all figure is then that of the last round alone). `REPEAT=n` times each gather and
 //! take as `n` calls in a row, as `lwc-bench` does, so a short list's rows stay in L2. `PROFILE=1`
 //! repeats the first cascade's unsorted take for five seconds, for a profiler, and exits;
-//! `PROFILE=sorted` its sorted take, `PROFILE=decode` its full decode. `SHOW=1` also prints each column's bytes and the cascades its
-//! segments were written with (what `auto` chose).
+//! `PROFILE=sorted` its sorted take, `PROFILE=decode` its full decode. `SHOW=1` also prints each
+//! column's bytes and the cascades its segments were written with (what `auto` chose).
 
 use std::hint::black_box;
 use std::time::Instant;
