@@ -25,9 +25,14 @@ impl<T: LwcInt> Stats<T> {
         Stats { min, max, or_bits }
     }
 
+    /// `max - min`, in the unsigned word.
+    pub fn range(&self) -> T::Unsigned {
+        self.max.offset_from(self.min)
+    }
+
     /// Bits of `max - min`: the width of frame-of-reference residuals.
     pub fn range_bits(&self) -> u32 {
-        self.max.offset_from(self.min).bits_used()
+        self.range().bits_used()
     }
 }
 

@@ -469,11 +469,10 @@ macro_rules! registry {
                     $(StreamView::$variant(v) => v.sums_in_place(),)*
                 }
             }
-            // What the dispatched sorted take does (`StreamOps::take_sorted_bounded`): the encoding's own sorted
-            // take, or a decode of the span where that costs less.
+            // Priced as what the dispatched sorted take runs (`StreamOps::take_sorted_bounded`, below).
             fn sorted_take_cost(&self, k: usize, span: usize) -> usize {
                 match self {
-                    $(StreamView::$variant(v) => v.sorted_take_cost(k, span).min(v.decode_cost(span)),)*
+                    $(StreamView::$variant(v) => v.sorted_take_bounded_cost(k, span),)*
                 }
             }
             fn unsorted_take_cost(&self, k: usize) -> usize {

@@ -573,6 +573,13 @@ pub(crate) trait StreamOps<T: LwcInt> {
         rows
     }
 
+    /// What [`StreamOps::take_sorted_bounded`] of `k` positions spanning `span` rows costs: the
+    /// encoding's own sorted take, or a decode of the span where that costs less. The dispatch's sorted
+    /// take is the bounded one, so a parent prices a child's take so.
+    fn sorted_take_bounded_cost(&self, k: usize, span: usize) -> usize {
+        self.sorted_take_cost(k, span).min(self.decode_cost(span))
+    }
+
     /// [`StreamOps::take_sorted_into`] that costs at most about a decode of the rows the positions span
     /// and a gather: where their gets would decode more values than that, the positions are taken by
     /// [`StreamOps::take_sorted_windowed`].

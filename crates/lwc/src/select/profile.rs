@@ -194,7 +194,7 @@ impl<T: LwcInt> Shape for Profile<'_, T> {
         self.stats.range_bits()
     }
     fn range(&self) -> u64 {
-        self.stats.max.offset_from(self.stats.min).to_u64()
+        self.stats.range().to_u64()
     }
     fn or_bits(&self) -> u32 {
         self.stats.or_bits.bits_used()

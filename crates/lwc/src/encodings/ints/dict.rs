@@ -26,7 +26,7 @@ const HISTOGRAM_MAX: usize = 1024;
 /// search of the dictionary per value cost a wide dictionary more than the rest of its encode. `stats`
 /// bound the values (their own, or their stream's when they are a sample of it).
 fn dictionary_and_codes<T: LwcInt>(values: &[T], stats: &Stats<T>) -> (Vec<T>, Vec<u32>) {
-    let span = stats.max.offset_from(stats.min).to_u64();
+    let span = stats.range().to_u64();
     if span < (values.len() as u64).min(1 << 16) {
         // A range narrower than the values (the deltas of sorted keys): a table over the range marks
         // which values occur, in order, with no hashing and no sort.

@@ -23,7 +23,7 @@ pub(crate) struct Radix;
 /// The base for a range of residuals (`None`: `2^64`, which one digit a word stores as it is) and the digits
 /// a word holds. A constant stream is written in base 2, all digits 0.
 fn base<T: LwcInt>(stats: &Stats<T>) -> (Option<u64>, usize) {
-    match stats.max.offset_from(stats.min).to_u64().checked_add(1) {
+    match stats.range().to_u64().checked_add(1) {
         None => (None, 1),
         Some(k) => {
             let k = k.max(2);
