@@ -13,7 +13,7 @@ use lwc_file::LwcFile;
 
 use super::Config;
 use crate::codecs;
-use crate::measure::{race, Candidate};
+use crate::measure::{median, race, Candidate};
 use crate::report::{ratio, time, Progress, Record, Report, Table};
 use crate::tpch::{Column, Data, Tpch};
 
@@ -94,20 +94,27 @@ fn encode<T: LwcInt>(values: &[T]) -> EncodedColumn {
     EncodedColumn::encode(values, None, EncodeOptions::default()).expect("auto encodes anything")
 }
 
-/// Nanoseconds the selector spent choosing, and the whole encode took, for an integer-like column, and
-/// its bytes under the `size` objective (`None` for strings).
-fn selection(data: &Data) -> Option<(u64, u64, usize)> {
-    fn run<T: LwcInt>(values: &[T]) -> (u64, u64, usize) {
-        let encoded = EncodedColumn::encode(values, None, EncodeOptions::default().explained()).expect("encodes");
-        let explains = encoded.explains();
+/// Nanoseconds the selector spent choosing, and the whole encode took, for an integer-like column (the
+/// medians of `rounds` encodes: one encode's choosing is a few hundred microseconds, and the host's
+/// noise moved a single one's share by a fifth), and its bytes under the `size` objective (`None` for
+/// strings).
+fn selection(data: &Data, rounds: usize) -> Option<(u64, u64, usize)> {
+    fn run<T: LwcInt>(values: &[T], rounds: usize) -> (u64, u64, usize) {
+        let (mut choose, mut encode) = (Vec::new(), Vec::new());
+        for _ in 0..rounds.max(1) {
+            let encoded = EncodedColumn::encode(values, None, EncodeOptions::default().explained()).expect("encodes");
+            let explains = encoded.explains();
+            let sum = |f: fn(&SegmentExplain) -> u64| explains.iter().map(f).sum::<u64>() as f64;
+            choose.push(sum(|e| e.choose_ns));
+            encode.push(sum(|e| e.encode_ns));
+        }
         let size =
             EncodedColumn::encode(values, None, EncodeOptions::with_objective(Objective::Size)).expect("encodes");
-        let sum = |f: fn(&SegmentExplain) -> u64| explains.iter().map(f).sum::<u64>();
-        (sum(|e| e.choose_ns), sum(|e| e.encode_ns), size.as_bytes().len())
+        (median(choose) as u64, median(encode) as u64, size.as_bytes().len())
     }
     match data {
-        Data::Int(v) | Data::Date(v) => Some(run(v)),
-        Data::Decimal(v) => Some(run(v)),
+        Data::Int(v) | Data::Date(v) => Some(run(v, rounds)),
+        Data::Decimal(v) => Some(run(v, rounds)),
         Data::Text(_) => None,
     }
 }
@@ -181,7 +188,7 @@ pub fn run(cfg: &Config) -> Report {
             s.plain += plain;
             s.lwc += lwc;
             file_overhead += l.file_overhead();
-            let selected = selection(&column.data);
+            let selected = selection(&column.data, cfg.settings.rounds);
             if let Some((choose, encode, size_bytes)) = selected {
                 (choose_ns, encode_ns) = (choose_ns + choose, encode_ns + encode);
                 (size_objective_bytes, balanced_bytes) = (size_objective_bytes + size_bytes, balanced_bytes + lwc);
@@ -240,7 +247,7 @@ pub fn run(cfg: &Config) -> Report {
     sizes.note(format!("Plain: the columns as fixed-width arrays (ints and dates 4 bytes, decimals 8 bytes in hundredths) and strings as their bytes + a 4-byte offset (Arrow's layout). lwc: integer-like columns (ints, dates, decimals) encoded with its automatic choice; each string column, an Arrow `StringArray`, written by `lwc_file::write_to_bytes` (default `WriteOptions`: `balanced`, {}-row segments, each a dictionary + codes or plain ends + bytes) and counted by its segments' bytes (`encoded_bytes`); the one-column files' headers and footers ({} KB over all string columns) are left out, as a file per table would share them. TPC-H has no floats.", EncodeOptions::default().segment_rows, kib(file_overhead)));
     sizes.note("Load: building every column from the generated arrays (lwc: encoding the integer-like ones and writing each string column to an in-memory file, opened with `LwcFile::from_bytes`, in a one-thread rayon pool) against copying every column's values (strings: bytes and offsets); both allocate their output.");
     sizes.note(format!("Published (seed 004, TPC-D SF 1, byte-aligned null suppression + dictionary for flags): bulk load 20-50 % slower. Ours is at SF {sf}: compare the ratios."));
-    columns.note("choose / encode ms: integer-like columns, one encode on one thread; the time the selector took choosing (sampling and estimating, segments that keep an earlier choice take none) and the whole encode's time, choosing included.");
+    columns.note("choose / encode ms: integer-like columns, the medians of the rounds' encodes on one thread; the time the selector took choosing (sampling and estimating, segments that keep an earlier choice take none) and the whole encode's time, choosing included.");
     columns.note("chosen: each encoding lwc's automatic choice used, and on how many of the column's segments. String columns: `dict(codes: …)` is a segment of distinct strings and codes through the automatic choice, `plain(ends: …)` the bytes as they are and end offsets through it; lwc-file picks dictionary when at most half the rows are distinct or it estimates fewer bytes.");
     columns.note(format!(
         "Objectives: integer-like columns take {} KB with `balanced` (the default, above) and {} KB with `size`. Selection overhead: choosing took {:.1} % of the encode time (stats, sampling and estimates of every stream, child streams included; {:.0} ms of {:.0} ms).",
