@@ -893,6 +893,25 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// `lz4` over keys repeated in runs (l_orderkey's 1-7 rows of 23-bit keys) is priced as the
+    /// calibration's compressible 4-bit values, and over the same keys once each by their width.
+    #[test]
+    fn lz4_is_priced_by_how_its_values_repeat() {
+        let mut rng = crate::stats::SplitMix(5);
+        let mut key = 1u32;
+        let repeated: Vec<u32> = (0..65_536)
+            .map(|_| {
+                key += u32::from(rng.below(4) == 0) * (1 + rng.below(32) as u32);
+                key
+            })
+            .collect();
+        let once: Vec<u32> = repeated.iter().enumerate().map(|(i, &k)| k * 8 + (i % 8) as u32).collect();
+        let width = |values: &[u32]| EncodingId::Lz4.cost_width(&Profile::of(values, &Stats::compute(values), false));
+        assert_eq!(width(&repeated), 4);
+        assert_eq!(width(&once), Stats::compute(&once).range_bits());
+        assert!(width(&once) > 16);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(24))]
 

@@ -17,7 +17,7 @@ use super::{Children, Encoder, OpenStream, StreamOps};
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::BLOCK;
-use crate::stats::Stats;
+use crate::stats::{Shape, Stats};
 use crate::types::LwcInt;
 
 /// A byte compressor that works one block at a time.
@@ -35,6 +35,11 @@ pub(crate) trait ByteCompressor {
     fn decompress(compressed: &[u8], raw: &mut [u8]) -> bool;
     /// Whether this build can decompress (the compressor is a cargo feature of lwc).
     fn available() -> Result<()>;
+    /// The width (bits) the cost model prices blocks of values of this shape at: the values' own width
+    /// unless the compressor's work follows something else.
+    fn cost_width(shape: &dyn Shape) -> u32 {
+        shape.range_bits().max(1)
+    }
 }
 
 /// Compressed blocks as stored: the count (u32), then (8-aligned) one `u32` end offset per block into the
@@ -84,6 +89,10 @@ impl<'a> BlockTable<'a> {
 pub(crate) struct Blocks<C>(PhantomData<C>);
 
 impl<C: ByteCompressor> Encoder for Blocks<C> {
+    fn cost_width(shape: &dyn Shape) -> u32 {
+        C::cost_width(shape)
+    }
+
     /// A lookup decompresses a whole block.
     fn lines(_: u32, _: u32) -> f64 {
         (BLOCK * 8) as f64 / crate::select::CACHE_LINE

@@ -3,6 +3,11 @@
 
 use super::blocks::{Blocks, ByteCompressor};
 use crate::error::Result;
+use crate::stats::Shape;
+
+/// The calibration width whose values compress as runs of repeated values do (see
+/// [`Lz4Compressor::cost_width`]).
+const REPEATS_WIDTH: u32 = 4;
 
 /// The `lz4` encoding: blocks of values, each compressed by [`Lz4Compressor`].
 pub(crate) type Lz4 = Blocks<Lz4Compressor>;
@@ -14,6 +19,14 @@ impl ByteCompressor for Lz4Compressor {
     // LZ4's block format has one level.
     const VALUES_LEVEL: i32 = 0;
     const TEXT_LEVEL: i32 = 0;
+
+    /// LZ4 decodes at the speed of the matches it copies. Values repeated in runs (two rows a run and
+    /// more) compress into many short ones, as the calibration's 4-bit values do: priced at their width
+    /// (l_orderkey, runs of 1-7 rows of 23-bit keys, was priced at 0.06 ns a value and decoded at 4.2).
+    fn cost_width(shape: &dyn Shape) -> u32 {
+        let repeats = 2 * shape.runs() <= shape.sample_rows().max(1);
+        shape.range_bits().clamp(1, if repeats { REPEATS_WIDTH } else { 64 })
+    }
 
     #[cfg(feature = "lz4")]
     fn compress(raw: &[u8], _: i32, out: &mut Vec<u8>) -> Result<()> {
