@@ -56,6 +56,10 @@ pub(crate) trait Shape {
     fn seams(&self) -> Vec<usize>;
     /// Runs of equal neighbours in the sample.
     fn runs(&self) -> usize;
+    /// Whether neighbours repeat: the sample's runs average two rows or more.
+    fn repeats(&self) -> bool {
+        2 * self.runs() <= self.sample_rows().max(1)
+    }
     /// The stream has few runs of equal neighbours ([`crate::select`]'s `FEW_RUNS` at most), as the value
     /// changes inside the sample's runs project: few enough to estimate on every row, where the sample's
     /// runs, cut by their seams, would mislead.

@@ -24,8 +24,7 @@ impl ByteCompressor for Lz4Compressor {
     /// more) compress into many short ones, as the calibration's 4-bit values do: priced at their width
     /// (l_orderkey, runs of 1-7 rows of 23-bit keys, was priced at 0.06 ns a value and decoded at 4.2).
     fn cost_width(shape: &dyn Shape) -> u32 {
-        let repeats = 2 * shape.runs() <= shape.sample_rows().max(1);
-        shape.range_bits().clamp(1, if repeats { REPEATS_WIDTH } else { 64 })
+        shape.range_bits().clamp(1, if shape.repeats() { REPEATS_WIDTH } else { 64 })
     }
 
     #[cfg(feature = "lz4")]

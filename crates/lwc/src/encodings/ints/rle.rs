@@ -145,7 +145,7 @@ impl Encoder for Rle {
     }
 
     fn pruned(shape: &dyn Shape) -> Option<&'static str> {
-        (2 * shape.runs() > shape.sample_rows().max(1)).then_some("runs average under two rows")
+        (!shape.repeats()).then_some("runs average under two rows")
     }
 
     /// Its work follows its runs, not its values' width: it is priced at `64 / rows per run` (1: runs
