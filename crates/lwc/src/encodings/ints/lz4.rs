@@ -24,7 +24,12 @@ impl ByteCompressor for Lz4Compressor {
     /// more) compress into many short ones, as the calibration's 4-bit values do: priced at their width
     /// (l_orderkey, runs of 1-7 rows of 23-bit keys, was priced at 0.06 ns a value and decoded at 4.2).
     fn cost_width(shape: &dyn Shape) -> u32 {
-        shape.range_bits().clamp(1, if shape.repeats() { REPEATS_WIDTH } else { 64 })
+        let width = shape.range_bits().max(1);
+        if shape.repeats() {
+            width.min(REPEATS_WIDTH)
+        } else {
+            width
+        }
     }
 
     #[cfg(feature = "lz4")]
