@@ -288,6 +288,13 @@ pub(crate) trait Encoder {
         1.0
     }
 
+    /// Cache lines one position of a take of one row in [`crate::select::TAKE_SPACING`] touches in the
+    /// stream's own bytes: a lookup's, unless the take's positions share what they read (a block
+    /// decompressed once for all of its positions).
+    fn take_lines(parameter: u32, width: u32) -> f64 {
+        Self::lines(parameter, width)
+    }
+
     /// What its calibration's data ([`Encoder::calibration_values`]) makes of child `k`, where the
     /// default it writes that child with depends on the data (`rle`'s run ends: a `sequence` where evenly
     /// spaced, as the calibration's are, else bit-packed). The model prices a chosen child against it.

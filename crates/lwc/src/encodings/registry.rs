@@ -176,6 +176,15 @@ macro_rules! registry {
                 }
             }
 
+            /// Cache lines one position of a sparse take touches in the stream's own bytes (see
+            /// [`Encoder::take_lines`]).
+            pub(crate) fn take_lines(self, parameter: u32, width: u32) -> f64 {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::take_lines(parameter, width),)*
+                    $(EncodingId::$bvariant => <$bmodule::$bencoder as BytesEncoder>::LINES,)*
+                }
+            }
+
             /// Whether its streams at cost width `width` sum a run of values where they lie (see
             /// [`Encoder::sums_in_place`]).
             pub(crate) fn sums_in_place(self, width: u32) -> bool {

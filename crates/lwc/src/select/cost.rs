@@ -85,6 +85,8 @@ pub(crate) struct Price {
     pub walk_ns: f64,
     /// Cache lines one lookup touches.
     pub lines: f64,
+    /// Cache lines one position of a sparse take touches.
+    pub take_lines: f64,
     /// Bytes stored per value.
     pub bytes_per_value: f64,
     /// Lookups' worth of a search of the stream's values for a rank; `None`: a bisection (see
@@ -247,6 +249,7 @@ impl CostModel {
             take_ns,
             scattered_ns: take_ns,
             lines: encoding.lines(0, 0),
+            take_lines: encoding.take_lines(0, 0),
             bytes_per_value: bytes_per_row,
             search_gets: None,
             patching: None,
@@ -279,6 +282,7 @@ impl CostModel {
             take_ns,
             scattered_ns,
             lines: encoding.lines(parameter, width),
+            take_lines: encoding.take_lines(parameter, width),
             bytes_per_value,
             search_gets: encoding.search_gets(),
             patching,
@@ -294,7 +298,7 @@ impl CostModel {
         Costs {
             scan_ns: price.decode_ns + price.bytes_per_value / self.bandwidth,
             get_ns: price.get_ns + price.lines * self.miss_ns(working_set),
-            take_ns: take_ns + price.lines * self.miss_ns(working_set),
+            take_ns: take_ns + price.take_lines * self.miss_ns(working_set),
             lines: price.lines,
         }
     }
@@ -556,6 +560,25 @@ mod tests {
         let (cached, far) = (model.costs_at(plain, 1e3, false), model.costs_at(plain, 1e9, false));
         assert_eq!(far.get_ns - cached.get_ns, 79.0 * plain.lines);
         assert_eq!(far.scan_ns, cached.scan_ns);
+    }
+
+    #[test]
+    fn a_take_shares_each_decompressed_block_among_its_positions() {
+        let mut model = (*CostModel::builtin()).clone();
+        model.latency_ns = [1.0, 1.0, 2.0, 3.0, 5.0, 8.0, 40.0, 80.0];
+        // A take of one row in TAKE_SPACING finds this many of its positions in each block of `lz4` and
+        // `zstd`, and one in each line or block of the others.
+        let per_block = (crate::kernels::bitpack::BLOCK / TAKE_SPACING) as f64;
+        for (id, sharing) in [(EncodingId::Lz4, per_block), (EncodingId::Zstd, per_block), (EncodingId::Plain, 1.0)]
+            .into_iter()
+            .chain([(EncodingId::Bitpack, 1.0), (EncodingId::ForN, 1.0)])
+        {
+            let price = model.price(id, 32, 0, 4.0);
+            let (cached, far) = (model.costs_at(price, 1e3, false), model.costs_at(price, 1e9, false));
+            let (get_misses, take_misses) = (far.get_ns - cached.get_ns, far.take_ns - cached.take_ns);
+            assert_eq!(get_misses, 79.0 * price.lines, "{id:?}");
+            assert_eq!(take_misses * sharing, get_misses, "{id:?}");
+        }
     }
 
     #[test]

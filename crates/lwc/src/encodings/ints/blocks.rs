@@ -98,6 +98,14 @@ impl<C: ByteCompressor> Encoder for Blocks<C> {
         (BLOCK * 8) as f64 / crate::select::CACHE_LINE
     }
 
+    /// A take decompresses each block once for all of its positions: at one row in `TAKE_SPACING`,
+    /// `BLOCK / TAKE_SPACING` of them share the block's lines. Charged a block's lines each, takes were
+    /// priced at up to 3.6x what they took, by how a calibration happened to measure the latency of
+    /// reads just past L1 (`lwc-bench costs`, AMD EPYC Zen 5).
+    fn take_lines(parameter: u32, width: u32) -> f64 {
+        Self::lines(parameter, width) * crate::select::TAKE_SPACING as f64 / BLOCK as f64
+    }
+
     /// Every lookup decompresses a block.
     const RANDOM_ACCESS: bool = false;
 
