@@ -6,7 +6,8 @@
 //! Run: `cargo run --release -p lwc --example match_vectors [CASCADE ...]`. `SELECTIVITIES=0.5,0.1` picks
 //! the selectivities (default `0.01,0.1`); `CASCADES=1` also prints the cascade each column was written
 //! with; `PROFILE=l_orderkey` (a column's name) skips the other columns, repeats that column's first take
-//! warm, for a profiler, prints its time and a plain gather's, and exits.
+//! warm, for a profiler, prints its time and a plain gather's, and exits. `LOOKUPS=1000` takes that many
+//! uniform random rows in no order instead of match vectors (lookups, as a join's probe hands them on).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -42,6 +43,17 @@ fn match_vector(n: usize, selectivity: f64) -> Vec<u32> {
         .collect()
 }
 
+/// `k` uniform random rows of `0..n`, in no order (a fixed-seed LCG).
+fn lookups(n: usize, k: usize) -> Vec<u32> {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    (0..k)
+        .map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 32) * n as u64 >> 32) as u32
+        })
+        .collect()
+}
+
 fn main() -> Result<(), lwc::Error> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let cascades: Vec<String> =
@@ -51,20 +63,27 @@ fn main() -> Result<(), lwc::Error> {
         ("o_orderkey", shapes::o_orderkey(1_500_000)),
         ("ps_partkey", shapes::ps_partkey(800_000)),
     ];
+    let lookups_k: Option<usize> =
+        std::env::var("LOOKUPS").ok().map(|k| k.trim().parse().expect("LOOKUPS: a number of rows"));
     let selectivities: Vec<f64> = match std::env::var("SELECTIVITIES") {
+        _ if lookups_k.is_some() => vec![0.0],
         Ok(list) => {
             list.split(',').map(|s| s.trim().parse().expect("SELECTIVITIES: numbers, comma-separated")).collect()
         }
         Err(_) => vec![0.01, 0.1],
     };
     for selectivity in selectivities {
-        println!(
-            "take of a {} % match vector, time as a ratio to a plain gather [and to decode all + that gather]",
-            selectivity * 100.0
-        );
+        let what = match lookups_k {
+            Some(k) => format!("{k} random rows in no order"),
+            None => format!("a {} % match vector", selectivity * 100.0),
+        };
+        println!("take of {what}, time as a ratio to a plain gather [and to decode all + that gather]");
         let profiled = std::env::var("PROFILE").ok();
         for (name, values) in columns.iter().filter(|(name, _)| profiled.as_ref().is_none_or(|p| p == name)) {
-            let positions = match_vector(values.len(), selectivity);
+            let positions = match lookups_k {
+                Some(k) => lookups(values.len(), k),
+                None => match_vector(values.len(), selectivity),
+            };
             let (mut out, mut gathered) = (vec![0u32; positions.len()], vec![0u32; positions.len()]);
             let mut line = format!("{name:<11} {:>6} positions", positions.len());
             for cascade in &cascades {
