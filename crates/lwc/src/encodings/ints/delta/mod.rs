@@ -240,7 +240,8 @@ impl Encoder for Delta {
     }
 
     /// A rank of ascending values bisects the data points (read in place), sums a stride's deltas a window
-    /// at a time and walks the run of deltas it stops in, where a lookup sums half a stride:
+    /// at a time from the data point it lies nearer, and walks the run of deltas it stops in, where a
+    /// lookup sums the deltas from its nearer data point:
     /// `rle(for, delta)` over l_orderkey looked a row up in 195 ns, `rle(for, for)` in 56 and `delta` in
     /// 97 (AMD EPYC, Zen 4; 355 ns before the rank stopped prefix-summing a block).
     fn search_gets() -> Option<f64> {
@@ -400,7 +401,7 @@ impl<T: LwcInt> StreamOps<T> for DeltaView<'_, T> {
         if self.zigzag {
             return Blockwise(self).rank(value);
         }
-        self.rows_before(|v| *v <= value)
+        self.rows_before(value, true)
     }
 
     fn unsorted_take_cost(&self, k: usize) -> usize {
@@ -434,7 +435,7 @@ impl<T: LwcInt> StreamOps<T> for DeltaView<'_, T> {
         if self.zigzag {
             return Blockwise(self).filter_range(lo, hi, out);
         }
-        let (start, end) = (self.rows_before(|v| *v < lo), self.rows_before(|v| *v <= hi));
+        let (start, end) = (self.rows_before(lo, false), self.rows_before(hi, true));
         set_bits(out.words_mut(), start, end);
     }
 
@@ -444,7 +445,7 @@ impl<T: LwcInt> StreamOps<T> for DeltaView<'_, T> {
             return Blockwise(self).filter_in(set, out);
         }
         for &c in set {
-            let (start, end) = (self.rows_before(|v| *v < c), self.rows_before(|v| *v <= c));
+            let (start, end) = (self.rows_before(c, false), self.rows_before(c, true));
             set_bits(out.words_mut(), start, end);
         }
     }

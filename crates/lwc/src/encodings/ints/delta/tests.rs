@@ -154,24 +154,33 @@ fn every_operation_on_keys_at_every_stride() {
     check(&o_orderkey(5000), "delta(auto, auto)");
 }
 
-/// A rank finds its row by summing windows and runs of deltas and walking the last run value by value:
-/// every value of a column of keys, and the values either side of it, rank as a search of the values
-/// says, at strides shorter and longer than a window, whatever the row's place in its window and run.
+/// A rank finds its row by summing windows and runs of deltas, on from the data point before it or back
+/// from the one after, whichever it lies nearer, and walking the last run value by value: every value of
+/// a column of keys, and the values either side of it, rank as a search of the values says, at strides
+/// shorter and longer than a window, whatever the row's place in its stride, window and run, and for
+/// keys below zero too.
 #[test]
 fn ranks_agree_with_a_search_at_every_row() {
-    let keys: Vec<u32> = l_orderkey(9000);
-    for stride in ["delta:16", "delta:256", "delta", "delta:4096", "delta:65536", "delta(dict)"] {
-        let bytes = encode(&keys, stride);
-        let view = open::<u32>(&bytes, keys.len()).unwrap();
-        for &v in &keys {
-            for probe in [v - 1, v, v + 1] {
-                let expect = keys.partition_point(|&k| k <= probe);
-                assert_eq!(view.rank(probe), expect, "{stride}: rank of {probe}");
+    fn check<T>(keys: &[T], one: T)
+    where
+        T: LwcInt + std::fmt::Display + std::ops::Add<Output = T> + std::ops::Sub<Output = T>,
+    {
+        for stride in ["delta:16", "delta:256", "delta", "delta:4096", "delta:65536", "delta(dict)"] {
+            let bytes = encode(keys, stride);
+            let view = open::<T>(&bytes, keys.len()).unwrap();
+            for &v in keys {
+                for probe in [v - one, v, v + one] {
+                    let expect = keys.partition_point(|&k| k <= probe);
+                    assert_eq!(view.rank(probe), expect, "{stride}: rank of {probe}");
+                }
             }
+            assert_eq!(view.rank(T::MIN), 0, "{stride}: below every value");
+            assert_eq!(view.rank(T::MAX), keys.len(), "{stride}: above every value");
         }
-        assert_eq!(view.rank(0), 0, "{stride}: below every value");
-        assert_eq!(view.rank(u32::MAX), keys.len(), "{stride}: above every value");
     }
+    let keys: Vec<u32> = l_orderkey(9000);
+    check(&keys, 1);
+    check(&keys.iter().map(|&k| i64::from(k) - 20_000).collect::<Vec<_>>(), 1);
 }
 
 #[test]

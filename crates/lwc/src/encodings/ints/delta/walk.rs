@@ -372,10 +372,12 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
         }
     }
 
-    /// Rows whose value satisfies `pred`, which holds for a prefix of the (monotone) values: a binary
-    /// search over the data points, then a scan of the one stride where `pred` stops holding.
-    pub(super) fn rows_before(&self, pred: impl Fn(&T) -> bool) -> usize {
+    /// Rows whose value is below `bound` (at most `bound` where `inclusive`), of values that ascend: a
+    /// binary search over the data points, then a scan of the one stride where the values pass `bound`,
+    /// from whichever of its two data points `bound` lies nearer.
+    pub(super) fn rows_before(&self, bound: T, inclusive: bool) -> usize {
         debug_assert!(!self.zigzag, "values with zigzagged deltas are not monotone");
+        let pred = |v: &T| if inclusive { *v <= bound } else { *v < bound };
         let (mut lo, mut hi) = (0, self.data_points.len());
         while lo < hi {
             let mid = (lo + hi) / 2;
@@ -389,12 +391,21 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
             return 0;
         }
         // The stride's first value satisfies `pred`. Windows of deltas are summed and passed over while
-        // the value at their end still does; in the window where it stops, runs of deltas are summed the
-        // same way, and the last run is walked value by value. No prefix sum is written: a rank reads a
-        // few values of the stride, and a block's prefix sum took a third of an `rle` lookup over `delta`
-        // run ends.
+        // the value at their far end still does (from the stride's start) or no longer does (back from
+        // the next data point, where `bound` lies nearer it: that halves the deltas a rank sums). In the
+        // window where `pred` stops holding, the values are walked as below. No prefix sum is written: a
+        // rank reads a few values of the stride, and a block's prefix sum took a third of an `rle` lookup
+        // over `delta` run ends.
         let (start, end) = ((lo - 1) << self.shift, (lo << self.shift).min(self.len()));
-        let (mut value, mut buf) = (self.data_points.get(lo - 1), [T::Unsigned::ZERO; RANK_WINDOW]);
+        let (point, mut buf) = (self.data_points.get(lo - 1), [T::Unsigned::ZERO; RANK_WINDOW]);
+        if let Some(next) = (lo < self.data_points.len()).then(|| self.data_points.get(lo)) {
+            // `point <= bound < next` as the search found them, so both differences are exact in the word.
+            let (after, before) = (bound.to_bits().wrapping_sub(point.to_bits()), next.to_bits().wrapping_sub(bound.to_bits()));
+            if before < after {
+                return self.rows_before_back(start, end, next, &mut buf, pred);
+            }
+        }
+        let mut value = point;
         // Windows start at the stride's first row, whose delta (kept, see the module documentation) is
         // zeroed: its value is the data point's. Decodes then start on whole groups of the kernels.
         for from in (start..end).step_by(RANK_WINDOW) {
@@ -408,25 +419,37 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
                 value = next;
                 continue;
             }
-            let mut row = from;
-            for run in deltas.chunks(RANK_RUN) {
-                let next = T::add_offset(value, run.iter().fold(T::Unsigned::ZERO, |a, &d| a.wrapping_add(d)));
-                if pred(&next) {
-                    (value, row) = (next, row + run.len());
-                    continue;
-                }
-                for &d in run {
-                    value = T::add_offset(value, d);
-                    if !pred(&value) {
-                        return row;
-                    }
-                    row += 1;
-                }
-            }
-            // Not reached: the runs add up to the window, whose last value fails `pred`.
-            return row;
+            return first_failing(value, from, deltas, pred);
         }
         end
+    }
+
+    /// [`DeltaView::rows_before`] in the stride `start..end`, back from the value `next` of row `end` (the
+    /// next data point's, which fails `pred`): windows of deltas ending at `end`, whole groups of the
+    /// kernels as forward, are subtracted while the value at their start still fails `pred`.
+    fn rows_before_back(
+        &self,
+        start: usize,
+        end: usize,
+        next: T,
+        buf: &mut [T::Unsigned; RANK_WINDOW],
+        pred: impl Fn(&T) -> bool,
+    ) -> usize {
+        // The value of row `upto` fails `pred`; `top` is that row's delta.
+        let (mut upto, mut value, mut top) = (end, next, self.deltas.get(end).to_bits());
+        loop {
+            let from = upto.saturating_sub(RANK_WINDOW).max(start);
+            let deltas = &mut buf[..upto - from];
+            self.deltas.decode_into(from, deltas);
+            let below = std::mem::replace(&mut deltas[0], T::Unsigned::ZERO);
+            // The value of row `from`: `upto`'s less the deltas of the rows after `from`.
+            let sum = prefix::delta_sum(deltas, false).wrapping_add(top);
+            let at_from = T::from_bits(value.to_bits().wrapping_sub(sum));
+            if from == start || pred(&at_from) {
+                return first_failing(at_from, from + 1, &deltas[1..], pred).min(upto);
+            }
+            (upto, value, top) = (from, at_from, below);
+        }
     }
 
     /// Sum of monotone values in closed form: row 0 holds data point 0 and the delta of row `j` adds to
@@ -488,6 +511,28 @@ pub(super) fn set_positions(words: &[u64], base: usize, out: &mut [u32]) -> usiz
         }
     }
     k
+}
+
+/// The first row from `row` on whose value fails `pred`, walking `deltas` (those of rows `row ..`) on from
+/// `value`, the value of the row before: runs of deltas are summed and passed over while the value at
+/// their end satisfies `pred`, then the last run is walked value by value. `row + deltas.len()` where
+/// every value satisfies it.
+fn first_failing<T: LwcInt>(mut value: T, mut row: usize, deltas: &[T::Unsigned], pred: impl Fn(&T) -> bool) -> usize {
+    for run in deltas.chunks(RANK_RUN) {
+        let next = T::add_offset(value, run.iter().fold(T::Unsigned::ZERO, |a, &d| a.wrapping_add(d)));
+        if pred(&next) {
+            (value, row) = (next, row + run.len());
+            continue;
+        }
+        for &d in run {
+            value = T::add_offset(value, d);
+            if !pred(&value) {
+                return row;
+            }
+            row += 1;
+        }
+    }
+    row
 }
 
 /// Deltas a rank decodes and sums at a time, and within the window where its value is passed, deltas
