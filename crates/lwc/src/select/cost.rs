@@ -569,10 +569,14 @@ mod tests {
         // A take of one row in TAKE_SPACING finds this many of its positions in each block of `lz4` and
         // `zstd`, and one in each line or block of the others.
         let per_block = (crate::kernels::bitpack::BLOCK / TAKE_SPACING) as f64;
-        for (id, sharing) in [(EncodingId::Lz4, per_block), (EncodingId::Zstd, per_block), (EncodingId::Plain, 1.0)]
-            .into_iter()
-            .chain([(EncodingId::Bitpack, 1.0), (EncodingId::ForN, 1.0)])
-        {
+        let sharing = [
+            (EncodingId::Lz4, per_block),
+            (EncodingId::Zstd, per_block),
+            (EncodingId::Plain, 1.0),
+            (EncodingId::Bitpack, 1.0),
+            (EncodingId::ForN, 1.0),
+        ];
+        for (id, sharing) in sharing {
             let price = model.price(id, 32, 0, 4.0);
             let (cached, far) = (model.costs_at(price, 1e3, false), model.costs_at(price, 1e9, false));
             let (get_misses, take_misses) = (far.get_ns - cached.get_ns, far.take_ns - cached.take_ns);

@@ -399,9 +399,9 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
         let (start, end) = ((lo - 1) << self.shift, (lo << self.shift).min(self.len()));
         let (point, mut buf) = (self.data_points.get(lo - 1), [T::Unsigned::ZERO; RANK_WINDOW]);
         if let Some(next) = (lo < self.data_points.len()).then(|| self.data_points.get(lo)) {
-            // `point <= bound < next` as the search found them, so both differences are exact in the word.
-            let (after, before) = (bound.to_bits().wrapping_sub(point.to_bits()), next.to_bits().wrapping_sub(bound.to_bits()));
-            if before < after {
+            // `point <= bound <= next` as the search found them, so both differences are exact in the word.
+            let past_point = bound.to_bits().wrapping_sub(point.to_bits());
+            if next.to_bits().wrapping_sub(bound.to_bits()) < past_point {
                 return self.rows_before_back(start, end, next, &mut buf, pred);
             }
         }
@@ -446,7 +446,7 @@ impl<'a, T: LwcInt> DeltaView<'a, T> {
             let sum = prefix::delta_sum(deltas, false).wrapping_add(top);
             let at_from = T::from_bits(value.to_bits().wrapping_sub(sum));
             if from == start || pred(&at_from) {
-                return first_failing(at_from, from + 1, &deltas[1..], pred).min(upto);
+                return first_failing(at_from, from + 1, &deltas[1..], pred);
             }
             (upto, value, top) = (from, at_from, below);
         }
