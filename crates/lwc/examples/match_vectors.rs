@@ -49,7 +49,7 @@ fn lookups(n: usize, k: usize) -> Vec<u32> {
     (0..k)
         .map(|_| {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((x >> 32) * n as u64 >> 32) as u32
+            (((x >> 32) * n as u64) >> 32) as u32
         })
         .collect()
 }
