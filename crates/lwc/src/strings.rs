@@ -471,9 +471,10 @@ fn extremes<'r>(rows: &[&'r [u8]], valid: impl Fn(usize) -> bool) -> Option<(&'r
 /// with their bounds on most rows, and comparing their bytes was a `memcmp` call each time.
 #[inline]
 fn below_on_a_tie(a: &[u8], b: &[u8]) -> bool {
-    match (a.get(8..), b.get(8..)) {
-        (Some(a), Some(b)) if !a.is_empty() && !b.is_empty() => a < b,
-        _ => a.len() < b.len(),
+    if a.len().min(b.len()) <= 8 {
+        a.len() < b.len()
+    } else {
+        a[8..] < b[8..]
     }
 }
 

@@ -156,9 +156,10 @@ fn compose(own: Price, id: EncodingId, parameter: u32, rows: usize, children: &[
         price.get_ns += searched;
         price.take_ns += taken + searched_on;
         price.scattered_ns += taken + searched_on;
-        let streamed = reads.values * chosen.bytes_per_value / CACHE_LINE;
-        price.lines += (reads.gets + reads.searches * chosen_probes) * chosen.lines + streamed;
-        price.take_lines += (reads.gets + reads.searches * chosen_probes) * chosen.take_lines + streamed;
+        let (lookups, streamed) =
+            (reads.gets + reads.searches * chosen_probes, reads.values * chosen.bytes_per_value / CACHE_LINE);
+        price.lines += lookups * chosen.lines + streamed;
+        price.take_lines += lookups * chosen.take_lines + streamed;
     }
     // A take of one row in TAKE_SPACING costs at most a decode of the rows from one position to the next
     // and the position's own read: where searching each position costs more, the take walks on through
