@@ -135,11 +135,37 @@ fn objectives_pick_their_own_best() {
         let (won, all) = pick(Objective::Scan);
         best_by_time(&won, &all, |c| c.2.scan_ns, "scan");
         let (won, all) = pick(Objective::Balanced);
-        let smallest = all.iter().map(|c| c.1).min().unwrap();
-        assert!(won.1 as f64 <= smallest as f64 * (1.0 + lwc::select::BALANCED_SIZE_SLACK) + 64.0, "balanced: {won:?}");
+        let smallest = *all.iter().min_by_key(|c| c.1).unwrap();
+        let plain = all.iter().find(|c| c.0 == EncodingId::Plain).expect("plain always applies").2;
+        let even = |c: &(EncodingId, usize, lwc::select::Costs)| {
+            0.5 * c.2.scan_ns / plain.scan_ns + 0.5 * c.2.get_ns / plain.get_ns
+        };
+        let within = |slack: f64| won.1 as f64 <= smallest.1 as f64 * (1.0 + slack) + 64.0;
+        assert!(within(lwc::select::BALANCED_WIDE_SLACK), "balanced: {won:?} of {all:?}");
+        if !within(lwc::select::BALANCED_SIZE_SLACK) {
+            let relative = even(&won) / even(&smallest);
+            assert!(relative <= lwc::select::BALANCED_WIDE_SPEEDUP, "balanced: {won:?} past 5 % at {relative:.2}");
+        }
         let (won, all) = pick("scan=1,get=0.5".parse().unwrap());
         best_by_time(&won, &all, |c| c.2.scan_ns + 0.5 * c.2.get_ns, "mix");
     }
+}
+
+/// Months (1-12, random) as `radix` save 6 % of a 4-bit pack and decode about 19x slower: `balanced`
+/// packs them (a saving under 10 % does not keep a read 4x slower), `size` still takes the digits.
+#[test]
+fn balanced_gives_up_a_small_saving_for_a_much_faster_read() {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let months: Vec<u32> = (0..65_536)
+        .map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            1 + ((x >> 33) % 12) as u32
+        })
+        .collect();
+    assert_eq!(top(&explain(&months, Objective::Size)), "radix");
+    let balanced = explain(&months, Objective::Balanced);
+    assert!(["bitpack", "for"].contains(&top(&balanced)), "{}: {}", balanced.chosen, balanced.reason);
+    assert!(balanced.reason.starts_with("within 10 % of the smallest (radix"), "{}", balanced.reason);
 }
 
 #[test]
