@@ -33,7 +33,7 @@ use crate::stats::{Stats, Shape, SplitMix};
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::{self as kernel, BLOCK};
-use crate::kernels::prefix::{unzigzag, zigzag};
+use crate::kernels::prefix::{self, unzigzag, zigzag};
 use crate::types::{LwcInt, Word};
 
 pub(crate) struct Delta2;
@@ -188,17 +188,20 @@ impl<'a, T: LwcInt> Delta2View<'a, T> {
         let mut buf = [T::Unsigned::ZERO; BLOCK];
         let (mut value, mut delta) = (at.value, at.delta);
         for done in (0..count).step_by(BLOCK) {
-            let fields = &mut buf[..(count - done).min(BLOCK)];
-            self.fields.decode_into(at.row + 1 + done, T::Unsigned::ZERO, fields);
+            let len = (count - done).min(BLOCK);
             match out.as_deref_mut() {
+                // Two vector scans: the second differences into differences, those into values. A loop of
+                // both adds waited on the one before at every value: 11.5x a plain copy to decode 65,535
+                // values (AMD EPYC Zen 5).
                 Some(out) => {
-                    for (o, &f) in out[done..].iter_mut().zip(fields.iter()) {
-                        delta = delta.wrapping_add(unzigzag(f));
-                        value = value.wrapping_add(delta);
-                        *o = value;
-                    }
+                    let out = &mut out[done..done + len];
+                    self.fields.decode_into(at.row + 1 + done, T::Unsigned::ZERO, out);
+                    delta = prefix::prefix_sum(delta, out, true);
+                    value = prefix::prefix_sum(value, out, false);
                 }
                 None => {
+                    let fields = &mut buf[..len];
+                    self.fields.decode_into(at.row + 1 + done, T::Unsigned::ZERO, fields);
                     for &f in fields.iter() {
                         delta = delta.wrapping_add(unzigzag(f));
                         value = value.wrapping_add(delta);
