@@ -874,14 +874,15 @@ fn decide(candidates: &[Candidate], objective: Objective, plain: Costs, within_a
                     None
                 }
             };
+            // The smallest never qualifies: its cost relative to its own is 1.
             let faster_close = viable()
-                .filter(|&(k, bytes, costs)| k != smallest.0 && slack_taken(bytes, costs).is_some())
+                .filter_map(|(k, bytes, costs)| Some((k, bytes, costs, slack_taken(bytes, costs)?)))
                 .min_by(|a, b| even(a.2).total_cmp(&even(b.2)).then(a.1.cmp(&b.1)));
-            if let Some((k, bytes, costs)) = faster_close {
+            if let Some((k, bytes, costs, slack)) = faster_close {
                 let reason = why(&|| {
                     format!(
                         "within {:.0} % of the smallest ({}, {} bytes) and {:.1}x faster to read ({bytes} bytes)",
-                        slack_taken(bytes, costs).unwrap_or(BALANCED_WIDE_SLACK) * 100.0,
+                        slack * 100.0,
                         name(smallest.0),
                         smallest.1,
                         even(smallest.2) / even(costs),

@@ -696,8 +696,8 @@ pub(super) unsafe fn unpack_u32_zmm<const ADD: bool>(
 ///
 /// # Safety
 /// As [`unpack_u32_zmm`] (`w` may also be 32 with `s0 == 0`), and the CPU supports BMI2 (a shift by any
-/// register in one instruction); `shift >= 4`, with a reference for every value of `out`: `(first + out.len() - 1) >> shift <
-/// references.len()`.
+/// register in one instruction); `shift >= 4`, with a reference for every value of `out`:
+/// `(first + out.len() - 1) >> shift < references.len()`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,bmi2")]
 pub(super) unsafe fn unpack_u32_zmm_blocks(
     src: &[u8],
@@ -710,7 +710,7 @@ pub(super) unsafe fn unpack_u32_zmm_blocks(
 ) -> usize {
     debug_assert!(shift >= 4 && (out.is_empty() || (first + out.len() - 1) >> shift < references.len()));
     let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    let count = _mm_cvtsi32_si128(shift as i32);
+    let to_block = _mm_cvtsi32_si128(shift as i32);
     // The window: the references of blocks `held ..` (16 of them, fewer at the end), which cover values
     // below `covered`; `rel` holds the pair's lane indices counted from the window's first value.
     let (mut window, mut rel, mut covered) = (_mm512_setzero_si512(), _mm512_setzero_si512(), 0usize);
@@ -718,15 +718,16 @@ pub(super) unsafe fn unpack_u32_zmm_blocks(
         let at = first + pair * 16;
         if at + 15 >= covered {
             let held = at >> shift;
-            let count = (references.len() - held).min(16);
+            let loaded = (references.len() - held).min(16);
             // SAFETY: `held` is the block of value `at`, below `first + out.len()`, so it has a reference
-            // (contract); the masked load reads only the `count` references from there.
-            window =
-                unsafe { _mm512_maskz_loadu_epi32(((1u32 << count) - 1) as u16, references.as_ptr().add(held).cast()) };
+            // (contract); the masked load reads only the `loaded` references from there.
+            window = unsafe {
+                _mm512_maskz_loadu_epi32(((1u32 << loaded) - 1) as u16, references.as_ptr().add(held).cast())
+            };
             rel = _mm512_add_epi32(_mm512_set1_epi32((at - (held << shift)) as i32), lanes);
             covered = (held + 16).saturating_mul(1 << shift);
         }
-        let reference = _mm512_permutexvar_epi32(_mm512_srl_epi32(rel, count), window);
+        let reference = _mm512_permutexvar_epi32(_mm512_srl_epi32(rel, to_block), window);
         rel = _mm512_add_epi32(rel, _mm512_set1_epi32(16));
         _mm512_add_epi32(v, reference)
     };
