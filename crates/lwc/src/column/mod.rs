@@ -65,7 +65,8 @@ pub struct Column<'a, T: Value> {
     /// First row id of each segment, plus `rows` at the end.
     starts: Vec<u64>,
     /// `log2` of the rows of every segment but the last, when that is one power of two (as a builder
-    /// writes them): a row's segment is then a shift away, not a search.
+    /// writes them), or of a lone segment's rows rounded up: a row's segment is then a shift away, not a
+    /// search.
     uniform_shift: Option<u32>,
     /// Every segment reads a row in place (see [`Segment::reads_in_place`]): unsorted takes then read each
     /// row where it is instead of grouping the rows by segment first.
@@ -102,7 +103,12 @@ impl<'a, T: Value> Column<'a, T> {
             && segments
                 .split_last()
                 .is_some_and(|(last, rest)| rest.iter().all(|s| s.rows() == first) && last.rows() <= first);
-        let uniform_shift = uniform.then(|| first.trailing_zeros());
+        // A lone segment of any length is found by a shift as wide as its rows: a search of its one start
+        // cost a lookup of 65,535 rows a third more than one of 65,536 (AMD EPYC Zen 5).
+        let uniform_shift = match segments.len() {
+            1 if first > 0 => Some(first.next_power_of_two().trailing_zeros()),
+            _ => uniform.then(|| first.trailing_zeros()),
+        };
         let reads_in_place = segments.iter().all(Segment::reads_in_place);
         let in_place = reads_in_place
             .then(|| all_or_none(&segments, Segment::in_place))
@@ -663,6 +669,7 @@ mod tests {
                     .unwrap();
             let single = whole.open::<u32>().unwrap();
             assert_eq!(single.segments.len(), 1);
+            assert_eq!(single.uniform_shift, Some(14), "{cascade}: 10,000 rows, one segment");
             // One segment written otherwise (`for`): segments that read rows in place in different ways.
             let other = encode_segment(&data[256..512], None, "for".parse::<Cascade>().unwrap()).unwrap();
             let mut segments = encoded.open::<u32>().unwrap().segments;
@@ -712,8 +719,10 @@ mod tests {
                         "{cascade} {k}: {err}"
                     );
                 }
-                let row = rng.below(n) as u64;
-                assert_eq!(column.get(row).unwrap(), Some(data[row as usize]));
+                for row in [rng.below(n) as u64, 0, n as u64 - 1] {
+                    assert_eq!(column.get(row).unwrap(), Some(data[row as usize]), "{cascade}: row {row}");
+                }
+                assert!(matches!(column.get(n as u64), Err(Error::RowOutOfRange { .. })), "{cascade}");
             }
         }
     }
