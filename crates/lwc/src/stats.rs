@@ -85,6 +85,9 @@ pub(crate) trait Shape {
     fn distinct(&self) -> usize;
     /// Distinct values in the whole stream, estimated.
     fn distinct_estimate(&self) -> usize;
+    /// Every multiple of [`Shape::divisor`] from the least value to the greatest occurs in the stream:
+    /// checked on every value where the sample missed some and the distinct estimate allows them all.
+    fn fills_range(&self) -> bool;
     /// Whether the sample holds the stream's min and max.
     fn sample_has_extremes(&self) -> bool;
     /// On a stream that looks sorted (its sample ascends, its first row is its min and its last its max),

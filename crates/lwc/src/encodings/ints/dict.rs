@@ -125,11 +125,10 @@ impl Encoder for Dict {
     /// Entries that fill their range at even steps (every multiple of the values' common divisor from the
     /// least to the greatest: months, years) decode with no lookup: the codes unpacked into a block, as
     /// `for` unpacks, then `first + step · code` from it, as `gcd` multiplies (`lwc-bench costs`: 0.09 ns
-    /// a value, `for` 0.03 and `gcd` 0.08, where a lookup was priced 0.32). Only the values seen count:
-    /// an estimate of the distinct values could call a range full that is not.
+    /// a value, `for` 0.03 and `gcd` 0.08, where a lookup was priced 0.32). Every value counts: a sample
+    /// of years 1900-2100 held 195 of them, and the decode was priced as lookups, 3.3x what it measured.
     fn decodes_as(shape: &dyn Shape) -> &'static [EncodingId] {
-        let slots = shape.range().checked_div(shape.divisor()).map_or(1, |steps| steps.saturating_add(1));
-        match shape.distinct() as u64 >= slots {
+        match shape.fills_range() {
             true => &[EncodingId::For, EncodingId::Gcd],
             false => &[],
         }
