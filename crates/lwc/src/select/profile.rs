@@ -296,13 +296,18 @@ impl<T: LwcInt> Shape for Profile<'_, T> {
             if self.is_whole() || (self.distinct_estimate() as u64) < slots {
                 return false;
             }
-            let Some(by) = ExactDivisor::new(self.divisor().max(1)) else { return false };
+            // At least 1 here: a divisor of 0 (all values equal) makes one slot, which the sample holds.
+            let by = ExactDivisor::new(self.divisor()).expect("a divisor above 0");
             let mut seen = vec![0u64; slots.div_ceil(64) as usize];
             let mut left = slots;
             for v in self.values {
-                // The divisor divides every offset, so the quotient is below `slots`.
-                let slot = by.quotient(v.offset_from(self.stats.min).to_u64()) as usize;
-                let (word, bit) = (&mut seen[slot / 64], 1u64 << (slot % 64));
+                // Below `slots` where the divisor divides every offset, as it does; a quotient past them
+                // (an offset it does not divide) answers no rather than reading past the bits.
+                let slot = by.quotient(v.offset_from(self.stats.min).to_u64());
+                if slot >= slots {
+                    return false;
+                }
+                let (word, bit) = (&mut seen[slot as usize / 64], 1u64 << (slot % 64));
                 left -= u64::from(*word & bit == 0);
                 *word |= bit;
                 if left == 0 {
