@@ -831,7 +831,7 @@ impl<'a, V: Value> Segment<'a, V> {
     }
 
     /// Row `i`: `Ok(None)` if it is null.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, i: usize) -> Result<Option<V>> {
         self.check_row(i)?;
         Ok(self.is_valid(i).then(|| V::from_latent(self.stream.get(i))))

@@ -161,6 +161,9 @@ impl<'a, T: Value> Column<'a, T> {
     }
 
     /// Row `row`: `Ok(None)` if it is null.
+    // Always inlined, as is `Segment::get`: out of line, its 48-byte result goes back through memory on
+    // every call: 0.3-1.1 ns of a 2-3 ns lookup where a caller has more than one call site (AMD EPYC Zen 5).
+    #[inline(always)]
     pub fn get(&self, row: u64) -> Result<Option<T>> {
         let (seg, at) = self.locate(row)?;
         self.segments[seg].get(at)
