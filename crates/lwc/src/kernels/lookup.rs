@@ -3,7 +3,9 @@
 //!
 //! A lookup per code compiles to a scalar loop (a load, a clamp and a store per code, about 1 ns a value
 //! on the Xeon this was written on, eight times a bit-packed decode). AVX2 gathers eight 32-bit entries or
-//! four 64-bit ones per instruction instead, with the codes clamped eight at a time. Evenly spaced
+//! four 64-bit ones per instruction instead, with the codes clamped eight at a time. A dictionary of up to
+//! 64 32-bit entries or 32 64-bit ones (32 32-bit ones with AVX2 alone) is held in registers and permuted
+//! instead: a gather still loads a lane at a time. Evenly spaced
 //! entries are computed rather than looked up, in a loop compiled for AVX2 where the CPU has it: baseline
 //! x86-64 has neither an unsigned 32-bit min nor a 32-bit multiply, and emulates both at several times
 //! the cost.
@@ -28,18 +30,35 @@ pub fn lookup<W: Pod>(dictionary: &[W], codes: &[u32], out: &mut [W]) {
     let (codes, out) = (&codes[..n], &mut out[..n]);
     #[cfg(target_arch = "x86_64")]
     if crate::kernels::cpu::avx2() && dictionary.len() <= i32::MAX as usize {
-        // Words of 4 and 8 bytes are gathered as `u32` and `u64` (a cast that also checks alignment).
+        use crate::kernels::cpu::avx512f;
+        // Words of 4 and 8 bytes are looked up as `u32` and `u64` (a cast that also checks alignment).
+        // SAFETY (each call): the CPU has AVX2 (checked above), and AVX-512F where that kernel runs
+        // (checked here); every entry's index fits a gather's `i32`, and a permute's dictionary its
+        // registers.
+        let len = dictionary.len();
         match size_of::<W>() {
             4 => {
                 if let (Ok(d), Ok(o)) = (try_cast_slice(dictionary), try_cast_slice_mut(out)) {
-                    // SAFETY: the CPU has AVX2 (checked above); every entry's index fits a gather's `i32`.
-                    return unsafe { x86::lookup_u32(d, codes, o) };
+                    return unsafe {
+                        match len {
+                            ..=32 if avx512f() => x86::permute_u32::<false>(d, codes, o),
+                            ..=64 if avx512f() => x86::permute_u32::<true>(d, codes, o),
+                            ..=16 => x86::permute_u32_avx2::<false>(d, codes, o),
+                            ..=32 => x86::permute_u32_avx2::<true>(d, codes, o),
+                            _ => x86::lookup_u32(d, codes, o),
+                        }
+                    };
                 }
             }
             8 => {
                 if let (Ok(d), Ok(o)) = (try_cast_slice(dictionary), try_cast_slice_mut(out)) {
-                    // SAFETY: as above.
-                    return unsafe { x86::lookup_u64(d, codes, o) };
+                    return unsafe {
+                        match len {
+                            ..=16 if avx512f() => x86::permute_u64::<false>(d, codes, o),
+                            ..=32 if avx512f() => x86::permute_u64::<true>(d, codes, o),
+                            _ => x86::lookup_u64(d, codes, o),
+                        }
+                    };
                 }
             }
             _ => {}
@@ -174,6 +193,109 @@ mod x86 {
         super::lookup_scalar(dictionary, code_chunks.remainder(), out_chunks.into_remainder());
     }
 
+    /// `dictionary` padded with its last entry to `N` entries, for registers that hold it whole.
+    fn padded<W: Copy + Default, const N: usize>(dictionary: &[W]) -> [W; N] {
+        let mut table = [dictionary[dictionary.len() - 1]; N];
+        table[..dictionary.len()].copy_from_slice(dictionary);
+        table
+    }
+
+    /// [`super::lookup`] of a dictionary of at most 32 `u32` entries (64 where `WIDE`) held in registers:
+    /// sixteen codes a step through one two-register permute (two and a blend where `WIDE`), where a
+    /// gather would cost a load a lane.
+    ///
+    /// # Safety
+    /// AVX-512F; `dictionary` non-empty with at most 32 entries (64 where `WIDE`); `codes` and `out` of one
+    /// length.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn permute_u32<const WIDE: bool>(dictionary: &[u32], codes: &[u32], out: &mut [u32]) {
+        let table = padded::<u32, 64>(dictionary);
+        let clamp = _mm512_set1_epi32((dictionary.len() - 1) as i32);
+        // SAFETY: 64 entries read, four registers' worth.
+        let [t0, t1, t2, t3] = [0, 16, 32, 48].map(|at| unsafe { _mm512_loadu_si512(table.as_ptr().add(at).cast()) });
+        let (mut code_chunks, mut out_chunks) = (codes.chunks_exact(16), out.chunks_exact_mut(16));
+        for (c, o) in (&mut code_chunks).zip(&mut out_chunks) {
+            // SAFETY: sixteen codes read and sixteen entries written.
+            unsafe {
+                let at = _mm512_min_epu32(_mm512_loadu_si512(c.as_ptr().cast()), clamp);
+                let mut v = _mm512_permutex2var_epi32(t0, at, t1);
+                if WIDE {
+                    let upper = _mm512_test_epi32_mask(at, _mm512_set1_epi32(32));
+                    v = _mm512_mask_blend_epi32(upper, v, _mm512_permutex2var_epi32(t2, at, t3));
+                }
+                _mm512_storeu_si512(o.as_mut_ptr().cast(), v);
+            }
+        }
+        super::lookup_scalar(dictionary, code_chunks.remainder(), out_chunks.into_remainder());
+    }
+
+    /// [`super::lookup`] of a dictionary of at most 16 `u32` entries (32 where `WIDE`) with AVX2: eight
+    /// codes a step, a permute of each register's eight entries, and blends on the code's bits 3 (and 4).
+    ///
+    /// # Safety
+    /// AVX2; `dictionary` non-empty with at most 16 entries (32 where `WIDE`); `codes` and `out` of one
+    /// length.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn permute_u32_avx2<const WIDE: bool>(dictionary: &[u32], codes: &[u32], out: &mut [u32]) {
+        let table = padded::<u32, 32>(dictionary);
+        let clamp = _mm256_set1_epi32((dictionary.len() - 1) as i32);
+        // SAFETY: 32 entries read, four registers' worth.
+        let [t0, t1, t2, t3] = [0, 8, 16, 24].map(|at| unsafe { _mm256_loadu_si256(table.as_ptr().add(at).cast()) });
+        let (mut code_chunks, mut out_chunks) = (codes.chunks_exact(8), out.chunks_exact_mut(8));
+        for (c, o) in (&mut code_chunks).zip(&mut out_chunks) {
+            // SAFETY: eight codes read and eight entries written.
+            unsafe {
+                let at = _mm256_min_epu32(_mm256_loadu_si256(c.as_ptr().cast()), clamp);
+                // Bit 3 of each code, then bit 4, moved to the sign bit.
+                let (bit3, bit4) = (_mm256_slli_epi32::<28>(at), _mm256_slli_epi32::<27>(at));
+                let mut v = by_sign(_mm256_permutevar8x32_epi32(t0, at), _mm256_permutevar8x32_epi32(t1, at), bit3);
+                if WIDE {
+                    let upper = by_sign(_mm256_permutevar8x32_epi32(t2, at), _mm256_permutevar8x32_epi32(t3, at), bit3);
+                    v = by_sign(v, upper, bit4);
+                }
+                _mm256_storeu_si256(o.as_mut_ptr().cast(), v);
+            }
+        }
+        super::lookup_scalar(dictionary, code_chunks.remainder(), out_chunks.into_remainder());
+    }
+
+    /// `b`'s lanes where `sign`'s lane is negative, `a`'s elsewhere.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn by_sign(a: __m256i, b: __m256i, sign: __m256i) -> __m256i {
+        let (a, b, sign) = (_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _mm256_castsi256_ps(sign));
+        _mm256_castps_si256(_mm256_blendv_ps(a, b, sign))
+    }
+
+    /// [`super::lookup`] of a dictionary of at most 16 `u64` entries (32 where `WIDE`) held in registers:
+    /// eight codes a step, as [`permute_u32`].
+    ///
+    /// # Safety
+    /// AVX-512F; `dictionary` non-empty with at most 16 entries (32 where `WIDE`); `codes` and `out` of one
+    /// length.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn permute_u64<const WIDE: bool>(dictionary: &[u64], codes: &[u32], out: &mut [u64]) {
+        let table = padded::<u64, 32>(dictionary);
+        let clamp = _mm256_set1_epi32((dictionary.len() - 1) as i32);
+        // SAFETY: 32 entries read, four registers' worth.
+        let [t0, t1, t2, t3] = [0, 8, 16, 24].map(|at| unsafe { _mm512_loadu_si512(table.as_ptr().add(at).cast()) });
+        let (mut code_chunks, mut out_chunks) = (codes.chunks_exact(8), out.chunks_exact_mut(8));
+        for (c, o) in (&mut code_chunks).zip(&mut out_chunks) {
+            // SAFETY: eight codes read and eight entries written.
+            unsafe {
+                let at = _mm256_min_epu32(_mm256_loadu_si256(c.as_ptr().cast()), clamp);
+                let at = _mm512_cvtepu32_epi64(at);
+                let mut v = _mm512_permutex2var_epi64(t0, at, t1);
+                if WIDE {
+                    let upper = _mm512_test_epi64_mask(at, _mm512_set1_epi64(16));
+                    v = _mm512_mask_blend_epi64(upper, v, _mm512_permutex2var_epi64(t2, at, t3));
+                }
+                _mm512_storeu_si512(o.as_mut_ptr().cast(), v);
+            }
+        }
+        super::lookup_scalar(dictionary, code_chunks.remainder(), out_chunks.into_remainder());
+    }
+
     /// The loop every SIMD pick shares. A group of `GROUP` positions whose first lies at least `REACH` values
     /// before the window's end goes to `group(positions, values, out)`, with the window's `REACH` values
     /// from the group's first on; it picks them and returns true, or returns false where a position lies
@@ -286,15 +408,23 @@ mod tests {
     use super::*;
 
     /// Every length around the vector widths, dictionaries of 1 to 300 entries, codes past the end: the
-    /// dispatched kernel agrees with the scalar one for 1-, 2-, 4- and 8-byte words.
+    /// dispatched kernel agrees with the scalar one for 1-, 2-, 4- and 8-byte words; on an AVX-512 CPU,
+    /// on its AVX2 paths too.
     #[test]
     fn lookups_agree_with_the_scalar_loop() {
+        crate::kernels::on_every_path(lookups_agree_on_this_path);
+    }
+
+    fn lookups_agree_on_this_path() {
         fn check<W: Pod + PartialEq + std::fmt::Debug>(word: impl Fn(u64) -> W) {
-            for entries in [1usize, 2, 5, 16, 300] {
+            // Around each permute's reach (8, 16, 32 and 64 entries) and past it.
+            for entries in [1usize, 2, 5, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 300] {
                 let dictionary: Vec<W> =
                     (0..entries as u64).map(|i| word(i.wrapping_mul(0x9e37_79b9_7f4a_7c15))).collect();
-                for n in [0usize, 1, 3, 4, 7, 8, 9, 31, 33, 1000] {
-                    let codes: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) % 400).collect();
+                for n in [0usize, 1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 1000] {
+                    // Mostly in range, a few (one in `entries + 2`) past the end.
+                    let codes: Vec<u32> =
+                        (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) % (entries as u32 + 2)).collect();
                     let mut want = vec![word(0); n];
                     lookup_scalar(&dictionary, &codes, &mut want);
                     let mut got = vec![word(0); n + 2];
