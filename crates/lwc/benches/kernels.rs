@@ -7,6 +7,9 @@
 //!   loop of lwc `get`, and decode-then-gather (whole stream into a scratch buffer, then a plain gather).
 //! - `take_crossover`: lwc `gather` against decode-then-gather at list lengths from `n / 64` to `2n`.
 //! - `filter_gt`: `x > median` on the packed stream, decode-then-compare, and on a plain `Vec`.
+//! - `lookup`: dictionary lookups of 65,536 codes into 8 to 256 random `u32` and `u64` entries (not
+//!   evenly spaced, so none is computed): lwc `lookup` (a permute of the dictionary in registers up to 64
+//!   `u32` or 32 `u64` entries, gathers beyond), a scalar loop, and a plain copy of as many values.
 //! - `fsst`: FSST on 65,536 TPC-H-like comments (10 to 43 bytes cut from text of the TPC-H grammar):
 //!   training, compressing string by string (`compress_each`) and in batches of four runs side by side
 //!   (`compress_all`), decompressing string by string and all codes in one call;
@@ -326,5 +329,41 @@ fn fsst(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, decode, gather, take_crossover, filter_gt, fsst);
+fn lookup(c: &mut Criterion) {
+    fn run<W: bytemuck::Pod + Default + PartialEq>(
+        g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        word: fn(u64) -> W,
+    ) {
+        let name = |what: &str| format!("{what}_u{}", 8 * size_of::<W>());
+        for entries in [8usize, 32, 64, 256] {
+            let mut rng = StdRng::seed_from_u64(0xD1C7 + entries as u64);
+            let dictionary: Vec<W> = (0..entries).map(|_| word(rng.gen())).collect();
+            let codes: Vec<u32> = (0..N).map(|_| rng.gen_range(0..entries as u32)).collect();
+            let plain: Vec<W> = codes.iter().map(|&c| dictionary[c as usize]).collect();
+            let mut out = vec![W::default(); N];
+            g.bench_function(BenchmarkId::new(name("plain_copy"), entries), |b| {
+                b.iter(|| out.copy_from_slice(black_box(&plain)))
+            });
+            g.bench_function(BenchmarkId::new(name("scalar"), entries), |b| {
+                b.iter(|| {
+                    for (o, &c) in out.iter_mut().zip(black_box(&codes)) {
+                        *o = dictionary[c as usize];
+                    }
+                })
+            });
+            lwc::kernels::lookup::lookup(&dictionary, &codes, &mut out);
+            assert!(out == plain);
+            g.bench_function(BenchmarkId::new(name("lwc"), entries), |b| {
+                b.iter(|| lwc::kernels::lookup::lookup(&dictionary, black_box(&codes), &mut out))
+            });
+        }
+    }
+    let mut g = configure(c, "lookup");
+    g.throughput(Throughput::Elements(N as u64));
+    run(&mut g, |v| v as u32);
+    run(&mut g, |v| v);
+    g.finish();
+}
+
+criterion_group!(benches, decode, gather, take_crossover, filter_gt, lookup, fsst);
 criterion_main!(benches);

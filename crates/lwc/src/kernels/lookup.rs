@@ -4,7 +4,7 @@
 //! A lookup per code compiles to a scalar loop (a load, a clamp and a store per code, about 1 ns a value
 //! on the Xeon this was written on, eight times a bit-packed decode). AVX2 gathers eight 32-bit entries or
 //! four 64-bit ones per instruction instead, with the codes clamped eight at a time. A dictionary of up to
-//! 64 32-bit entries or 32 64-bit ones (32 32-bit ones with AVX2 alone) is held in registers and permuted
+//! 64 32-bit entries or 32 64-bit ones (32 and 16 with AVX2 alone) is held in registers and permuted
 //! instead: a gather still loads a lane at a time. Evenly spaced
 //! entries are computed rather than looked up, in a loop compiled for AVX2 where the CPU has it: baseline
 //! x86-64 has neither an unsigned 32-bit min nor a 32-bit multiply, and emulates both at several times
@@ -56,6 +56,8 @@ pub fn lookup<W: Pod>(dictionary: &[W], codes: &[u32], out: &mut [W]) {
                         match len {
                             ..=16 if avx512f() => x86::permute_u64::<false>(d, codes, o),
                             ..=32 if avx512f() => x86::permute_u64::<true>(d, codes, o),
+                            ..=8 => x86::permute_u64_avx2::<false>(d, codes, o),
+                            ..=16 => x86::permute_u64_avx2::<true>(d, codes, o),
                             _ => x86::lookup_u64(d, codes, o),
                         }
                     };
@@ -247,6 +249,41 @@ mod x86 {
             unsafe {
                 let at = _mm256_min_epu32(_mm256_loadu_si256(c.as_ptr().cast()), clamp);
                 // Bit 3 of each code, then bit 4, moved to the sign bit.
+                let (bit3, bit4) = (_mm256_slli_epi32::<28>(at), _mm256_slli_epi32::<27>(at));
+                let mut v = by_sign(_mm256_permutevar8x32_epi32(t0, at), _mm256_permutevar8x32_epi32(t1, at), bit3);
+                if WIDE {
+                    let upper = by_sign(_mm256_permutevar8x32_epi32(t2, at), _mm256_permutevar8x32_epi32(t3, at), bit3);
+                    v = by_sign(v, upper, bit4);
+                }
+                _mm256_storeu_si256(o.as_mut_ptr().cast(), v);
+            }
+        }
+        super::lookup_scalar(dictionary, code_chunks.remainder(), out_chunks.into_remainder());
+    }
+
+    /// [`super::lookup`] of a dictionary of at most 8 `u64` entries (16 where `WIDE`) with AVX2: four codes
+    /// a step, each entry as two `u32` halves through the permutes of [`permute_u32_avx2`].
+    ///
+    /// # Safety
+    /// AVX2; `dictionary` non-empty with at most 8 entries (16 where `WIDE`); `codes` and `out` of one
+    /// length.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn permute_u64_avx2<const WIDE: bool>(dictionary: &[u64], codes: &[u32], out: &mut [u64]) {
+        let table = padded::<u64, 16>(dictionary);
+        let clamp = _mm256_set1_epi32((dictionary.len() - 1) as i32);
+        // SAFETY: 16 entries read, four registers' worth.
+        let [t0, t1, t2, t3] = [0, 4, 8, 12].map(|at| unsafe { _mm256_loadu_si256(table.as_ptr().add(at).cast()) });
+        // Each code twice, and which half of its entry each copy reads.
+        let (twice, halves) = (_mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3), _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1));
+        let (mut code_chunks, mut out_chunks) = (codes.chunks_exact(4), out.chunks_exact_mut(4));
+        for (c, o) in (&mut code_chunks).zip(&mut out_chunks) {
+            // SAFETY: four codes read and four entries written.
+            unsafe {
+                let code = _mm256_castsi128_si256(_mm_loadu_si128(c.as_ptr().cast()));
+                let code = _mm256_min_epu32(_mm256_permutevar8x32_epi32(code, twice), clamp);
+                // Code `c`'s halves are `u32` lanes 2c and 2c + 1 of the table: bits 0-2 pick a lane of a
+                // register, bit 3 (the code's bit 2) and bit 4 (its bit 3) the register.
+                let at = _mm256_add_epi32(_mm256_slli_epi32::<1>(code), halves);
                 let (bit3, bit4) = (_mm256_slli_epi32::<28>(at), _mm256_slli_epi32::<27>(at));
                 let mut v = by_sign(_mm256_permutevar8x32_epi32(t0, at), _mm256_permutevar8x32_epi32(t1, at), bit3);
                 if WIDE {
