@@ -40,11 +40,11 @@ pub fn lookup<W: Pod>(dictionary: &[W], codes: &[u32], out: &mut [W]) {
             4 => {
                 if let (Ok(d), Ok(o)) = (try_cast_slice(dictionary), try_cast_slice_mut(out)) {
                     return unsafe {
-                        match len {
-                            ..=32 if avx512f() => x86::permute_u32::<false>(d, codes, o),
-                            ..=64 if avx512f() => x86::permute_u32::<true>(d, codes, o),
-                            ..=16 => x86::permute_u32_avx2::<false>(d, codes, o),
-                            ..=32 => x86::permute_u32_avx2::<true>(d, codes, o),
+                        match (avx512f(), len) {
+                            (true, ..=32) => x86::permute_u32::<false>(d, codes, o),
+                            (true, 33..=64) => x86::permute_u32::<true>(d, codes, o),
+                            (false, ..=16) => x86::permute_u32_avx2::<false>(d, codes, o),
+                            (false, 17..=32) => x86::permute_u32_avx2::<true>(d, codes, o),
                             _ => x86::lookup_u32(d, codes, o),
                         }
                     };
@@ -53,11 +53,11 @@ pub fn lookup<W: Pod>(dictionary: &[W], codes: &[u32], out: &mut [W]) {
             8 => {
                 if let (Ok(d), Ok(o)) = (try_cast_slice(dictionary), try_cast_slice_mut(out)) {
                     return unsafe {
-                        match len {
-                            ..=16 if avx512f() => x86::permute_u64::<false>(d, codes, o),
-                            ..=32 if avx512f() => x86::permute_u64::<true>(d, codes, o),
-                            ..=8 => x86::permute_u64_avx2::<false>(d, codes, o),
-                            ..=16 => x86::permute_u64_avx2::<true>(d, codes, o),
+                        match (avx512f(), len) {
+                            (true, ..=16) => x86::permute_u64::<false>(d, codes, o),
+                            (true, 17..=32) => x86::permute_u64::<true>(d, codes, o),
+                            (false, ..=8) => x86::permute_u64_avx2::<false>(d, codes, o),
+                            (false, 9..=16) => x86::permute_u64_avx2::<true>(d, codes, o),
                             _ => x86::lookup_u64(d, codes, o),
                         }
                     };
