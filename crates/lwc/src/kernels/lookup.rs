@@ -232,47 +232,36 @@ mod x86 {
     }
 
     /// [`super::lookup`] of a dictionary of at most 16 `u32` entries (32 where `WIDE`) with AVX2: eight
-    /// codes a step, a permute of each register's eight entries, and blends on the code's bits 3 (and 4).
+    /// codes a step through [`lanes`].
     ///
     /// # Safety
     /// AVX2; `dictionary` non-empty with at most 16 entries (32 where `WIDE`); `codes` and `out` of one
     /// length.
     #[target_feature(enable = "avx2")]
     pub unsafe fn permute_u32_avx2<const WIDE: bool>(dictionary: &[u32], codes: &[u32], out: &mut [u32]) {
-        let table = padded::<u32, 32>(dictionary);
+        let table = registers(&padded::<u32, 32>(dictionary));
         let clamp = _mm256_set1_epi32((dictionary.len() - 1) as i32);
-        // SAFETY: 32 entries read, four registers' worth.
-        let [t0, t1, t2, t3] = [0, 8, 16, 24].map(|at| unsafe { _mm256_loadu_si256(table.as_ptr().add(at).cast()) });
         let (mut code_chunks, mut out_chunks) = (codes.chunks_exact(8), out.chunks_exact_mut(8));
         for (c, o) in (&mut code_chunks).zip(&mut out_chunks) {
             // SAFETY: eight codes read and eight entries written.
             unsafe {
                 let at = _mm256_min_epu32(_mm256_loadu_si256(c.as_ptr().cast()), clamp);
-                // Bit 3 of each code, then bit 4, moved to the sign bit.
-                let (bit3, bit4) = (_mm256_slli_epi32::<28>(at), _mm256_slli_epi32::<27>(at));
-                let mut v = by_sign(_mm256_permutevar8x32_epi32(t0, at), _mm256_permutevar8x32_epi32(t1, at), bit3);
-                if WIDE {
-                    let upper = by_sign(_mm256_permutevar8x32_epi32(t2, at), _mm256_permutevar8x32_epi32(t3, at), bit3);
-                    v = by_sign(v, upper, bit4);
-                }
-                _mm256_storeu_si256(o.as_mut_ptr().cast(), v);
+                _mm256_storeu_si256(o.as_mut_ptr().cast(), lanes::<WIDE>(&table, at));
             }
         }
         super::lookup_scalar(dictionary, code_chunks.remainder(), out_chunks.into_remainder());
     }
 
     /// [`super::lookup`] of a dictionary of at most 8 `u64` entries (16 where `WIDE`) with AVX2: four codes
-    /// a step, each entry as two `u32` halves through the permutes of [`permute_u32_avx2`].
+    /// a step, each entry as two `u32` halves through [`lanes`].
     ///
     /// # Safety
     /// AVX2; `dictionary` non-empty with at most 8 entries (16 where `WIDE`); `codes` and `out` of one
     /// length.
     #[target_feature(enable = "avx2")]
     pub unsafe fn permute_u64_avx2<const WIDE: bool>(dictionary: &[u64], codes: &[u32], out: &mut [u64]) {
-        let table = padded::<u64, 16>(dictionary);
+        let table = registers(bytemuck::cast_ref(&padded::<u64, 16>(dictionary)));
         let clamp = _mm256_set1_epi32((dictionary.len() - 1) as i32);
-        // SAFETY: 16 entries read, four registers' worth.
-        let [t0, t1, t2, t3] = [0, 4, 8, 12].map(|at| unsafe { _mm256_loadu_si256(table.as_ptr().add(at).cast()) });
         // Each code twice, and which half of its entry each copy reads.
         let (twice, halves) = (_mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3), _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1));
         let (mut code_chunks, mut out_chunks) = (codes.chunks_exact(4), out.chunks_exact_mut(4));
@@ -284,24 +273,39 @@ mod x86 {
                 // Code `c`'s halves are `u32` lanes 2c and 2c + 1 of the table: bits 0-2 pick a lane of a
                 // register, bit 3 (the code's bit 2) and bit 4 (its bit 3) the register.
                 let at = _mm256_add_epi32(_mm256_slli_epi32::<1>(code), halves);
-                let (bit3, bit4) = (_mm256_slli_epi32::<28>(at), _mm256_slli_epi32::<27>(at));
-                let mut v = by_sign(_mm256_permutevar8x32_epi32(t0, at), _mm256_permutevar8x32_epi32(t1, at), bit3);
-                if WIDE {
-                    let upper = by_sign(_mm256_permutevar8x32_epi32(t2, at), _mm256_permutevar8x32_epi32(t3, at), bit3);
-                    v = by_sign(v, upper, bit4);
-                }
-                _mm256_storeu_si256(o.as_mut_ptr().cast(), v);
+                _mm256_storeu_si256(o.as_mut_ptr().cast(), lanes::<WIDE>(&table, at));
             }
         }
         super::lookup_scalar(dictionary, code_chunks.remainder(), out_chunks.into_remainder());
     }
 
-    /// `b`'s lanes where `sign`'s lane is negative, `a`'s elsewhere.
+    /// 32 `u32` lanes in four registers.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn by_sign(a: __m256i, b: __m256i, sign: __m256i) -> __m256i {
-        let (a, b, sign) = (_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _mm256_castsi256_ps(sign));
-        _mm256_castps_si256(_mm256_blendv_ps(a, b, sign))
+    fn registers(lanes: &[u32; 32]) -> [__m256i; 4] {
+        // SAFETY: 32 lanes read, eight a register.
+        [0, 8, 16, 24].map(|at| unsafe { _mm256_loadu_si256(lanes.as_ptr().add(at).cast()) })
+    }
+
+    /// Lane `at` (below 16, or 32 where `WIDE`) of `table`, for each lane of `at`: a permute of each
+    /// register's eight lanes, then blends on bit 3 of `at` (and bit 4).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn lanes<const WIDE: bool>(table: &[__m256i; 4], at: __m256i) -> __m256i {
+        // `b`'s lanes where `sign`'s lane is negative, `a`'s elsewhere.
+        let by_sign = |a: __m256i, b: __m256i, sign: __m256i| {
+            let (a, b, sign) = (_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _mm256_castsi256_ps(sign));
+            _mm256_castps_si256(_mm256_blendv_ps(a, b, sign))
+        };
+        let permute = |k: usize| _mm256_permutevar8x32_epi32(table[k], at);
+        // Bit 3, then bit 4, moved to the sign bit.
+        let (bit3, bit4) = (_mm256_slli_epi32::<28>(at), _mm256_slli_epi32::<27>(at));
+        let low = by_sign(permute(0), permute(1), bit3);
+        if WIDE {
+            by_sign(low, by_sign(permute(2), permute(3), bit3), bit4)
+        } else {
+            low
+        }
     }
 
     /// [`super::lookup`] of a dictionary of at most 16 `u64` entries (32 where `WIDE`) held in registers:
