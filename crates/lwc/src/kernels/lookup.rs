@@ -196,7 +196,7 @@ mod x86 {
     }
 
     /// `dictionary` padded with its last entry to `N` entries, for registers that hold it whole.
-    fn padded<W: Copy + Default, const N: usize>(dictionary: &[W]) -> [W; N] {
+    fn padded<W: Copy, const N: usize>(dictionary: &[W]) -> [W; N] {
         let mut table = [dictionary[dictionary.len() - 1]; N];
         table[..dictionary.len()].copy_from_slice(dictionary);
         table
