@@ -165,16 +165,14 @@ mod x86 {
     pub unsafe fn lookup_u32(dictionary: &[u32], codes: &[u32], out: &mut [u32]) {
         let last = dictionary.len() - 1;
         let clamp = _mm256_set1_epi32(last as i32);
-        let (mut code_chunks, mut out_chunks) = (codes.chunks_exact(8), out.chunks_exact_mut(8));
-        for (c, o) in (&mut code_chunks).zip(&mut out_chunks) {
+        in_chunks::<_, 8>(dictionary, codes, out, |c, o| {
             // SAFETY: eight codes read and eight entries written; each index is at most `last`.
             unsafe {
                 let at = _mm256_min_epu32(_mm256_loadu_si256(c.as_ptr().cast()), clamp);
                 let v = _mm256_i32gather_epi32::<4>(dictionary.as_ptr().cast(), at);
                 _mm256_storeu_si256(o.as_mut_ptr().cast(), v);
             }
-        }
-        super::lookup_scalar(dictionary, code_chunks.remainder(), out_chunks.into_remainder());
+        });
     }
 
     /// # Safety
@@ -183,14 +181,28 @@ mod x86 {
     pub unsafe fn lookup_u64(dictionary: &[u64], codes: &[u32], out: &mut [u64]) {
         let last = dictionary.len() - 1;
         let clamp = _mm_set1_epi32(last as i32);
-        let (mut code_chunks, mut out_chunks) = (codes.chunks_exact(4), out.chunks_exact_mut(4));
-        for (c, o) in (&mut code_chunks).zip(&mut out_chunks) {
+        in_chunks::<_, 4>(dictionary, codes, out, |c, o| {
             // SAFETY: four codes read and four entries written; each index is at most `last`.
             unsafe {
                 let at = _mm_min_epu32(_mm_loadu_si128(c.as_ptr().cast()), clamp);
                 let v = _mm256_i32gather_epi64::<8>(dictionary.as_ptr().cast(), at);
                 _mm256_storeu_si256(o.as_mut_ptr().cast(), v);
             }
+        });
+    }
+
+    /// The loop every SIMD lookup shares: `step(codes, out)` on each `N` codes and their outputs, then the
+    /// scalar loop on the rest.
+    #[inline(always)]
+    fn in_chunks<W: Copy, const N: usize>(
+        dictionary: &[W],
+        codes: &[u32],
+        out: &mut [W],
+        step: impl Fn(&[u32], &mut [W]),
+    ) {
+        let (mut code_chunks, mut out_chunks) = (codes.chunks_exact(N), out.chunks_exact_mut(N));
+        for (c, o) in (&mut code_chunks).zip(&mut out_chunks) {
+            step(c, o);
         }
         super::lookup_scalar(dictionary, code_chunks.remainder(), out_chunks.into_remainder());
     }
@@ -215,8 +227,7 @@ mod x86 {
         let clamp = _mm512_set1_epi32((dictionary.len() - 1) as i32);
         // SAFETY: 64 entries read, four registers' worth.
         let [t0, t1, t2, t3] = [0, 16, 32, 48].map(|at| unsafe { _mm512_loadu_si512(table.as_ptr().add(at).cast()) });
-        let (mut code_chunks, mut out_chunks) = (codes.chunks_exact(16), out.chunks_exact_mut(16));
-        for (c, o) in (&mut code_chunks).zip(&mut out_chunks) {
+        in_chunks::<_, 16>(dictionary, codes, out, |c, o| {
             // SAFETY: sixteen codes read and sixteen entries written.
             unsafe {
                 let at = _mm512_min_epu32(_mm512_loadu_si512(c.as_ptr().cast()), clamp);
@@ -227,8 +238,7 @@ mod x86 {
                 }
                 _mm512_storeu_si512(o.as_mut_ptr().cast(), v);
             }
-        }
-        super::lookup_scalar(dictionary, code_chunks.remainder(), out_chunks.into_remainder());
+        });
     }
 
     /// [`super::lookup`] of a dictionary of at most 16 `u32` entries (32 where `WIDE`) with AVX2: eight
@@ -241,15 +251,13 @@ mod x86 {
     pub unsafe fn permute_u32_avx2<const WIDE: bool>(dictionary: &[u32], codes: &[u32], out: &mut [u32]) {
         let table = registers(&padded::<u32, 32>(dictionary));
         let clamp = _mm256_set1_epi32((dictionary.len() - 1) as i32);
-        let (mut code_chunks, mut out_chunks) = (codes.chunks_exact(8), out.chunks_exact_mut(8));
-        for (c, o) in (&mut code_chunks).zip(&mut out_chunks) {
+        in_chunks::<_, 8>(dictionary, codes, out, |c, o| {
             // SAFETY: eight codes read and eight entries written.
             unsafe {
                 let at = _mm256_min_epu32(_mm256_loadu_si256(c.as_ptr().cast()), clamp);
                 _mm256_storeu_si256(o.as_mut_ptr().cast(), lanes::<WIDE>(&table, at));
             }
-        }
-        super::lookup_scalar(dictionary, code_chunks.remainder(), out_chunks.into_remainder());
+        });
     }
 
     /// [`super::lookup`] of a dictionary of at most 8 `u64` entries (16 where `WIDE`) with AVX2: four codes
@@ -264,8 +272,7 @@ mod x86 {
         let clamp = _mm256_set1_epi32((dictionary.len() - 1) as i32);
         // Each code twice, and which half of its entry each copy reads.
         let (twice, halves) = (_mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3), _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1));
-        let (mut code_chunks, mut out_chunks) = (codes.chunks_exact(4), out.chunks_exact_mut(4));
-        for (c, o) in (&mut code_chunks).zip(&mut out_chunks) {
+        in_chunks::<_, 4>(dictionary, codes, out, |c, o| {
             // SAFETY: four codes read and four entries written.
             unsafe {
                 let code = _mm256_castsi128_si256(_mm_loadu_si128(c.as_ptr().cast()));
@@ -275,8 +282,7 @@ mod x86 {
                 let at = _mm256_add_epi32(_mm256_slli_epi32::<1>(code), halves);
                 _mm256_storeu_si256(o.as_mut_ptr().cast(), lanes::<WIDE>(&table, at));
             }
-        }
-        super::lookup_scalar(dictionary, code_chunks.remainder(), out_chunks.into_remainder());
+        });
     }
 
     /// 32 `u32` lanes in four registers.
@@ -320,8 +326,7 @@ mod x86 {
         let clamp = _mm256_set1_epi32((dictionary.len() - 1) as i32);
         // SAFETY: 32 entries read, four registers' worth.
         let [t0, t1, t2, t3] = [0, 8, 16, 24].map(|at| unsafe { _mm512_loadu_si512(table.as_ptr().add(at).cast()) });
-        let (mut code_chunks, mut out_chunks) = (codes.chunks_exact(8), out.chunks_exact_mut(8));
-        for (c, o) in (&mut code_chunks).zip(&mut out_chunks) {
+        in_chunks::<_, 8>(dictionary, codes, out, |c, o| {
             // SAFETY: eight codes read and eight entries written.
             unsafe {
                 let at = _mm256_min_epu32(_mm256_loadu_si256(c.as_ptr().cast()), clamp);
@@ -333,8 +338,7 @@ mod x86 {
                 }
                 _mm512_storeu_si512(o.as_mut_ptr().cast(), v);
             }
-        }
-        super::lookup_scalar(dictionary, code_chunks.remainder(), out_chunks.into_remainder());
+        });
     }
 
     /// The loop every SIMD pick shares. A group of `GROUP` positions whose first lies at least `REACH` values
