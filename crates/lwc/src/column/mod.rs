@@ -8,6 +8,7 @@ use std::ops::Range;
 use crate::bitmap::Bitmap;
 use crate::encodings::{all_or_none, digit_value, Cascade, EncodingId, InPlaceParts};
 use crate::error::{Error, Result};
+use crate::kernels::divisor::EqualParts;
 use crate::kernels::{lookup, positions};
 use crate::predicate::Predicate;
 use crate::segment::{Aggregates, Array, Segment};
@@ -64,10 +65,10 @@ pub struct Column<'a, T: Value> {
     segments: Vec<Segment<'a, T>>,
     /// First row id of each segment, plus `rows` at the end.
     starts: Vec<u64>,
-    /// `log2` of the rows of every segment but the last, when that is one power of two (as a builder
-    /// writes them), or of a lone segment's rows rounded up: a row's segment is then a shift away, not a
-    /// search.
-    uniform_shift: Option<u32>,
+    /// The rows of every segment but the last, when they are equal (as a builder writes them) and the
+    /// last holds no more, or a lone segment's rows rounded up to a power of two: a row's segment is then
+    /// a shift or a multiply away, not a search.
+    equal_parts: Option<EqualParts>,
     /// Every segment reads a row in place (see [`Segment::reads_in_place`]): unsorted takes then read each
     /// row where it is instead of grouping the rows by segment first.
     reads_in_place: bool,
@@ -99,23 +100,23 @@ impl<'a, T: Value> Column<'a, T> {
         }
         starts.push(next);
         let first = segments.first().map_or(0, |s| s.rows());
-        let uniform = first.is_power_of_two()
-            && segments
-                .split_last()
-                .is_some_and(|(last, rest)| rest.iter().all(|s| s.rows() == first) && last.rows() <= first);
+        let equal = segments
+            .split_last()
+            .is_some_and(|(last, rest)| rest.iter().all(|s| s.rows() == first) && last.rows() <= first);
         // A lone segment of any length is found by a shift as wide as its rows: a search of its one start
         // cost a lookup of 65,535 rows a third more than one of 65,536 (AMD EPYC Zen 5).
-        let uniform_shift = match segments.len() {
-            1 if first > 0 => Some(first.next_power_of_two().trailing_zeros()),
-            _ => uniform.then(|| first.trailing_zeros()),
+        let equal_parts = match segments.len() {
+            1 if first > 0 => EqualParts::new(first.next_power_of_two() as u64, next),
+            _ if equal => EqualParts::new(first as u64, next),
+            _ => None,
         };
         let reads_in_place = segments.iter().all(Segment::reads_in_place);
         let in_place = reads_in_place
             .then(|| all_or_none(&segments, Segment::in_place))
             .flatten()
-            .map(|readers| InPlaceParts::new(readers, uniform_shift));
+            .map(|readers| InPlaceParts::new(readers, equal_parts.map(|parts| parts.part_len())));
         let largest = segments.iter().map(Segment::rows).max().unwrap_or(0);
-        Column { rows: next, segments, starts, uniform_shift, reads_in_place, in_place, largest }
+        Column { rows: next, segments, starts, equal_parts, reads_in_place, in_place, largest }
     }
 
     /// Rows, nulls included.
@@ -154,8 +155,8 @@ impl<'a, T: Value> Column<'a, T> {
 
     /// The segment holding `row` (`row < rows`).
     fn segment_of(&self, row: u64) -> usize {
-        match self.uniform_shift {
-            Some(shift) => (row >> shift) as usize,
+        match self.equal_parts {
+            Some(parts) => parts.locate(row).0 as usize,
             None => self.starts.partition_point(|&s| s <= row) - 1,
         }
     }
@@ -398,17 +399,23 @@ impl<'a, T: Value> Column<'a, T> {
     }
 
     /// `out[k] = read(segment, row in it)` of `rows[k]`, each row checked; equal segments are found by a
-    /// shift and a mask, so the loop holds little beyond the read.
+    /// shift and a mask or a multiply, so the loop holds little beyond the read.
     fn read_each<R: Copy + Into<u64>>(
         &self,
         rows: &[R],
         out: &mut [T],
         read: impl Fn(usize, usize) -> T,
     ) -> Result<()> {
-        match self.uniform_shift {
-            Some(shift) => {
-                self.read_located(rows, out, |r| ((r >> shift) as usize, (r & ((1 << shift) - 1)) as usize), read)
-            }
+        match self.equal_parts {
+            Some(parts) => self.read_located(
+                rows,
+                out,
+                |r| {
+                    let (seg, at) = parts.locate(r);
+                    (seg as usize, at as usize)
+                },
+                read,
+            ),
             None => self.read_located(
                 rows,
                 out,
@@ -610,9 +617,9 @@ mod tests {
 
     /// Every path of a take over many segments against the values: rows read in place (sparse, segments
     /// that read a row in place), grouped by segment (denser lists, or segments that walk), gathered from
-    /// the column decoded whole (one row in [`DECODE_WHOLE`] or more), ascending; on
-    /// equal power-of-two segments (located by a shift) and on unequal ones (by a search); and a row out of
-    /// range named in the error whichever path it takes.
+    /// the column decoded whole (one row in [`DECODE_WHOLE`] or more), ascending; on equal power-of-two
+    /// segments (located by a shift), on equal segments of another length (by a multiply) and on unequal
+    /// ones (by a search); and a row out of range named in the error whichever path it takes.
     #[test]
     fn takes_over_many_segments_agree_with_the_values() {
         let values: Vec<u32> = (0..10_000u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
@@ -644,10 +651,10 @@ mod tests {
                 segment_rows: 256,
                 ..EncodeOptions::with_encoding(cascade.parse::<Cascade>().unwrap())
             };
-            let encoded = EncodedColumn::encode(data, None, options).unwrap();
+            let encoded = EncodedColumn::encode(data, None, options.clone()).unwrap();
             let uniform = encoded.open::<u32>().unwrap();
-            assert_eq!(uniform.uniform_shift, Some(8), "{cascade}");
-            let gathered = match &uniform.in_place {
+            assert_eq!(uniform.equal_parts.map(|p| p.part_len()), Some(256), "{cascade}");
+            let gathered = |column: &Column<'_, u32>| match &column.in_place {
                 None => "none",
                 Some(InPlaceParts::Values { .. }) => "values",
                 Some(InPlaceParts::Frames(_)) => "frames",
@@ -656,7 +663,16 @@ mod tests {
                 Some(InPlaceParts::Digits(..)) => "digits",
                 Some(InPlaceParts::Each(_)) => "each",
             };
-            assert_eq!(gathered, reads, "{cascade}");
+            assert_eq!(gathered(&uniform), reads, "{cascade}");
+            // Equal segments of 300 rows: the same readers, each row's segment found by a multiply.
+            let options = EncodeOptions { segment_rows: 300, ..options };
+            let odd_encoded = EncodedColumn::encode(data, None, options).unwrap();
+            let odd = odd_encoded.open::<u32>().unwrap();
+            assert_eq!(odd.equal_parts.map(|p| p.part_len()), Some(300), "{cascade}");
+            // `auto` writes the segments a step falls in otherwise.
+            if cascade != "auto" {
+                assert_eq!(gathered(&odd), reads, "{cascade}, segments of 300 rows");
+            }
             if cascade == "auto" {
                 assert!(uniform.segments.iter().all(|s| s.encoding() == EncodingId::Constant), "{cascade}");
             }
@@ -665,14 +681,14 @@ mod tests {
             segments[0] = Segment::open(&short).unwrap();
             let shifted: Vec<u32> = data[..100].iter().chain(&data[256..]).copied().collect();
             let uneven = Column::from_segments(segments);
-            assert_eq!(uneven.uniform_shift, None);
+            assert_eq!(uneven.equal_parts, None);
             let uniform = encoded.open::<u32>().unwrap();
             let whole =
                 EncodedColumn::encode(data, None, EncodeOptions::with_encoding(cascade.parse::<Cascade>().unwrap()))
                     .unwrap();
             let single = whole.open::<u32>().unwrap();
             assert_eq!(single.segments.len(), 1);
-            assert_eq!(single.uniform_shift, Some(14), "{cascade}: 10,000 rows, one segment");
+            assert_eq!(single.equal_parts.map(|p| p.part_len()), Some(1 << 14), "{cascade}: 10,000 rows, one segment");
             // One segment written otherwise (`for`): segments that read rows in place in different ways.
             let other = encode_segment(&data[256..512], None, "for".parse::<Cascade>().unwrap()).unwrap();
             let mut segments = encoded.open::<u32>().unwrap().segments;
@@ -680,6 +696,7 @@ mod tests {
             let mixed = Column::from_segments(segments);
             for (column, data) in [
                 (&uniform, data.as_slice()),
+                (&odd, data.as_slice()),
                 (&uneven, shifted.as_slice()),
                 (&single, data.as_slice()),
                 (&mixed, data.as_slice()),

@@ -9,6 +9,7 @@ use crate::bytes::Reader;
 use crate::error::Result;
 use crate::kernels::{
     bitpack::{FieldsInParts, BLOCK},
+    divisor::EqualParts,
     lookup,
     positions::has_dense_block,
     radix::Digits,
@@ -85,8 +86,9 @@ type Reference<'a, T> = (&'a [T], u32, T);
 /// readers again. Collected on every take, 92 segments' readers took 60-75 % of a warm take of 100
 /// random rows of l_orderkey (AMD EPYC Zen 3).
 pub(crate) enum InPlaceParts<'a, T: LwcInt> {
-    /// The values themselves (`plain`), in parts of `2^shift` values (every part but the last).
-    Values { parts: Vec<&'a [T]>, shift: u32 },
+    /// The values themselves (`plain`), in parts of `cut.part_len()` values (every part but the last), `len`
+    /// in all.
+    Values { parts: Vec<&'a [T]>, cut: EqualParts, len: u64 },
     /// Packed fields plus a base (`bitpack`, `for`, `constant`).
     Frames(FieldsInParts<'a, T>),
     /// Packed fields plus a reference per block (`for_n`), frames among them.
@@ -101,11 +103,11 @@ pub(crate) enum InPlaceParts<'a, T: LwcInt> {
 }
 
 impl<'a, T: LwcInt> InPlaceParts<'a, T> {
-    /// The parts in order; `shift` where every part but the last holds `2^shift` values (at least one in
-    /// the last). Parts that all read one way and at most 56 bits wide ([`FieldsInParts`]) then read a
-    /// row with one load and no match on the kind.
-    pub fn new(parts: Vec<InPlace<'a, T>>, shift: Option<u32>) -> Self {
-        if let Some(uniform) = shift.and_then(|shift| Self::uniform(&parts, shift)) {
+    /// The parts in order; `part_len` where every part but the last holds that many values (at least
+    /// one in the last). Parts that all read one way and at most 56 bits wide ([`FieldsInParts`]) then
+    /// read a row with one load and no match on the kind.
+    pub fn new(parts: Vec<InPlace<'a, T>>, part_len: Option<u64>) -> Self {
+        if let Some(uniform) = part_len.and_then(|part_len| Self::uniform(&parts, part_len)) {
             return uniform;
         }
         if let Some(InPlace::Digits { digits: first, .. }) = parts.first() {
@@ -122,13 +124,15 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
         InPlaceParts::Each(parts)
     }
 
-    /// Parts of `2^shift` values that all read one way, `None` otherwise.
-    fn uniform(parts: &[InPlace<'a, T>], shift: u32) -> Option<Self> {
+    /// Parts of `part_len` values that all read one way, `None` otherwise.
+    fn uniform(parts: &[InPlace<'a, T>], part_len: u64) -> Option<Self> {
         if let Some(values) = all_or_none(parts, InPlace::values) {
-            return Some(InPlaceParts::Values { parts: values, shift });
+            let len = values.iter().try_fold(0u64, |len, part| len.checked_add(part.len() as u64))?;
+            let cut = EqualParts::new(part_len, len)?;
+            return Some(InPlaceParts::Values { parts: values, cut, len });
         }
         if let Some(frames) = all_or_none(parts, |part| part.frame().map(|frame| (frame.fields.fields(), frame.base))) {
-            return FieldsInParts::new(frames, shift).map(InPlaceParts::Frames);
+            return FieldsInParts::new(frames, part_len).map(InPlaceParts::Frames);
         }
         if parts.iter().any(|part| matches!(part, InPlace::Blocks { .. })) {
             let referenced = all_or_none(parts, |part| match part {
@@ -138,11 +142,11 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
                 InPlace::Frame(frame) => Some((frame.fields.fields(), (&[][..], 0, frame.base))),
                 _ => None,
             })?;
-            return FieldsInParts::new(referenced, shift).map(InPlaceParts::Referenced);
+            return FieldsInParts::new(referenced, part_len).map(InPlaceParts::Referenced);
         }
         let coded =
             all_or_none(parts, |part| part.coded().map(|(codes, dictionary)| (codes.fields.fields(), dictionary)))?;
-        FieldsInParts::new(coded, shift).map(InPlaceParts::Coded)
+        FieldsInParts::new(coded, part_len).map(InPlaceParts::Coded)
     }
 
     /// `out[k] = to_value(value rows[k])`, rows in any order, where the parts are cut evenly and read one
@@ -156,7 +160,7 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
         to_value: impl Fn(T) -> V,
     ) -> Option<Result<(), u64>> {
         Some(match self {
-            InPlaceParts::Values { parts, shift } => gather_values_in_parts(parts, *shift, rows, out, to_value),
+            InPlaceParts::Values { parts, cut, len } => gather_values_in_parts(parts, *cut, *len, rows, out, to_value),
             InPlaceParts::Frames(frames) => {
                 frames.gather(rows, out, |base, _, field| to_value(T::add_offset(base, T::Unsigned::from_u64(field))))
             }
@@ -192,20 +196,25 @@ pub(crate) fn all_or_none<'i, I, X>(items: &'i [I], read: impl Fn(&'i I) -> Opti
     Some(all)
 }
 
-/// [`InPlace::gather_in_parts`] of `plain` parts: a gather with one more load a row, that of its part.
+/// [`InPlaceParts::gather`] of `plain` parts, `len` values in all: a gather with one more load a row,
+/// that of its part.
 fn gather_values_in_parts<T: Copy, R: Copy + Into<u64>, V>(
     parts: &[&[T]],
-    shift: u32,
+    cut: EqualParts,
+    len: u64,
     rows: &[R],
     out: &mut [V],
     to_value: impl Fn(T) -> V,
 ) -> Result<(), u64> {
-    let mask = (1u64 << shift) - 1;
     for (o, &row) in out.iter_mut().zip(rows) {
         let row = row.into();
-        let part = usize::try_from(row >> shift).ok().and_then(|p| parts.get(p));
-        // Every part but the last holds `2^shift` values, so a row past the last part's end is past them all.
-        let Some(&value) = part.and_then(|part| part.get((row & mask) as usize)) else { return Err(row) };
+        if row >= len {
+            return Err(row);
+        }
+        let (part, place) = cut.locate(row);
+        // Located below `len`, so in range; checked all the same, as this loop has no unsafe code.
+        let value = parts.get(part as usize).and_then(|part| part.get(place as usize));
+        let Some(&value) = value else { return Err(row) };
         *o = to_value(value);
     }
     Ok(())

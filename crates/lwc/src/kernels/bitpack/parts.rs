@@ -1,9 +1,10 @@
-//! Lone values read from many packed streams: a column cut into parts of `2^shift` values each, every
-//! part packed at its own width. A scattered read finds its part by a shift and reads one 8-byte load,
+//! Lone values read from many packed streams: a column cut into parts of one length, every part packed
+//! at its own width. A scattered read finds its part by a shift (or a multiply) and reads one 8-byte load,
 //! with no branch on the width and one check of the row, because each part's length, width and bytes
 //! are checked once, when the parts are gathered here.
 
 use super::{packed_len, PackedRef};
+use crate::kernels::divisor::EqualParts;
 use crate::types::Word;
 
 /// Stands in for the bytes of a zero-width part, whose stream holds none: every field reads 0 from it.
@@ -18,11 +19,11 @@ struct Part<'a, E> {
     extra: E,
 }
 
-/// Packed streams read as one list of values: part `p` holds values `p << shift ..`, every part but the
-/// last exactly `2^shift` of them, each part at most 56 bits wide.
+/// Packed streams read as one list of values: part `p` holds values `p · cut.part_len() ..`, every part but
+/// the last exactly `cut.part_len()` of them, each part at most 56 bits wide.
 pub struct FieldsInParts<'a, E> {
     parts: Vec<Part<'a, E>>,
-    shift: u32,
+    cut: EqualParts,
     len: u64,
     /// Every part's width, when they share one: reads then keep it in a register.
     width: Option<u32>,
@@ -30,10 +31,11 @@ pub struct FieldsInParts<'a, E> {
 
 impl<'a, E: Copy> FieldsInParts<'a, E> {
     /// The parts, each with what a field of it is read with (a base, a dictionary); `None` unless every
-    /// part but the last holds `2^shift` values, the last one at least one and at most that, each is at
-    /// most 56 bits wide (a field is then one 8-byte load), and they hold fewer than 2^64 values together.
-    pub fn new<U: Word>(parts: impl IntoIterator<Item = (PackedRef<'a, U>, E)>, shift: u32) -> Option<Self> {
-        let full = 1u64.checked_shl(shift)?;
+    /// part but the last holds `part_len` values, the last one at least one and at most that, each is at
+    /// most 56 bits wide (a field is then one 8-byte load), and they hold fewer than 2^64 values together
+    /// (fewer than `2^64 / part_len` where that is not a power of two: see [`EqualParts::new`]).
+    pub fn new<U: Word>(parts: impl IntoIterator<Item = (PackedRef<'a, U>, E)>, part_len: u64) -> Option<Self> {
+        let full = part_len;
         let (mut len, mut last) = (0u64, full);
         let parts = parts.into_iter();
         let mut gathered = Vec::with_capacity(parts.size_hint().0);
@@ -51,7 +53,7 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
             gathered.push(Part { bytes, w, mask: low_mask(w), extra });
         }
         let width = gathered.first().map(|p| p.w).filter(|&w| gathered.iter().all(|p| p.w == w));
-        Some(FieldsInParts { parts: gathered, shift, len, width })
+        Some(FieldsInParts { parts: gathered, cut: EqualParts::new(full, len)?, len, width })
     }
 
     /// Values in all parts together.
@@ -126,13 +128,15 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
             if row >= self.len {
                 return Err(row);
             }
-            // SAFETY: `row < len` (checked above), and `len <= parts.len() << shift` (checked in `new`).
-            let part = unsafe { self.parts.get_unchecked((row >> self.shift) as usize) };
+            // Exact: `row < len`, for which `cut` was made.
+            let (part, place) = self.cut.locate(row);
+            // SAFETY: `row < len` (checked above), and `len <= parts.len() · cut.part_len()` (checked in `new`).
+            let part = unsafe { self.parts.get_unchecked(part as usize) };
             let (w, mask) = width(part);
-            let place = (row & ((1 << self.shift) - 1)) as usize;
+            let place = place as usize;
             let bit = place * w as usize;
             // SAFETY: `row < len`, so its place in its part is below the part's length (every part but the
-            // last holds `2^shift` values, checked in `new`), and a load of 8 bytes at the field's first
+            // last holds `cut.part_len()` values, checked in `new`), and a load of 8 bytes at the field's first
             // byte stays inside the stream's padding (`PackedRef` checked its bytes against `packed_len`;
             // a zero-width part reads `ZERO_FIELDS` at offset 0).
             let word = unsafe { part.bytes.as_ptr().add(bit / 8).cast::<u64>().read_unaligned() };
@@ -177,7 +181,7 @@ mod tests {
             .zip(widths)
             .enumerate()
             .map(|(p, ((b, v), w))| (PackedRef::<u64>::new(b, v.len(), w).unwrap(), 1000 * p as u64));
-        let parts = FieldsInParts::new(refs, shift).unwrap();
+        let parts = FieldsInParts::new(refs, 1 << shift).unwrap();
         assert_eq!(parts.len(), 29);
         let expected = |row: u64| values[(row >> shift) as usize][(row & 7) as usize] + 1000 * (row >> shift);
         let rows: Vec<u64> = (0..29).rev().chain([7, 8, 0, 28, 16, 16]).collect();
@@ -194,7 +198,7 @@ mod tests {
             let fields: Vec<u64> = (0..8).map(|i| (i * 37) & u64::low_mask(w)).collect();
             let bytes = packed(&fields, w);
             let same = (0..3u64).map(|p| (PackedRef::<u64>::new(&bytes, 8, w).unwrap(), 100 * p));
-            let parts = FieldsInParts::new(same, shift).unwrap();
+            let parts = FieldsInParts::new(same, 1 << shift).unwrap();
             let rows = [23u64, 0, 9, 17, 8, 7];
             let mut out = [0u64; 6];
             parts.gather(&rows, &mut out, |base, _, field| base + field).unwrap();
@@ -209,6 +213,32 @@ mod tests {
     }
 
     #[test]
+    fn gathers_across_parts_of_a_length_not_a_power_of_two() {
+        // Parts of 5 values at widths 3, 0, 11 and 7, the last one short; each value its row plus 100
+        // times its part, cut to the width.
+        let widths = [3u32, 0, 11, 7];
+        let lens = [5usize, 5, 5, 2];
+        let field = |row: u64, w: u32| (row * 13 + 1) & u64::low_mask(w);
+        let bytes: Vec<Vec<u8>> = widths
+            .iter()
+            .zip(lens)
+            .enumerate()
+            .map(|(p, (&w, n))| packed(&(0..n as u64).map(|i| field(5 * p as u64 + i, w)).collect::<Vec<_>>(), w))
+            .collect();
+        let refs = bytes.iter().zip(widths).zip(lens).enumerate();
+        let parts = refs.map(|(p, ((b, w), n))| (PackedRef::<u64>::new(b, n, w).unwrap(), 100 * p as u64));
+        let parts = FieldsInParts::new(parts, 5).unwrap();
+        assert_eq!(parts.len(), 17);
+        let rows: Vec<u64> = (0..17).rev().chain([4, 5, 9, 10, 15, 16, 0]).collect();
+        let mut out = vec![0u64; rows.len()];
+        parts.gather(&rows, &mut out, |base, place, f| base + f + 1000 * place as u64).unwrap();
+        let expected = |r: u64| 100 * (r / 5) + field(r, widths[(r / 5) as usize]) + 1000 * (r % 5);
+        assert_eq!(out, rows.iter().map(|&r| expected(r)).collect::<Vec<_>>());
+        assert_eq!(parts.gather(&[16u64, 17], &mut out[..2], |base, _, f| base + f), Err(17));
+        assert!(FieldsInParts::new([(PackedRef::<u64>::new(&bytes[0], 5, 3).unwrap(), ())], 4).is_none());
+    }
+
+    #[test]
     fn refuses_parts_it_cannot_read_with_one_load() {
         let short = packed(&[1, 2, 3], 2);
         let full = packed(&[1; 8], 2);
@@ -216,19 +246,24 @@ mod tests {
         fn part(b: &[u8], n: usize, w: u32) -> (PackedRef<'_, u64>, ()) {
             (PackedRef::new(b, n, w).unwrap(), ())
         }
-        let new = |parts: Vec<(PackedRef<'_, u64>, ())>| FieldsInParts::new(parts, 3).is_some();
+        let new = |parts: Vec<(PackedRef<'_, u64>, ())>| FieldsInParts::new(parts, 8).is_some();
         assert!(new(vec![part(&full, 8, 2), part(&short, 3, 2)]));
         assert!(!new(vec![part(&short, 3, 2), part(&full, 8, 2)]), "a short part before the last");
         assert!(!new(vec![part(&full, 8, 2), part(&wide, 8, 57)]), "a part wider than 56 bits");
         assert!(!new(vec![part(&full, 8, 2), part(&[], 0, 0)]), "an empty part");
         let long = packed(&[1; 9], 2);
-        assert!(!new(vec![part(&long, 9, 2)]), "a part longer than 2^shift");
-        assert!(FieldsInParts::new([(PackedRef::<u64>::new(&full, 8, 2).unwrap(), ())], 64).is_none());
+        assert!(!new(vec![part(&long, 9, 2)]), "a part longer than the length of a part");
+        assert!(FieldsInParts::new([(PackedRef::<u64>::new(&full, 8, 2).unwrap(), ())], 0).is_none());
         // Zero-width parts of 2^63 values each: two are 2^64 values, which no row id can address.
         let huge = || (PackedRef::<u64>::new(&[], 1 << 63, 0).unwrap(), ());
-        assert!(FieldsInParts::new([huge()], 63).is_some());
-        assert!(FieldsInParts::new([huge(), huge()], 63).is_none(), "more values than row ids");
-        let none = FieldsInParts::<()>::new(std::iter::empty::<(PackedRef<'_, u64>, ())>(), 3).unwrap();
+        assert!(FieldsInParts::new([huge()], 1 << 63).is_some());
+        assert!(FieldsInParts::new([huge(), huge()], 1 << 63).is_none(), "more values than row ids");
+        // Parts of 3 · 2^30 values: two of them are more rows than its reciprocal divides exactly
+        // (`rows · 3 · 2^30` past 2^64).
+        let odd = |n: usize| (PackedRef::<u64>::new(&[], n, 0).unwrap(), ());
+        assert!(FieldsInParts::new([odd(3 << 30), odd(3 << 30)], 3 << 30).is_none());
+        assert!(FieldsInParts::new([odd(3 << 30), odd(1 << 20)], 3 << 30).is_some());
+        let none = FieldsInParts::<()>::new(std::iter::empty::<(PackedRef<'_, u64>, ())>(), 8).unwrap();
         assert!(none.is_empty());
         assert_eq!(none.gather(&[0u64], &mut [0u64], |_, _, f| f), Err(0));
     }
