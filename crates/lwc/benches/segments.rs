@@ -8,7 +8,8 @@
 //! 1,000 random positions, take of 1,000 sorted ones, `x > c` and the sum. `delta` runs at strides 16, 1,024
 //! and 65,536 on sorted keys (l_orderkey-like), next to the run-length cascades.
 //!
-//! Last, scattered takes from a column of 10 segments (`column_take`), next to a plain gather.
+//! Last, scattered takes and lone gets from a column of 10 segments, or of 7 segments of 100,000 rows
+//! (`column_take`), next to a plain gather.
 //!
 //! Run: `cargo bench -p lwc --bench segments`. Ratios between lines of one group are what to quote.
 
@@ -257,22 +258,31 @@ fn floats(c: &mut Criterion) {
 }
 
 /// Scattered takes from a column of many segments, as TPC-H's lineitem columns are stored: 600,572 `i64`
-/// rows in 10 segments of 65,536, 1,000 random rows, next to a plain gather from a `Vec<i64>`.
+/// rows in 10 segments of 65,536 (or 7 of 100,000), 1,000 random rows, taken at once and got one by one,
+/// next to a plain gather from a `Vec<i64>`.
 fn column_take(c: &mut Criterion) {
     const ROWS: usize = 600_572;
     let mut g = configure(c, "column_take");
     g.throughput(Throughput::Elements(1_000));
     let mut rng = StdRng::seed_from_u64(16);
     let rows: Vec<u32> = (0..1_000).map(|_| rng.gen_range(0..ROWS as u32)).collect();
-    let columns: [(&str, &str, Vec<i64>); 5] = [
-        ("21-bit values", "bitpack", (0..ROWS).map(|_| rng.gen_range(0..1i64 << 21)).collect()),
-        ("dates", "for", (0..ROWS).map(|_| rng.gen_range(8_035..10_561)).collect()),
-        ("ten prices", "dict(bitpack)", (0..ROWS).map(|_| 90_000 + 1_000 * rng.gen_range(0..10i64)).collect()),
-        ("0-10", "radix", (0..ROWS).map(|_| rng.gen_range(0..11i64)).collect()),
-        ("mixed widths", "bitpack", (0..ROWS).map(|i| rng.gen_range(0..1i64 << (8 + i / 65_536))).collect()),
+    let default = lwc::column::DEFAULT_SEGMENT_ROWS;
+    let columns: [(&str, &str, usize, Vec<i64>); 6] = [
+        ("21-bit values", "bitpack", default, (0..ROWS).map(|_| rng.gen_range(0..1i64 << 21)).collect()),
+        ("dates", "for", default, (0..ROWS).map(|_| rng.gen_range(8_035..10_561)).collect()),
+        ("ten prices", "dict(bitpack)", default, (0..ROWS).map(|_| 90_000 + 1_000 * rng.gen_range(0..10i64)).collect()),
+        ("0-10", "radix", default, (0..ROWS).map(|_| rng.gen_range(0..11i64)).collect()),
+        ("mixed widths", "bitpack", default, (0..ROWS).map(|i| rng.gen_range(0..1i64 << (8 + i / 65_536))).collect()),
+        // Segments of a length not a power of two: each row's segment found by a multiply.
+        (
+            "21-bit values, 100,000-row segments",
+            "bitpack",
+            100_000,
+            (0..ROWS).map(|_| rng.gen_range(0..1i64 << 21)).collect(),
+        ),
     ];
     let mut out = vec![0i64; rows.len()];
-    for (data, cascade, values) in &columns {
+    for (data, cascade, segment_rows, values) in &columns {
         let id = |name: &str| BenchmarkId::new(name, data);
         g.bench_function(id("plain_gather"), |b| {
             b.iter(|| {
@@ -281,10 +291,19 @@ fn column_take(c: &mut Criterion) {
                 }
             })
         });
-        let options = lwc::EncodeOptions::with_encoding(cascade.parse::<Cascade>().unwrap());
+        let encoding = lwc::EncodeOptions::with_encoding(cascade.parse::<Cascade>().unwrap());
+        let options = lwc::EncodeOptions { segment_rows: *segment_rows, ..encoding };
         let encoded = lwc::EncodedColumn::encode(values, None, options).unwrap();
         let column = encoded.open::<i64>().unwrap();
         g.bench_function(id(cascade), |b| b.iter(|| column.take_into(black_box(&rows), &mut out).unwrap()));
+        // Lone lookups, one call a row.
+        g.bench_function(id(&format!("{cascade} get")), |b| {
+            b.iter(|| {
+                for (o, &r) in out.iter_mut().zip(black_box(&rows)) {
+                    *o = column.get(r as u64).unwrap().unwrap_or(0);
+                }
+            })
+        });
     }
     g.finish();
 }
