@@ -214,6 +214,13 @@ fn get_prints_the_rows_asked_for() {
     assert!(table.contains("| row | id | qty ") && table.contains("NULL"), "{table}");
     let range = ok(&["get", p(&file), "-c", "name", "-r", "100..103", "--csv"]);
     assert_eq!(range.lines().count(), 4);
+    // Segments of 700 rows, a length whose rows are located by a multiply: the same rows, every column,
+    // rows out of order and across segments.
+    let (input, odd) = (file.with_extension("parquet"), file.with_extension("700.lwc"));
+    ok(&["compress", p(&input), "-o", p(&odd), "--segment-rows", "700", "--quiet"]);
+    let asked = format!("{asked},699,700,701,1399,1400,{},0", ROWS - 700);
+    let all = |file: &Path| ok(&["get", p(file), "--rows", &asked, "--csv"]);
+    assert_eq!(all(&odd), all(&file), "segments of 700 rows");
 }
 
 #[test]
