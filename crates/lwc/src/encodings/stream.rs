@@ -86,8 +86,8 @@ type Reference<'a, T> = (&'a [T], u32, T);
 /// readers again. Collected on every take, 92 segments' readers took 60-75 % of a warm take of 100
 /// random rows of l_orderkey (AMD EPYC Zen 3).
 pub(crate) enum InPlaceParts<'a, T: LwcInt> {
-    /// The values themselves (`plain`), in parts of `cut.part_len()` values (every part but the last), `len`
-    /// in all.
+    /// The values themselves (`plain`), in parts of `cut.part_len()` values (every part but the last),
+    /// `len` in all.
     Values { parts: Vec<&'a [T]>, cut: EqualParts, len: u64 },
     /// Packed fields plus a base (`bitpack`, `for`, `constant`).
     Frames(FieldsInParts<'a, T>),

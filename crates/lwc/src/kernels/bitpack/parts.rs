@@ -19,8 +19,8 @@ struct Part<'a, E> {
     extra: E,
 }
 
-/// Packed streams read as one list of values: part `p` holds values `p · cut.part_len() ..`, every part but
-/// the last exactly `cut.part_len()` of them, each part at most 56 bits wide.
+/// Packed streams read as one list of values: part `p` holds values `p · cut.part_len() ..`, every part
+/// but the last exactly `cut.part_len()` of them, each part at most 56 bits wide.
 pub struct FieldsInParts<'a, E> {
     parts: Vec<Part<'a, E>>,
     cut: EqualParts,
@@ -130,15 +130,16 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
             }
             // Exact: `row < len`, for which `cut` was made.
             let (part, place) = self.cut.locate(row);
-            // SAFETY: `row < len` (checked above), and `len <= parts.len() · cut.part_len()` (checked in `new`).
+            // SAFETY: `row < len` (checked above), and `len <= parts.len() · cut.part_len()` (checked in
+            // `new`).
             let part = unsafe { self.parts.get_unchecked(part as usize) };
             let (w, mask) = width(part);
             let place = place as usize;
             let bit = place * w as usize;
             // SAFETY: `row < len`, so its place in its part is below the part's length (every part but the
-            // last holds `cut.part_len()` values, checked in `new`), and a load of 8 bytes at the field's first
-            // byte stays inside the stream's padding (`PackedRef` checked its bytes against `packed_len`;
-            // a zero-width part reads `ZERO_FIELDS` at offset 0).
+            // last holds `cut.part_len()` values, checked in `new`), and a load of 8 bytes at the field's
+            // first byte stays inside the stream's padding (`PackedRef` checked its bytes against
+            // `packed_len`; a zero-width part reads `ZERO_FIELDS` at offset 0).
             let word = unsafe { part.bytes.as_ptr().add(bit / 8).cast::<u64>().read_unaligned() };
             *o = value(part.extra, place, (u64::from_le(word) >> (bit % 8)) & mask);
         }
@@ -214,8 +215,8 @@ mod tests {
 
     #[test]
     fn gathers_across_parts_of_a_length_not_a_power_of_two() {
-        // Parts of 5 values at widths 3, 0, 11 and 7, the last one short; each value its row plus 100
-        // times its part, cut to the width.
+        // Parts of 5 values at widths 3, 0, 11 and 7, the last one short: field `13 · row + 1` cut to its
+        // part's width, each part's base 100 times its index, and each value's place read too.
         let widths = [3u32, 0, 11, 7];
         let lens = [5usize, 5, 5, 2];
         let field = |row: u64, w: u32| (row * 13 + 1) & u64::low_mask(w);
