@@ -35,13 +35,12 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
     /// most 56 bits wide (a field is then one 8-byte load), and they hold fewer than 2^64 values together
     /// (fewer than `2^64 / part_len` where that is not a power of two: see [`EqualParts::new`]).
     pub fn new<U: Word>(parts: impl IntoIterator<Item = (PackedRef<'a, U>, E)>, part_len: u64) -> Option<Self> {
-        let full = part_len;
-        let (mut len, mut last) = (0u64, full);
+        let (mut len, mut last) = (0u64, part_len);
         let parts = parts.into_iter();
         let mut gathered = Vec::with_capacity(parts.size_hint().0);
         for (fields, extra) in parts {
             // Only the last part may be short.
-            if last != full || fields.is_empty() || fields.len() as u64 > full || fields.width() > 56 {
+            if last != part_len || fields.is_empty() || fields.len() as u64 > part_len || fields.width() > 56 {
                 return None;
             }
             last = fields.len() as u64;
@@ -53,7 +52,7 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
             gathered.push(Part { bytes, w, mask: low_mask(w), extra });
         }
         let width = gathered.first().map(|p| p.w).filter(|&w| gathered.iter().all(|p| p.w == w));
-        Some(FieldsInParts { parts: gathered, cut: EqualParts::new(full, len)?, len, width })
+        Some(FieldsInParts { parts: gathered, cut: EqualParts::new(part_len, len)?, len, width })
     }
 
     /// Values in all parts together.
