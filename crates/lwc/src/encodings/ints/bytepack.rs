@@ -44,31 +44,36 @@ impl Encoder for Bytepack {
     }
 }
 
-/// Residuals at their stored width.
-enum Residuals<'a> {
-    U8(&'a [u8]),
-    U16(&'a [u16]),
-    U32(&'a [u32]),
-    U64(&'a [u64]),
-}
-
+/// `$body` with `$s` the view's residuals as a slice of their stored width.
 macro_rules! with_residuals {
-    ($r:expr, |$s:ident| $body:expr) => {
-        match $r {
-            Residuals::U8($s) => $body,
-            Residuals::U16($s) => $body,
-            Residuals::U32($s) => $body,
-            Residuals::U64($s) => $body,
+    ($view:expr, |$s:ident| $body:expr) => {{
+        let bytes = $view.bytes;
+        // The bytes are a slice of that width, so the casts keep its alignment and length.
+        match $view.byte_shift {
+            0 => {
+                let $s: &[u8] = bytes;
+                $body
+            }
+            1 => {
+                let $s: &[u16] = bytemuck::cast_slice(bytes);
+                $body
+            }
+            2 => {
+                let $s: &[u32] = bytemuck::cast_slice(bytes);
+                $body
+            }
+            _ => {
+                let $s: &[u64] = bytemuck::cast_slice(bytes);
+                $body
+            }
         }
-    };
+    }};
 }
 
 pub(crate) struct BytepackView<'a, T: LwcInt> {
     reference: T,
-    residuals: Residuals<'a>,
-    n: usize,
     /// The residuals' bytes, `log2` of the bytes of one and the mask of its bits: a lone read is one load
-    /// whatever the width (see [`StreamOps::get`]).
+    /// whatever the width (see [`StreamOps::get`]). As small as the view was with a slice of each width.
     bytes: &'a [u8],
     byte_shift: u32,
     mask: u64,
@@ -81,16 +86,16 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for BytepackView<'a, T> {
         if width > size_of::<T>() {
             return Err(Error::Corrupt(format!("bytepack width {width} bytes exceeds the {}", T::TYPE)));
         }
-        let residuals = match width {
-            1 => Residuals::U8(r.array("bytepack residuals", n)?),
-            2 => Residuals::U16(r.array("bytepack residuals", n)?),
-            4 => Residuals::U32(r.array("bytepack residuals", n)?),
-            8 => Residuals::U64(r.array("bytepack residuals", n)?),
+        // Read at their width, so that they are checked as an array of it (length, alignment).
+        let bytes: &[u8] = match width {
+            1 => r.array::<u8>("bytepack residuals", n)?,
+            2 => bytemuck::cast_slice(r.array::<u16>("bytepack residuals", n)?),
+            4 => bytemuck::cast_slice(r.array::<u32>("bytepack residuals", n)?),
+            8 => bytemuck::cast_slice(r.array::<u64>("bytepack residuals", n)?),
             _ => return Err(Error::Corrupt(format!("bytepack width {width} is not 1, 2, 4 or 8"))),
         };
-        let bytes = with_residuals!(&residuals, |s| bytemuck::cast_slice::<_, u8>(s));
         let mask = u64::MAX >> (64 - 8 * width);
-        Ok(BytepackView { reference, residuals, n, bytes, byte_shift: width.trailing_zeros(), mask })
+        Ok(BytepackView { reference, bytes, byte_shift: width.trailing_zeros(), mask })
     }
 }
 
@@ -99,40 +104,44 @@ impl<'a, T: LwcInt> BytepackView<'a, T> {
     fn value(&self, residual: u64) -> T {
         T::add_offset(self.reference, T::Unsigned::from_u64(residual))
     }
+
+    /// The bytes from `at` on, fewer than 8 (the last residuals), and zeros. Out of line: inlined, the
+    /// copy grew every lookup's dispatch, and a take of one `bitpack` row went 8 % slower.
+    #[cold]
+    #[inline(never)]
+    fn last_word(&self, at: usize) -> u64 {
+        let rest = self.bytes.get(at..).unwrap_or_default();
+        let (mut word, len) = ([0u8; 8], rest.len().min(8));
+        word[..len].copy_from_slice(&rest[..len]);
+        u64::from_le_bytes(word)
+    }
 }
 
 impl<T: LwcInt> StreamOps<T> for BytepackView<'_, T> {
     fn len(&self) -> usize {
-        self.n
+        self.bytes.len() >> self.byte_shift
     }
 
     fn decode_into(&self, start: usize, out: &mut [T]) {
         let end = start + out.len();
         let (base, out) = (self.reference.to_bits(), bytemuck::cast_slice_mut::<T, T::Unsigned>(out));
-        with_residuals!(&self.residuals, |s| bitpack::widen_offsets(&s[start..end], base, out))
+        with_residuals!(self, |s| bitpack::widen_offsets(&s[start..end], base, out))
     }
 
     /// One 8-byte load and a mask, not a match on the width: the segments of one column may store
     /// different widths, and the match, mispredicted from one get to the next, cost 7.5 ns a get where
     /// one width costs 2.5 (AMD EPYC Zen 5).
-    #[inline]
     fn get(&self, i: usize) -> T {
         let at = i << self.byte_shift;
         let word = match self.bytes.get(at..at + 8) {
             Some(word) => u64::from_le_bytes(word.try_into().expect("8 bytes")),
-            // One of the last residuals: its bytes and zeros.
-            None => {
-                let rest = self.bytes.get(at..).unwrap_or_default();
-                let (mut word, len) = ([0u8; 8], rest.len().min(8));
-                word[..len].copy_from_slice(&rest[..len]);
-                u64::from_le_bytes(word)
-            }
+            None => self.last_word(at),
         };
         self.value(word & self.mask)
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
-        with_residuals!(&self.residuals, |s| {
+        with_residuals!(self, |s| {
             for (o, &p) in out.iter_mut().zip(positions) {
                 *o = self.value(Word::to_u64(s[p as usize]));
             }
@@ -146,7 +155,7 @@ impl<T: LwcInt> StreamOps<T> for BytepackView<'_, T> {
             return;
         }
         let (lo, span) = (lo.offset_from(self.reference).to_u64(), hi.offset_from(lo).to_u64());
-        with_residuals!(&self.residuals, |s| {
+        with_residuals!(self, |s| {
             let max = low_mask_of(s);
             if lo <= max {
                 let span = span.min(max - lo);
@@ -156,8 +165,8 @@ impl<T: LwcInt> StreamOps<T> for BytepackView<'_, T> {
     }
 
     fn sum(&self) -> i128 {
-        let residuals = with_residuals!(&self.residuals, |s| scan::sum_words(s));
-        self.reference.to_i128() * self.n as i128 + residuals as i128
+        let residuals = with_residuals!(self, |s| scan::sum_words(s));
+        self.reference.to_i128() * self.len() as i128 + residuals as i128
     }
 }
 
