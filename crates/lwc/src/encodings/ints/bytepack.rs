@@ -105,8 +105,8 @@ impl<'a, T: LwcInt> BytepackView<'a, T> {
         T::add_offset(self.reference, T::Unsigned::from_u64(residual))
     }
 
-    /// The bytes from `at` on, fewer than 8 (the last residuals), and zeros. Out of line: inlined, the
-    /// copy grew every lookup's dispatch, and a take of one `bitpack` row went 8 % slower.
+    /// The bytes from `at` on, fewer than 8 (the last residuals), and zeros. Cold and out of line: only
+    /// the last few residuals need it, and `get` stays a load and a mask.
     #[cold]
     #[inline(never)]
     fn last_word(&self, at: usize) -> u64 {
