@@ -766,4 +766,31 @@ mod tests {
         let expected = (*kept.iter().min().unwrap(), *kept.iter().max().unwrap());
         assert_eq!(extremes(&column, valid), Some(expected));
     }
+    /// Under `balanced`, a child stream a few hundred bytes long spends the segment's slack, not its own:
+    /// the 98 data points of the ends of 100,000 FSST-compressed rows are `bitpack`, not a `delta` whose
+    /// reads walk all of them (`size` keeps that one, 100 bytes smaller), and the segment stays within 5 %
+    /// of the smallest.
+    #[test]
+    fn balanced_spends_the_segments_slack_on_small_child_streams() {
+        let text: Vec<String> = (100_000..200_000).map(|i| format!("row {} of {}", i % 977, i % 13)).collect();
+        let rows: Vec<&[u8]> = text.iter().map(|t| t.as_bytes()).collect();
+        let balanced = encode_bytes_segment(&rows, None, BytesType::Utf8, EncodeOptions::default()).unwrap();
+        let written = |ends: &str| {
+            let cascade = Cascade::read(Encoding::BytesFsst, vec![ends.parse::<Cascade>().unwrap()]);
+            let options = EncodeOptions::with_encoding(cascade);
+            encode_bytes_segment(&rows, None, BytesType::Utf8, options).unwrap().as_bytes().len()
+        };
+        let nested = written("delta(for, delta(for, constant))");
+        assert!(nested < written("delta(for, bitpack)"), "the premise: nested data points are smaller");
+        let data_points = |cascade: &Cascade| Some(cascade.children().first()?.children().get(1)?.encoding());
+        assert_eq!(balanced.cascade().encoding(), Encoding::BytesFsst, "{:?}", balanced.cascade());
+        assert_eq!(data_points(balanced.cascade()), Some(Encoding::Bitpack), "{:?}", balanced.cascade());
+        assert!(balanced.as_bytes().len() as f64 <= 1.05 * nested as f64);
+        let segment = BytesSegment::open(balanced.as_bytes()).unwrap();
+        let positions = [99_999, 0, 51_234, 77];
+        let taken = segment.take(&positions).unwrap();
+        for (k, &p) in positions.iter().enumerate() {
+            assert_eq!(taken.get(k), Some(rows[p as usize]));
+        }
+    }
 }

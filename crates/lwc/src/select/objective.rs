@@ -27,6 +27,8 @@ pub enum Objective {
     /// The smallest, unless a candidate within [`BALANCED_SIZE_SLACK`] of its size reads much faster
     /// (at most [`BALANCED_SPEEDUP`] of its cost on an even mix of scans and lookups), or one within
     /// [`BALANCED_WIDE_SLACK`] reads at least 4x faster (at most [`BALANCED_WIDE_SPEEDUP`] of that cost).
+    /// A child stream written below the segment's choice may also spend what that choice left of the
+    /// segment's [`BALANCED_SIZE_SLACK`], so that a small stream is judged by the segment's bytes.
     #[default]
     Balanced,
     /// The least expected time for the given mix of scans and lookups; ties go to the smaller.
