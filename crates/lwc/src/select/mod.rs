@@ -19,8 +19,9 @@
 //! The winner is then encoded in full, and its child streams are chosen the same way on their full
 //! values. Under `balanced`, what the segment's choice left of its size slack goes to the child streams
 //! written below it: a stream of a few hundred bytes may grow by a share of the segment, not of itself,
-//! where that reads much faster. An encoding chosen on a sample that does not fit the whole stream is dropped and the next best
-//! taken. [`SegmentExplain`] records the candidates, estimates, costs, reason and fallbacks.
+//! where that reads much faster. An encoding chosen on a sample that does not fit the whole stream is
+//! dropped and the next best taken. [`SegmentExplain`] records the candidates, estimates, costs, reason
+//! and fallbacks.
 
 mod budget;
 mod cost;
