@@ -91,48 +91,79 @@ struct Matcher {
     long_mask: [u64; HASH_SLOTS],
     /// The match of each slot; length 0 in empty slots, whose mask (0) then never equals `u64::MAX`.
     long_entry: [u16; HASH_SLOTS],
-    /// By the first two bytes (little-endian): the 2-byte symbol, else the 1-byte symbol of the first
-    /// byte, else the escape.
+    /// By the first two bytes, the first one high ([`pair_index`]): the 2-byte symbol, else the 1-byte
+    /// symbol of the first byte, else the escape. The pairs of one first byte lie together, so training
+    /// indexes only the first bytes its sample holds.
     pair: Box<[u16; 1 << 16]>,
     /// By the first byte: its 1-byte symbol, else the escape (for the last byte of an input).
     byte: [u16; 256],
 }
 
+/// The place of a word's first two bytes in [`Matcher::pair`]: the first byte high.
+#[inline(always)]
+fn pair_index(word: u64) -> usize {
+    (word as u16).swap_bytes() as usize
+}
+
+/// Which of the 256 byte values a set of inputs holds.
+type ByteSet = [bool; 256];
+
+const EVERY_BYTE: ByteSet = [true; 256];
+
 impl Matcher {
-    /// Indexes a table. Where two symbols want one place (duplicates, or two long symbols in one hash
-    /// slot) the lower code keeps it: compression stays correct and only leaves the other one unused.
-    fn new(symbols: &[u64], lengths: &[u8]) -> Matcher {
-        let mut m = Matcher {
+    /// The matcher of a table, for any input.
+    fn new(symbols: &[u64], lengths: &[u8]) -> Box<Matcher> {
+        Matcher::for_bytes(symbols, lengths, &EVERY_BYTE)
+    }
+
+    /// The matcher of a table, for inputs whose bytes all lie in `bytes` (see [`Matcher::index`]).
+    fn for_bytes(symbols: &[u64], lengths: &[u8], bytes: &ByteSet) -> Box<Matcher> {
+        let mut m = Box::new(Matcher {
             long_sym: [u64::MAX; HASH_SLOTS],
             long_mask: [0; HASH_SLOTS],
             long_entry: [0; HASH_SLOTS],
             pair: vec![0u16; 1 << 16].into_boxed_slice().try_into().expect("65,536 entries"),
             byte: [ESCAPE_ENTRY; 256],
-        };
+        });
+        m.index(symbols, lengths, bytes);
+        m
+    }
+
+    /// Indexes a table in place, for inputs whose bytes all lie in `bytes`: the pair entries of other
+    /// first bytes keep what they held (training indexes a table a generation, and its sample seldom
+    /// holds more than a hundred byte values). Where two symbols want one place (duplicates, or two long
+    /// symbols in one hash slot) the lower code keeps it: compression stays correct and only leaves the
+    /// other one unused.
+    fn index(&mut self, symbols: &[u64], lengths: &[u8], bytes: &ByteSet) {
+        self.long_sym.fill(u64::MAX);
+        self.long_mask.fill(0);
+        self.long_entry.fill(0);
+        self.byte.fill(ESCAPE_ENTRY);
         let table = || symbols.iter().zip(lengths).enumerate().map(|(code, (&s, &l))| (code as u8, s, l as usize));
         for (code, s, _) in table().filter(|t| t.2 == 1) {
-            if m.byte[s as usize] == ESCAPE_ENTRY {
-                m.byte[s as usize] = entry(code, 1);
+            if self.byte[s as usize] == ESCAPE_ENTRY {
+                self.byte[s as usize] = entry(code, 1);
             }
         }
-        // Index `first | second << 8`: each run of 256 is the byte table.
-        for run in m.pair.chunks_exact_mut(256) {
-            run.copy_from_slice(&m.byte);
+        for (first, pairs) in self.pair.chunks_exact_mut(256).enumerate() {
+            if bytes[first] {
+                pairs.fill(self.byte[first]);
+            }
         }
-        for (code, s, _) in table().filter(|t| t.2 == 2) {
-            if m.pair[s as usize] >> 8 != 2 {
-                m.pair[s as usize] = entry(code, 2);
+        for (code, s, _) in table().filter(|t| t.2 == 2 && bytes[t.1 as u8 as usize]) {
+            let at = pair_index(s);
+            if self.pair[at] >> 8 != 2 {
+                self.pair[at] = entry(code, 2);
             }
         }
         for (code, s, l) in table().filter(|t| t.2 >= 3) {
             let h = hash3(s);
-            if m.long_entry[h] == 0 {
-                m.long_sym[h] = s;
-                m.long_mask[h] = MASKS[l];
-                m.long_entry[h] = entry(code, l);
+            if self.long_entry[h] == 0 {
+                self.long_sym[h] = s;
+                self.long_mask[h] = MASKS[l];
+                self.long_entry[h] = entry(code, l);
             }
         }
-        m
     }
 
     /// The longest match at the start of `word`, all 8 bytes of it read as input.
@@ -140,7 +171,7 @@ impl Matcher {
     fn longest(&self, word: u64) -> u16 {
         let h = hash3(word);
         let e = self.long_entry[h];
-        let p = self.pair[word as u16 as usize];
+        let p = self.pair[pair_index(word)];
         // A select, not a branch: whether a long symbol matches is as good as random.
         let hit = (word & self.long_mask[h] == self.long_sym[h]) as u16;
         let mask = hit.wrapping_neg();
@@ -156,7 +187,7 @@ impl Matcher {
         if len <= avail && word & MASKS[len & 15] == self.long_sym[h] {
             return e;
         }
-        let p = self.pair[word as u16 as usize];
+        let p = self.pair[pair_index(word)];
         if (p >> 8) as usize <= avail {
             p
         } else {
@@ -328,7 +359,7 @@ impl SymbolTable {
     /// not a valid table.
     pub fn from_parts(symbols: &[u64], lengths: &[u8]) -> Option<SymbolTable> {
         let decoder = Decoder::from_parts(symbols, lengths)?;
-        Some(SymbolTable { matcher: Box::new(Matcher::new(symbols, lengths)), decoder })
+        Some(SymbolTable { matcher: Matcher::new(symbols, lengths), decoder })
     }
 
     /// The symbols, code order: little-endian bytes, unused high bytes zero.
@@ -748,8 +779,11 @@ mod train {
     const NO_PAIR: u32 = u32::MAX;
 
     impl Counts {
-        fn new() -> Counts {
-            Counts { single: vec![0; CODES], pair_keys: vec![NO_PAIR; 4096], pair_counts: vec![0; 4096], pairs: 0 }
+        /// Counts for a sample of `bytes` bytes: each byte counts at most two pairs, and a table that
+        /// fills up grows, so a short sample's table stays as short to scan.
+        fn new(bytes: usize) -> Counts {
+            let slots = (4 * bytes).next_power_of_two().clamp(64, 4096);
+            Counts { single: vec![0; CODES], pair_keys: vec![NO_PAIR; slots], pair_counts: vec![0; slots], pairs: 0 }
         }
 
         fn reset(&mut self) {
@@ -847,7 +881,8 @@ mod train {
         let symbol = |c: usize| if c >= 256 { ((c - 256) as u64, 1u8) } else { table[c] };
         // Rare candidates are noise: fewer than 5 in the whole sample (scaled by the share counted).
         let min = 5 * frac / 128;
-        let mut gains: HashMap<(u64, u8), u64, BuildHasherDefault<SymbolHasher>> = HashMap::default();
+        let mut gains: HashMap<(u64, u8), u64, BuildHasherDefault<SymbolHasher>> =
+            HashMap::with_capacity_and_hasher(CODES + if pairs { counts.pairs } else { 0 }, Default::default());
         for (c, &n) in counts.single.iter().enumerate() {
             let n = n as u64;
             if n == 0 || n < min {
@@ -874,13 +909,17 @@ mod train {
             }
         }
         let mut ranked: Vec<((u64, u8), u64)> = gains.into_iter().collect();
-        // Ties broken by length, then bytes: deterministic whatever the map's order.
-        ranked.sort_unstable_by(|(a, ga), (b, gb)| gb.cmp(ga).then(b.1.cmp(&a.1)).then(a.0.cmp(&b.0)));
+        // Ties broken by length, then bytes: deterministic whatever the map's order. Most of the 255
+        // places go to the first candidates and a few are lost to clashes, so the thousands after the
+        // best 512 are sorted only where those do not fill the table.
+        let order = |(a, ga): &((u64, u8), u64), (b, gb): &((u64, u8), u64)| {
+            gb.cmp(ga).then(b.1.cmp(&a.1)).then(a.0.cmp(&b.0))
+        };
         let mut byte_used = [false; 256];
         let mut pair_used = [0u64; 1 << 10];
         let mut slot_used = [false; HASH_SLOTS];
         let mut next = Vec::with_capacity(MAX_SYMBOLS);
-        for ((s, l), _) in ranked {
+        for &((s, l), _) in sorted_lazily(&mut ranked, 2 * MAX_SYMBOLS + 2, order) {
             if next.len() == MAX_SYMBOLS {
                 break;
             }
@@ -901,12 +940,38 @@ mod train {
         next
     }
 
+    /// `items` in `order`: the first `head` sorted at once, the rest only if the caller reads on.
+    pub(super) fn sorted_lazily<T>(
+        items: &mut [T],
+        head: usize,
+        order: impl Fn(&T, &T) -> std::cmp::Ordering + Copy,
+    ) -> impl Iterator<Item = &T> {
+        let head = head.min(items.len());
+        if head < items.len() {
+            items.select_nth_unstable_by(head, order);
+        }
+        let (best, rest) = items.split_at_mut(head);
+        best.sort_unstable_by(order);
+        let rest = std::iter::once(rest).flat_map(move |rest| {
+            rest.sort_unstable_by(order);
+            let rest: &[T] = rest;
+            rest
+        });
+        best.iter().chain(rest)
+    }
+
     /// The trained table, code order.
     pub(super) fn train(strings: &[&[u8]]) -> Vec<(u64, u8)> {
         let lines = sample(strings);
+        let sample_bytes = lines.iter().map(|l| l.len()).sum::<usize>();
         // Small samples are cheap: every generation counts all of them (shares would be empty).
-        let all = lines.iter().map(|l| l.len()).sum::<usize>() < SAMPLE_TARGET / 4;
-        let mut counts = Counts::new();
+        let all = sample_bytes < SAMPLE_TARGET / 4;
+        let mut bytes = [false; 256];
+        for &b in lines.iter().copied().flatten() {
+            bytes[b as usize] = true;
+        }
+        let mut matcher = Matcher::for_bytes(&[], &[], &bytes);
+        let mut counts = Counts::new(sample_bytes);
         let mut table: Vec<(u64, u8)> = Vec::new();
         let mut best = (Vec::new(), vec![0; CODES], 128, f64::NEG_INFINITY);
         for generation in 0..GENERATIONS as u64 {
@@ -916,7 +981,8 @@ mod train {
             let frac = 8 + 120 * generation / (GENERATIONS as u64 - 1);
             let (symbols, lengths): (Vec<u64>, Vec<u8>) = table.iter().copied().unzip();
             counts.reset();
-            let (saved, read) = counts.count(&lines, &Matcher::new(&symbols, &lengths), frac, all);
+            matcher.index(&symbols, &lengths, &bytes);
+            let (saved, read) = counts.count(&lines, &matcher, frac, all);
             // Bytes saved per byte read: shares of different sizes compare.
             let score = saved as f64 / read as f64;
             if read > 0 && score >= best.3 {
@@ -1181,6 +1247,42 @@ mod tests {
     fn training_is_deterministic() {
         let c = comments(5_000, 1);
         assert_eq!(SymbolTable::train(&refs(&c)), SymbolTable::train(&refs(&c)));
+    }
+
+    #[test]
+    fn a_matcher_indexed_again_over_some_bytes_matches_those_bytes_as_a_new_one() {
+        let text = comments(3_000, 3);
+        let (trained_on, input) = text.split_at(1_500);
+        let table = SymbolTable::train(&refs(trained_on));
+        let before = SymbolTable::train(&[&noise(20_000, 9)[..], &comments(500, 4).concat()]);
+        let mut bytes = [false; 256];
+        input.iter().flatten().for_each(|&b| bytes[b as usize] = true);
+        assert!(bytes.iter().filter(|&&b| b).count() < 100, "the input leaves some first bytes out");
+        // Indexed over another table first, so that anything left of it shows.
+        let mut again = Matcher::new(before.symbols(), before.lengths());
+        again.index(table.symbols(), table.lengths(), &bytes);
+        let new = Matcher::new(table.symbols(), table.lengths());
+        for line in input {
+            for i in 0..line.len() {
+                let (word, avail) = word_at(line, i);
+                assert_eq!(again.longest_within(word, avail), new.longest_within(word, avail), "{line:?} at {i}");
+                assert_eq!(again.longest(word), new.longest(word), "{line:?} at {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn sorted_lazily_reads_in_order_whatever_the_head() {
+        let items: Vec<u64> = (0..300).map(|i| train::mix(i) % 1_000).collect();
+        let mut sorted = items.clone();
+        sorted.sort_unstable();
+        for head in [0, 1, 7, 299, 300, 301, 1_000] {
+            for read in [0, 1, 7, 8, 299, 300] {
+                let mut lazily = items.clone();
+                let got: Vec<u64> = train::sorted_lazily(&mut lazily, head, u64::cmp).take(read).copied().collect();
+                assert_eq!(got, sorted[..read], "head {head}, read {read}");
+            }
+        }
     }
 
     #[test]
