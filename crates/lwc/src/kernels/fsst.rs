@@ -214,18 +214,34 @@ impl Decoder {
     /// different lengths, more than [`MAX_SYMBOLS`] symbols, a length outside `1..=8`, or bytes set
     /// above a symbol's length. Copies 2.3 KiB; cheap enough for every segment opened.
     pub fn from_parts(symbols: &[u64], lengths: &[u8]) -> Option<Decoder> {
-        if symbols.len() != lengths.len() || symbols.len() > MAX_SYMBOLS {
-            return None;
+        let mut d = Decoder::EMPTY;
+        d.fill(symbols.iter().copied(), lengths).then_some(d)
+    }
+
+    /// [`Decoder::from_parts`] of symbols stored as 8 little-endian bytes each, boxed: opening a stored
+    /// table then builds it where it stays, with no copy of its 2.3 KiB on the way.
+    pub fn boxed_from_le_bytes(symbols: &[u8], lengths: &[u8]) -> Option<Box<Decoder>> {
+        let mut d = Box::new(Decoder::EMPTY);
+        let words = symbols.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+        (symbols.len() == 8 * lengths.len() && d.fill(words, lengths)).then_some(d)
+    }
+
+    const EMPTY: Decoder = Decoder { symbols: [0; 256], lengths: [0; 256], n: 0 };
+
+    /// Sets an empty decoder's symbols; false where they are not a valid table.
+    fn fill(&mut self, symbols: impl ExactSizeIterator<Item = u64>, lengths: &[u8]) -> bool {
+        if symbols.len() != lengths.len() || lengths.len() > MAX_SYMBOLS {
+            return false;
         }
-        let mut d = Decoder { symbols: [0; 256], lengths: [0; 256], n: symbols.len() };
-        for (code, (&s, &l)) in symbols.iter().zip(lengths).enumerate() {
+        for (code, (s, &l)) in symbols.zip(lengths).enumerate() {
             if !(1..=MAX_SYMBOL_LEN as u8).contains(&l) || s & !MASKS[l as usize] != 0 {
-                return None;
+                return false;
             }
-            d.symbols[code] = s;
-            d.lengths[code] = l;
+            self.symbols[code] = s;
+            self.lengths[code] = l;
         }
-        Some(d)
+        self.n = lengths.len();
+        true
     }
 
     /// The symbols, code order.
@@ -1327,6 +1343,18 @@ mod tests {
         assert!(Decoder::from_parts(&[u64::MAX], &[8]).is_some());
         assert!(Decoder::from_parts(&[0; 255], &[1; 255]).is_some());
         assert!(Decoder::from_parts(&[0; 256], &[1; 256]).is_none(), "256 symbols");
+
+        // Stored as 8 little-endian bytes a symbol, they read back as the same decoder, and are checked
+        // alike.
+        let le = |symbols: &[u64]| symbols.iter().flat_map(|s| s.to_le_bytes()).collect::<Vec<u8>>();
+        let stored = Decoder::boxed_from_le_bytes(&le(t.symbols()), t.lengths()).unwrap();
+        assert_eq!(*stored, *t.decoder());
+        assert!(Decoder::boxed_from_le_bytes(&[], &[]).is_some());
+        assert!(Decoder::boxed_from_le_bytes(&le(&[0x61])[..7], &[1]).is_none(), "a symbol cut short");
+        assert!(Decoder::boxed_from_le_bytes(&le(&[0x61, 0x62]), &[1]).is_none(), "different lengths");
+        assert!(Decoder::boxed_from_le_bytes(&le(&[0x6161]), &[1]).is_none(), "byte above the length");
+        assert!(Decoder::boxed_from_le_bytes(&le(&[0x61]), &[0]).is_none(), "length 0");
+        assert!(Decoder::boxed_from_le_bytes(&le(&[0; 256]), &[1; 256]).is_none(), "256 symbols");
     }
 
     /// A table of 255 symbols of 8 bytes: the most output a code can make.

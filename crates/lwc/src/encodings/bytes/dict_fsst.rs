@@ -37,7 +37,7 @@ impl EntryStore for FsstEntries {
     }
 
     fn read_header(r: &mut Reader<'_>, _: u64) -> Result<(Decoder, u64)> {
-        let decoder = read_table(r)?;
+        let decoder = *read_table(r)?;
         Ok((decoder, r.u64("dict_fsst codes length")?))
     }
 

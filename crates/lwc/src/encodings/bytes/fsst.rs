@@ -82,14 +82,14 @@ pub(crate) fn write_table(table: &SymbolTable, out: &mut Writer) {
 }
 
 /// Reads and validates what [`write_table`] wrote, as a decoder.
-pub(crate) fn read_table(r: &mut Reader<'_>) -> Result<Decoder> {
+pub(crate) fn read_table(r: &mut Reader<'_>) -> Result<Box<Decoder>> {
     let count = r.u32("fsst symbol count")? as usize;
     if count > MAX_SYMBOLS {
         return Err(Error::Corrupt(format!("fsst: {count} symbols")));
     }
-    let symbols: Vec<u64> = (0..count).map(|_| r.u64("fsst symbol")).collect::<Result<_>>()?;
+    let symbols = r.take("fsst symbols", 8 * count)?;
     let lengths = r.take("fsst symbol lengths", count)?;
-    let decoder = Decoder::from_parts(&symbols, lengths)
+    let decoder = Decoder::boxed_from_le_bytes(symbols, lengths)
         .ok_or_else(|| Error::Corrupt("fsst: a symbol's length or bytes are out of range".into()))?;
     r.align("fsst symbol table")?;
     Ok(decoder)
@@ -106,7 +106,7 @@ pub(crate) struct BytesFsstView<'a> {
 
 impl<'a> OpenBytes<'a> for BytesFsstView<'a> {
     fn open(r: &mut Reader<'a>, n: usize, depth: usize) -> Result<Self> {
-        let decoder = Box::new(read_table(r)?);
+        let decoder = read_table(r)?;
         let len = r.u64("fsst codes length")?;
         let ends = StreamView::open_nested(r, n, depth + 1)?;
         r.align("fsst codes")?;
