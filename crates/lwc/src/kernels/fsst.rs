@@ -928,9 +928,8 @@ mod train {
         // Ties broken by length, then bytes: deterministic whatever the map's order. Most of the 255
         // places go to the first candidates and a few are lost to clashes, so the thousands after the
         // best 512 are sorted only where those do not fill the table.
-        let order = |(a, ga): &((u64, u8), u64), (b, gb): &((u64, u8), u64)| {
-            gb.cmp(ga).then(b.1.cmp(&a.1)).then(a.0.cmp(&b.0))
-        };
+        let order =
+            |(a, ga): &((u64, u8), u64), (b, gb): &((u64, u8), u64)| gb.cmp(ga).then(b.1.cmp(&a.1)).then(a.0.cmp(&b.0));
         let mut byte_used = [false; 256];
         let mut pair_used = [0u64; 1 << 10];
         let mut slot_used = [false; HASH_SLOTS];
