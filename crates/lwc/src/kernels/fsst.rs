@@ -1287,6 +1287,13 @@ mod tests {
                 assert_eq!(again.longest(word), new.longest(word), "{line:?} at {i}");
             }
         }
+        // A trained table keeps training's matcher, indexed again for any input: it matches every byte
+        // value as a new one does.
+        let any = noise(20_000, 11);
+        for i in 0..any.len() {
+            let (word, avail) = word_at(&any, i);
+            assert_eq!(table.matcher.longest_within(word, avail), new.longest_within(word, avail), "at {i}");
+        }
     }
 
     #[test]
