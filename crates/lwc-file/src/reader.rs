@@ -10,6 +10,7 @@ use std::sync::{Arc, OnceLock};
 use arrow_array::{new_empty_array, ArrayRef, RecordBatch, RecordBatchOptions, UInt64Array};
 use arrow_buffer::ArrowNativeType;
 use arrow_schema::{DataType, SchemaRef};
+use lwc::kernels::divisor::EqualParts;
 use lwc::strings::BytesSegment;
 use lwc::{AlignedBytes, Bitmap, ByteArray, Column, Segment, Value, ValueType};
 use rayon::prelude::*;
@@ -143,6 +144,9 @@ pub struct LwcFile {
     infos: Vec<ColumnInfo>,
     /// Per column: first row of each segment, then the row count.
     pub(crate) starts: Vec<Vec<u64>>,
+    /// Per column: its segments as equal parts, where they are (a row's segment is then a multiply, not a
+    /// search of `starts`).
+    parts: Vec<Option<EqualParts>>,
     /// Per column and segment: the checksum verdict, computed on first use.
     checked: Vec<Vec<OnceLock<std::result::Result<(), String>>>>,
     /// Per column: segments opened one by one by takes (see [`LwcFile`]).
@@ -236,6 +240,8 @@ impl LwcFile {
         if version >= 2 {
             check_tiling(&footer, footer_start, version >= IMPLIED_SINCE)?;
         }
+        let rows_of = |c: &ColumnFooter| c.segments.iter().map(|s| s.rows as u64).collect::<Vec<_>>();
+        let parts = footer.columns.iter().map(|c| EqualParts::of_lengths(&rows_of(c))).collect();
         let infos = footer.columns.iter().zip(footer.schema.fields()).map(|(c, f)| c.info(f)).collect();
         let checked = footer.columns.iter().map(|c| c.segments.iter().map(|_| OnceLock::new()).collect()).collect();
         let implied = footer.columns.iter().map(|c| c.segments.iter().map(|_| OnceLock::new()).collect()).collect();
@@ -250,6 +256,7 @@ impl LwcFile {
             columns: footer.columns,
             infos,
             starts,
+            parts,
             checked,
             footer_start: footer_range.start,
             version,
@@ -386,7 +393,10 @@ impl LwcFile {
 
     /// The segment holding `row` (`row < rows`).
     pub(crate) fn locate(&self, column: usize, row: u64) -> usize {
-        self.starts[column].partition_point(|&s| s <= row) - 1
+        match self.parts[column] {
+            Some(parts) => parts.locate(row).0 as usize,
+            None => self.starts[column].partition_point(|&s| s <= row) - 1,
+        }
     }
 
     /// A whole column.

@@ -162,9 +162,16 @@ fn extremes_and_all_null_segments() {
 
 #[test]
 fn read_range_across_segment_boundaries_and_take() {
+    // Segments of a power of two rows, and of any other equal length, are found by their own cut.
+    for segment_rows in [64, 100] {
+        read_range_across_segment_boundaries_and_take_in(segment_rows);
+    }
+}
+
+fn read_range_across_segment_boundaries_and_take_in(segment_rows: usize) {
     let batch = all_types(1000, 6);
-    let (file, _dir) = round_trip(std::slice::from_ref(&batch), options(64));
-    let rows: Vec<u64> = vec![999, 0, 64, 63, 63, 500, 1, 999, 128, 127];
+    let (file, _dir) = round_trip(std::slice::from_ref(&batch), options(segment_rows));
+    let rows: Vec<u64> = vec![999, 0, 64, 63, 63, 500, 1, 999, 128, 127, 99, 100, 199, 200, 899, 900];
     let indices = UInt64Array::from(rows.clone());
     for c in 0..batch.num_columns() {
         for range in [0..1u64, 60..70, 63..64, 64..65, 10..900, 999..1000, 5..5] {

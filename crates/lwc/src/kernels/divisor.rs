@@ -79,6 +79,20 @@ impl EqualParts {
         exact.then(|| EqualParts { len, cut: Cut::Reciprocal(u64::MAX / len + 1) })
     }
 
+    /// The parts of a list cut into parts of these lengths, where every one but the last holds as many
+    /// rows as the first and the last no more; `None` otherwise, or where [`EqualParts::new`] gives none.
+    /// A lone part of any length is cut as if its length were the next power of two (a shift).
+    pub fn of_lengths(lengths: &[u64]) -> Option<Self> {
+        let (&last, rest) = lengths.split_last()?;
+        let first = rest.first().copied().unwrap_or(last);
+        let rows = rest.iter().sum::<u64>().checked_add(last)?;
+        match rest {
+            [] if last > 0 => EqualParts::new(last.checked_next_power_of_two()?, rows),
+            _ if rest.iter().all(|&len| len == first) && last <= first => EqualParts::new(first, rows),
+            _ => None,
+        }
+    }
+
     /// Rows of each part.
     pub fn part_len(&self) -> u64 {
         self.len
@@ -272,6 +286,23 @@ mod tests {
         assert_eq!(one.locate(u64::MAX), (u64::MAX, 0));
         let top = EqualParts::new(1 << 63, u64::MAX).unwrap();
         assert_eq!(top.locate(u64::MAX), (1, (1 << 63) - 1));
+    }
+
+    #[test]
+    fn parts_of_lengths_locate_every_row_as_a_search_of_the_starts_does() {
+        let equal: &[&[u64]] =
+            &[&[5], &[65_535], &[1], &[7, 7, 7], &[7, 7, 3], &[7, 7, 0], &[100, 100, 100, 1], &[8, 8]];
+        for &lengths in equal {
+            let parts = EqualParts::of_lengths(lengths).expect("equal parts");
+            let starts: Vec<u64> = std::iter::once(0).chain(lengths.iter().scan(0, |at, &l| Some(*at + l))).collect();
+            for row in 0..*starts.last().unwrap() {
+                let part = starts.partition_point(|&s| s <= row) - 1;
+                assert_eq!(parts.locate(row), (part as u64, row - starts[part]), "{row} in {lengths:?}");
+            }
+        }
+        for lengths in [&[][..], &[0], &[0, 0], &[7, 8], &[7, 6, 7], &[7, 7, 8], &[u64::MAX, 2]] {
+            assert_eq!(EqualParts::of_lengths(lengths), None, "{lengths:?}");
+        }
     }
 
     #[test]
