@@ -67,8 +67,8 @@ pub(crate) trait EntryStore {
     fn store(profile: &ByteProfile<'_>, entries: &[&[u8]], out: &mut Writer) -> (Vec<u64>, Vec<u8>);
 
     /// Reads what [`EntryStore::store`] wrote before the child streams, for entries of `len` bytes in
-    /// all; returns it and the stored bytes' length.
-    fn read_header(r: &mut Reader<'_>, len: u64) -> Result<(Self::Header, u64)>;
+    /// all; returns it, boxed (the view keeps it so), and the stored bytes' length.
+    fn read_header(r: &mut Reader<'_>, len: u64) -> Result<(Box<Self::Header>, u64)>;
 
     /// Appends the entry stored as `stored` to `out`. Takes any bytes.
     fn decode_entry(header: &Self::Header, stored: &[u8], out: &mut Vec<u8>);
@@ -87,8 +87,8 @@ impl EntryStore for PlainEntries {
         (entry_ends(entries), entries.concat())
     }
 
-    fn read_header(_: &mut Reader<'_>, len: u64) -> Result<((), u64)> {
-        Ok(((), len))
+    fn read_header(_: &mut Reader<'_>, len: u64) -> Result<(Box<()>, u64)> {
+        Ok((Box::new(()), len))
     }
 
     fn decode_entry(_: &(), stored: &[u8], out: &mut Vec<u8>) {
@@ -173,7 +173,7 @@ impl<'a, E: EntryStore> OpenBytes<'a> for BytesDictView<'a, E> {
         if last != stored_len {
             return Err(Error::Corrupt(format!("{}: entry ends do not come to the data length", E::NAME)));
         }
-        let (header, read_alone) = (Box::new(header), AtomicUsize::new(0));
+        let read_alone = AtomicUsize::new(0);
         let (bounds, decoded) = (OnceLock::new(), OnceLock::new());
         Ok(BytesDictView { entries, ends, bounds, stored, header, decoded, read_alone, len, codes })
     }

@@ -36,8 +36,8 @@ impl EntryStore for FsstEntries {
         (ends, codes)
     }
 
-    fn read_header(r: &mut Reader<'_>, _: u64) -> Result<(Decoder, u64)> {
-        let decoder = *read_table(r)?;
+    fn read_header(r: &mut Reader<'_>, _: u64) -> Result<(Box<Decoder>, u64)> {
+        let decoder = read_table(r)?;
         Ok((decoder, r.u64("dict_fsst codes length")?))
     }
 
