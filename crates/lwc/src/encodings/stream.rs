@@ -8,10 +8,10 @@ use crate::bitmap::Bitmap;
 use crate::bytes::Reader;
 use crate::error::Result;
 use crate::kernels::{
-    bitpack::{FieldsInParts, BLOCK},
+    bitpack::{FieldsInParts, RegisterLane, BLOCK},
     divisor::EqualParts,
     lookup,
-    positions::has_dense_block,
+    positions::{self, has_dense_block},
     radix::Digits,
     scan,
 };
@@ -124,6 +124,12 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
         InPlaceParts::Each(parts)
     }
 
+    /// Whether a gather of `u32` rows reads them eight at a time from registers (frames of 4- or 8-byte
+    /// values that [`FieldsInParts::in_registers`] holds).
+    pub fn in_registers(&self) -> bool {
+        matches!(self, InPlaceParts::Frames(frames) if matches!(size_of::<T>(), 4 | 8) && frames.in_registers(|_| 0).is_some())
+    }
+
     /// Parts of `part_len` values that all read one way, `None` otherwise.
     fn uniform(parts: &[InPlace<'a, T>], part_len: u64) -> Option<Self> {
         if let Some(values) = all_or_none(parts, InPlace::values) {
@@ -153,7 +159,7 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
     /// way; `Err(row)` at the first row past them. `None`, writing nothing, for [`InPlaceParts::Digits`] and
     /// [`InPlaceParts::Each`], whose rows the caller locates.
     #[inline]
-    pub fn gather<R: Copy + Into<u64>, V>(
+    pub fn gather<R: Copy + Into<u64> + 'static, V>(
         &self,
         rows: &[R],
         out: &mut [V],
@@ -161,9 +167,11 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
     ) -> Option<Result<(), u64>> {
         Some(match self {
             InPlaceParts::Values { parts, cut, len } => gather_values_in_parts(parts, *cut, *len, rows, out, to_value),
-            InPlaceParts::Frames(frames) => {
-                frames.gather(rows, out, |base, _, field| to_value(T::add_offset(base, T::Unsigned::from_u64(field))))
-            }
+            InPlaceParts::Frames(frames) => match gather_frames_in_registers(frames, rows, out, &to_value) {
+                Some(read) => read,
+                None => frames
+                    .gather(rows, out, |base, _, field| to_value(T::add_offset(base, T::Unsigned::from_u64(field)))),
+            },
             InPlaceParts::Referenced(referenced) => {
                 referenced.gather(rows, out, |(references, block_shift, base): Reference<'a, T>, place, field| {
                     // A frame has no references, and every place reads its base.
@@ -178,6 +186,52 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
             InPlaceParts::Digits(..) | InPlaceParts::Each(_) => return None,
         })
     }
+}
+
+/// Rows [`gather_frames_in_registers`] reads at a time into a buffer in L1.
+const REGISTER_ROWS: usize = 256;
+
+/// [`InPlaceParts::gather`] of `u32` rows over frames of 4- or 8-byte values that fit in registers
+/// ([`PartsInRegisters`]): read a block at a time into a buffer in L1, then made values. `None`, writing
+/// nothing, where they do not fit.
+///
+/// [`PartsInRegisters`]: crate::kernels::bitpack::PartsInRegisters
+fn gather_frames_in_registers<T: LwcInt, R: 'static, V>(
+    frames: &FieldsInParts<'_, T>,
+    rows: &[R],
+    out: &mut [V],
+    to_value: &impl Fn(T) -> V,
+) -> Option<Result<(), u64>> {
+    let rows = positions::as_u32(rows)?;
+    match size_of::<T>() {
+        4 => gather_frames_as::<u32, T, V>(frames, rows, out, to_value),
+        8 => gather_frames_as::<u64, T, V>(frames, rows, out, to_value),
+        _ => None,
+    }
+}
+
+/// [`gather_frames_in_registers`] into lanes `L`, the width of `T`.
+fn gather_frames_as<L: RegisterLane + Default + Into<u64>, T: LwcInt, V>(
+    frames: &FieldsInParts<'_, T>,
+    rows: &[u32],
+    out: &mut [V],
+    to_value: &impl Fn(T) -> V,
+) -> Option<Result<(), u64>> {
+    let registers = frames.in_registers(|base| base.to_bits().to_u64())?;
+    let mut buffer = [L::default(); REGISTER_ROWS];
+    for (rows, out) in rows.chunks(REGISTER_ROWS).zip(out.chunks_mut(REGISTER_ROWS)) {
+        let bits = &mut buffer[..rows.len()];
+        let read = registers.gather(rows, bits);
+        // Up to the row past the parts, where there is one.
+        let good = read.err().map_or(rows.len(), |bad| rows.iter().position(|&r| u64::from(r) == bad).unwrap_or(0));
+        for (o, &b) in out.iter_mut().zip(&bits[..good]) {
+            *o = to_value(T::from_bits(T::Unsigned::from_u64(b.into())));
+        }
+        if let Err(row) = read {
+            return Some(Err(row));
+        }
+    }
+    Some(Ok(()))
 }
 
 /// Value `i` of a radix stream: its digit `i` above the reference.

@@ -639,7 +639,7 @@ fn unpack_groups<U: Word>(src: &[u8], w: u32, base: U, out: &mut [U]) {
 }
 
 mod parts;
-pub use parts::FieldsInParts;
+pub use parts::{FieldsInParts, PartsInRegisters, RegisterLane};
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;

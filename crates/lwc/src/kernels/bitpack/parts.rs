@@ -146,6 +146,212 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
     }
 }
 
+/// Parts [`PartsInRegisters`] holds at most: two AVX2 registers of 32-bit lanes for their offsets, and as
+/// many for their bases.
+const REGISTER_PARTS: usize = 16;
+
+/// Widest field [`PartsInRegisters`] reads: one 4-byte load at the field's first byte holds it.
+const REGISTER_WIDTH: u32 = 25;
+
+impl<'a, E: Copy> FieldsInParts<'a, E> {
+    /// The parts ready for [`PartsInRegisters::gather`], each field read plus `base(extra)` of its part;
+    /// `None` unless the CPU has AVX2 and there are at most 16 parts of one width from 1 to 25 bits, of a
+    /// power-of-two length whose fields span at most `2^32` bits, their bytes within 2 GiB of the first.
+    pub fn in_registers(&self, base: impl Fn(E) -> u64) -> Option<PartsInRegisters> {
+        #[cfg(target_arch = "x86_64")]
+        let avx2 = crate::kernels::cpu::avx2();
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx2 = false;
+        let w = self.width.filter(|w| avx2 && (1..=REGISTER_WIDTH).contains(w))?;
+        let part_len = self.cut.part_len();
+        // A place's bit offset is a 32-bit lane.
+        if self.parts.len() > REGISTER_PARTS || !part_len.is_power_of_two() || part_len * u64::from(w) > 1 << 32 {
+            return None;
+        }
+        // The parts are read from the lowest one's address: every part's address is exposed, so a pointer
+        // made from that address may reach each of them.
+        let lowest = self.parts.iter().map(|p| p.bytes.as_ptr().expose_provenance()).min()?;
+        let mut offsets = [0i32; REGISTER_PARTS];
+        let mut bases = [[0u32; REGISTER_PARTS]; 2];
+        for (k, part) in self.parts.iter().enumerate() {
+            let at = part.bytes.as_ptr().addr() - lowest;
+            i32::try_from(at + part.bytes.len()).ok()?;
+            let b = base(part.extra);
+            (offsets[k], bases[0][k], bases[1][k]) = (at as i32, b as u32, (b >> 32) as u32);
+        }
+        Some(PartsInRegisters {
+            origin: std::ptr::with_exposed_provenance(lowest),
+            offsets,
+            bases,
+            shift: part_len.trailing_zeros(),
+            w,
+            len: self.len,
+        })
+    }
+}
+
+/// At most 16 parts of one width, 1 to 25 bits, each field plus its part's base, read eight rows at a
+/// time (AVX2): each row's part offset and base are permuted out of registers and its field is gathered
+/// by one instruction. Random rows of ten parts of 65,536 fields at 18 bits took 0.46 ns a row, against
+/// 1.15 for [`FieldsInParts::gather`]'s loop and 0.40 for a plain gather of `u32` (AMD EPYC Zen 5, in L2):
+/// that loop's loads at odd byte offsets issue slower than one gather instruction's.
+#[derive(Clone, Copy)]
+pub struct PartsInRegisters {
+    /// The lowest part's first byte, with the provenance of every part (see [`FieldsInParts::in_registers`]).
+    origin: *const u8,
+    /// Each part's first byte from `origin`.
+    offsets: [i32; REGISTER_PARTS],
+    /// Each part's base: its low 32 bits, then its high 32 bits.
+    bases: [[u32; REGISTER_PARTS]; 2],
+    /// `log2` of the parts' length.
+    shift: u32,
+    w: u32,
+    len: u64,
+}
+
+/// A lane [`PartsInRegisters`] reads into: a field plus its part's base, wrapping in the lane.
+pub trait RegisterLane: Copy {
+    /// `base + field`.
+    fn add(field: u32, base: u64) -> Self;
+
+    /// Stores `fields + bases` of eight rows at `dst`, the bases' low and high 32-bit halves apart.
+    ///
+    /// # Safety
+    /// The CPU supports AVX2, and `dst` is valid for eight lanes.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn store8(fields: __m256i, low: __m256i, high: __m256i, dst: *mut Self);
+}
+
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::*;
+
+impl RegisterLane for u32 {
+    #[inline(always)]
+    fn add(field: u32, base: u64) -> u32 {
+        (base as u32).wrapping_add(field)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn store8(fields: __m256i, low: __m256i, _: __m256i, dst: *mut u32) {
+        // SAFETY: the caller's contract.
+        unsafe { _mm256_storeu_si256(dst.cast(), _mm256_add_epi32(fields, low)) }
+    }
+}
+
+impl RegisterLane for u64 {
+    #[inline(always)]
+    fn add(field: u32, base: u64) -> u64 {
+        base.wrapping_add(field.into())
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn store8(fields: __m256i, low: __m256i, high: __m256i, dst: *mut u64) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let sum = _mm256_add_epi32(fields, low);
+            // The low halves carry where their sum wrapped below the field: `kept` is -1 where it did not.
+            let kept = _mm256_cmpeq_epi32(_mm256_max_epu32(sum, fields), sum);
+            let high = _mm256_add_epi32(high, _mm256_add_epi32(kept, _mm256_set1_epi32(1)));
+            // Halves paired into 64-bit lanes: rows 0, 1, 4, 5 and 2, 3, 6, 7, then put in order.
+            let (first, second) = (_mm256_unpacklo_epi32(sum, high), _mm256_unpackhi_epi32(sum, high));
+            _mm256_storeu_si256(dst.cast(), _mm256_permute2x128_si256::<0x20>(first, second));
+            _mm256_storeu_si256(dst.add(4).cast(), _mm256_permute2x128_si256::<0x31>(first, second));
+        }
+    }
+}
+
+impl PartsInRegisters {
+    /// `out[k] = field(rows[k]) + base of its part` (wrapping in the lane); `Err(row)` at the first row
+    /// `>= len` (`out` written before it).
+    ///
+    /// # Panics
+    /// If `out` and `rows` differ in length.
+    pub fn gather<L: RegisterLane>(&self, rows: &[u32], out: &mut [L]) -> Result<(), u64> {
+        assert_eq!(rows.len(), out.len(), "one output per row");
+        // SAFETY: `in_registers` made `self` only where the CPU has AVX2.
+        #[cfg(target_arch = "x86_64")]
+        let done = unsafe { self.gather_avx2(rows, out) };
+        #[cfg(not(target_arch = "x86_64"))]
+        let done = 0;
+        for (o, &row) in out[done..].iter_mut().zip(&rows[done..]) {
+            *o = self.read(row)?;
+        }
+        Ok(())
+    }
+
+    /// Field `row` plus its part's base.
+    #[inline(always)]
+    fn read<L: RegisterLane>(&self, row: u32) -> Result<L, u64> {
+        if u64::from(row) >= self.len {
+            return Err(row.into());
+        }
+        let (part, place) = ((row >> self.shift) as usize, row & ((1 << self.shift) - 1));
+        let bit = place as usize * self.w as usize;
+        // SAFETY: `row < len`, so its part is one of `offsets` (a part of `2^shift` rows each, the last
+        // one at most that) and `place` is below that part's length. `in_registers` made `origin` with
+        // the provenance of every part, whose bytes lie at `origin + offsets[part]`, and a part of `n`
+        // fields holds `packed_len(n, w)` bytes (checked by `FieldsInParts::new`): the 4 bytes read from
+        // the field's first byte lie in its padding at worst.
+        let word = unsafe { self.origin.add(self.offsets[part] as usize + bit / 8).cast::<u32>().read_unaligned() };
+        let field = (u32::from_le(word) >> (bit % 8)) & low_mask(self.w) as u32;
+        Ok(L::add(field, u64::from(self.bases[1][part]) << 32 | u64::from(self.bases[0][part])))
+    }
+
+    /// [`PartsInRegisters::gather`] eight rows at a time, until fewer than eight are left or a block holds
+    /// a row past the parts; returns the rows read.
+    ///
+    /// # Safety
+    /// The CPU supports AVX2; `out.len() == rows.len()`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn gather_avx2<L: RegisterLane>(&self, rows: &[u32], out: &mut [L]) -> usize {
+        // SAFETY: each table holds 16 lanes: two registers.
+        let table = |t: &[u32; REGISTER_PARTS]| unsafe {
+            let p = t.as_ptr().cast::<__m256i>();
+            (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1)))
+        };
+        let (offsets, low, high) =
+            (table(&self.offsets.map(|o| o as u32)), table(&self.bases[0]), table(&self.bases[1]));
+        let width = _mm256_set1_epi32(self.w as i32);
+        let (seven, mask) = (_mm256_set1_epi32(7), _mm256_set1_epi32(low_mask(self.w) as i32));
+        let place_mask = _mm256_set1_epi32(((1u64 << self.shift) - 1) as i32);
+        let count = _mm_cvtsi32_si128(self.shift as i32);
+        // A row is past the parts where `max(row, len) == row`; no `u32` row is where `len` exceeds them all.
+        let limit = u32::try_from(self.len).ok().map(|len| _mm256_set1_epi32(len as i32));
+        let mut done = 0;
+        for (pos, dst) in rows.chunks_exact(8).zip(out.chunks_exact_mut(8)) {
+            // SAFETY: `pos` holds 8 lanes.
+            let row = unsafe { _mm256_loadu_si256(pos.as_ptr().cast()) };
+            if let Some(limit) = limit {
+                let over = _mm256_cmpeq_epi32(_mm256_max_epu32(row, limit), row);
+                if _mm256_testz_si256(over, over) == 0 {
+                    break;
+                }
+            }
+            let part = _mm256_srl_epi32(row, count);
+            // Bit 3 of a part (parts 8 to 15) picks the second register: the sign bit, shifted up, blends.
+            let upper = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(part));
+            let pick = |(first, second): (__m256i, __m256i)| {
+                let (first, second) =
+                    (_mm256_permutevar8x32_epi32(first, part), _mm256_permutevar8x32_epi32(second, part));
+                _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(first), _mm256_castsi256_ps(second), upper))
+            };
+            let bit = _mm256_mullo_epi32(_mm256_and_si256(row, place_mask), width);
+            let at = _mm256_add_epi32(pick(offsets), _mm256_srli_epi32::<3>(bit));
+            // SAFETY: every row is below `len` (checked just above), so each lane's byte lies in its part
+            // with 4 bytes readable from it (see `read`), and its offset from `origin` fits `i32`.
+            let field = unsafe { _mm256_i32gather_epi32::<1>(self.origin.cast(), at) };
+            let field = _mm256_and_si256(_mm256_srlv_epi32(field, _mm256_and_si256(bit, seven)), mask);
+            // SAFETY: AVX2 is present; `dst` holds 8 lanes.
+            unsafe { L::store8(field, pick(low), pick(high), dst.as_mut_ptr()) };
+            done += 8;
+        }
+        done
+    }
+}
+
 /// The mask of a field `w <= 56` bits wide.
 #[inline(always)]
 fn low_mask(w: u32) -> u64 {
@@ -266,5 +472,91 @@ mod tests {
         let none = FieldsInParts::<()>::new(std::iter::empty::<(PackedRef<'_, u64>, ())>(), 8).unwrap();
         assert!(none.is_empty());
         assert_eq!(none.gather(&[0u64], &mut [0u64], |_, _, f| f), Err(0));
+    }
+
+    /// Parts of `part_len` fields at width `w` (the last one `last` long), each in its own allocation,
+    /// field `f(row)` and base `base(part)`.
+    fn parts_of(count: usize, part_len: usize, last: usize, w: u32) -> (Vec<Vec<u8>>, Vec<usize>) {
+        let lens: Vec<usize> = (0..count).map(|p| if p + 1 == count { last } else { part_len }).collect();
+        let bytes = lens
+            .iter()
+            .enumerate()
+            .map(|(p, &n)| packed(&(0..n).map(|i| register_field(p * part_len + i, w)).collect::<Vec<_>>(), w))
+            .collect();
+        (bytes, lens)
+    }
+
+    fn register_field(row: usize, w: u32) -> u64 {
+        (row as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 7 & u64::low_mask(w)
+    }
+
+    /// Bases whose low halves lie near `2^32`, so that many fields carry into the high half, and whose
+    /// high halves differ from part to part.
+    fn register_base(part: usize) -> u64 {
+        (part as u64).wrapping_mul(0x8000_0001_0000_0001).wrapping_add(0xffff_ff00 - ((part as u64) << 20))
+    }
+
+    #[test]
+    fn parts_in_registers_read_as_the_loop_does() {
+        if !crate::kernels::cpu::avx2() {
+            return;
+        }
+        let mut rng = crate::stats::SplitMix(11);
+        // One part, eight (one register) and up to sixteen (both), the last one short or full, at the
+        // widths around a byte and the widest.
+        for (count, w) in [(1, 1), (3, 7), (8, 8), (9, 9), (13, 17), (16, 24), (16, 25), (2, 3)] {
+            let (part_len, last) = (64, if count % 2 == 0 { 64 } else { 37 });
+            let (bytes, lens) = parts_of(count, part_len, last, w);
+            let refs = bytes
+                .iter()
+                .zip(&lens)
+                .enumerate()
+                .map(|(p, (b, &n))| (PackedRef::<u64>::new(b, n, w).unwrap(), register_base(p)));
+            let parts = FieldsInParts::new(refs, part_len as u64).unwrap();
+            let registers = parts.in_registers(|b| b).expect("16 parts or fewer of one narrow width");
+            let len = parts.len();
+            let expected = |r: u32| {
+                let (p, i) = (r as usize / part_len, r as usize % part_len);
+                register_base(p).wrapping_add(register_field(p * part_len + i, w))
+            };
+            // Lengths that leave each tail of a register, every row in range; `u64` lanes and `u32` ones
+            // (the sum's low half).
+            for n in [0usize, 1, 7, 8, 9, 31, 200] {
+                let rows: Vec<u32> = (0..n).map(|_| (rng.next() % len) as u32).collect();
+                let (mut wide, mut narrow) = (vec![0u64; n], vec![0u32; n]);
+                registers.gather(&rows, &mut wide).unwrap();
+                registers.gather(&rows, &mut narrow).unwrap();
+                let expected: Vec<u64> = rows.iter().map(|&r| expected(r)).collect();
+                assert_eq!(wide, expected, "{count} parts, {w} bits");
+                assert_eq!(narrow, expected.iter().map(|&v| v as u32).collect::<Vec<_>>(), "{count} parts, {w} bits");
+            }
+            // A row past the parts, in a full register or in the tail: named, the rows before it written.
+            for (n, bad) in [(20usize, 3usize), (20, 17), (8, 7), (16, 8)] {
+                let mut rows: Vec<u32> = (0..n).map(|_| (rng.next() % len) as u32).collect();
+                rows[bad] = len as u32 + (bad as u32 % 2) * 1000;
+                let mut out = vec![0u64; n];
+                assert_eq!(registers.gather(&rows, &mut out), Err(u64::from(rows[bad])));
+                assert_eq!(out[..bad], rows[..bad].iter().map(|&r| expected(r)).collect::<Vec<_>>()[..]);
+            }
+            assert_eq!(registers.gather(&[u32::MAX], &mut [0u32]), Err(u64::from(u32::MAX)));
+        }
+    }
+
+    #[test]
+    fn parts_in_registers_refuse_what_they_cannot_hold() {
+        let fits = |count: usize, part_len: usize, w: u32| {
+            let (bytes, lens) = parts_of(count, part_len, part_len, w);
+            let refs = bytes.iter().zip(&lens).map(|(b, &n)| (PackedRef::<u64>::new(b, n, w).unwrap(), 0u64));
+            FieldsInParts::new(refs, part_len as u64).unwrap().in_registers(|b| b).is_some()
+        };
+        assert_eq!(fits(16, 64, 25), crate::kernels::cpu::avx2());
+        assert!(!fits(17, 64, 8), "more parts than two registers hold");
+        assert!(!fits(4, 64, 26), "a field past one 4-byte load");
+        assert!(!fits(4, 48, 8), "a length not a power of two");
+        assert!(!fits(4, 64, 0), "zero-width parts, which the loop reads without a load");
+        // Parts of different widths.
+        let (a, b) = (packed(&[1; 8], 3), packed(&[1; 8], 4));
+        let refs = [(PackedRef::<u64>::new(&a, 8, 3).unwrap(), 0u64), (PackedRef::<u64>::new(&b, 8, 4).unwrap(), 0)];
+        assert!(FieldsInParts::new(refs, 8).unwrap().in_registers(|b| b).is_none());
     }
 }
