@@ -146,26 +146,28 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
     }
 }
 
-/// Parts [`PartsInRegisters`] holds at most: two AVX2 registers of 32-bit lanes for their offsets, and as
-/// many for their bases.
-const REGISTER_PARTS: usize = 16;
+/// Parts [`PartsInRegisters`] holds at most: eight AVX-512 registers of 32-bit lanes for their offsets,
+/// and as many for each half of their bases.
+const REGISTER_PARTS: usize = 128;
+
+/// Parts [`PartsInRegisters`] holds at most without AVX-512: two AVX2 registers a table.
+#[cfg(target_arch = "x86_64")]
+const AVX2_REGISTER_PARTS: usize = 16;
 
 /// Widest field [`PartsInRegisters`] reads: one 4-byte load at the field's first byte holds it.
 const REGISTER_WIDTH: u32 = 25;
 
 impl<'a, E: Copy> FieldsInParts<'a, E> {
     /// The parts ready for [`PartsInRegisters::gather`], each field read plus `base(extra)` of its part;
-    /// `None` unless the CPU has AVX2 and there are at most 16 parts of one width from 1 to 25 bits, of a
-    /// power-of-two length whose fields span at most `2^32` bits, their bytes within 2 GiB of the first.
+    /// `None` unless there are at most 128 parts where the CPU has AVX-512F (16 where it has AVX2), of
+    /// one width from 1 to 25 bits, of a power-of-two length whose fields span at most `2^32` bits, their
+    /// bytes within 2 GiB of the first.
     pub fn in_registers(&self, base: impl Fn(E) -> u64) -> Option<PartsInRegisters> {
-        #[cfg(target_arch = "x86_64")]
-        let avx2 = crate::kernels::cpu::avx2();
-        #[cfg(not(target_arch = "x86_64"))]
-        let avx2 = false;
-        let w = self.width.filter(|w| avx2 && (1..=REGISTER_WIDTH).contains(w))?;
+        let avx512 = register_path(self.parts.len())?;
+        let w = self.width.filter(|w| (1..=REGISTER_WIDTH).contains(w))?;
         let part_len = self.cut.part_len();
         // A place's bit offset is a 32-bit lane.
-        if self.parts.len() > REGISTER_PARTS || !part_len.is_power_of_two() || part_len * u64::from(w) > 1 << 32 {
+        if !part_len.is_power_of_two() || part_len * u64::from(w) > 1 << 32 {
             return None;
         }
         // The parts are read from the lowest one's address: every part's address is exposed, so a pointer
@@ -186,15 +188,35 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
             shift: part_len.trailing_zeros(),
             w,
             len: self.len,
+            avx512,
         })
     }
 }
 
-/// At most 16 parts of one width, 1 to 25 bits, each field plus its part's base, read eight rows at a
-/// time (AVX2): each row's part offset and base are permuted out of registers and its field is gathered
-/// by one instruction. Random rows of ten parts of 65,536 fields at 18 bits took 0.46 ns a row, against
-/// 1.15 for [`FieldsInParts::gather`]'s loop and 0.40 for a plain gather of `u32` (AMD EPYC Zen 5, in L2):
-/// that loop's loads at odd byte offsets issue slower than one gather instruction's.
+/// Whether [`PartsInRegisters`] reads this many parts with AVX-512F (else AVX2); `None` where it cannot.
+/// AVX2 where it holds them: ten parts, 1,000 random rows, took 1.23-1.27x a plain gather so and
+/// 1.42-1.48x with AVX-512's wider tables (AMD EPYC Zen 5).
+fn register_path(parts: usize) -> Option<bool> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::kernels::cpu;
+        if parts <= AVX2_REGISTER_PARTS && cpu::avx2() {
+            return Some(false);
+        }
+        if parts <= REGISTER_PARTS && cpu::avx512f() {
+            return Some(true);
+        }
+    }
+    let _ = parts;
+    None
+}
+
+/// At most 128 parts (16 without AVX-512) of one width, 1 to 25 bits, each field plus its part's base,
+/// read eight rows at a time (AVX2, up to 16 parts) or sixteen (AVX-512F): each row's part offset and base
+/// are permuted out of registers and its field is gathered by one instruction. Random rows of ten parts
+/// of 65,536 fields at 18 bits took 0.46 ns a row with AVX2, against 1.15 for [`FieldsInParts::gather`]'s
+/// loop and 0.40 for a plain gather of `u32` (AMD EPYC Zen 5, in L2): that loop's loads at odd byte
+/// offsets issue slower than one gather instruction's.
 #[derive(Clone, Copy)]
 pub struct PartsInRegisters {
     /// The lowest part's first byte, with the provenance of every part (see [`FieldsInParts::in_registers`]).
@@ -207,6 +229,9 @@ pub struct PartsInRegisters {
     shift: u32,
     w: u32,
     len: u64,
+    /// Read with AVX-512F (up to 128 parts), else with AVX2 (up to 16).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    avx512: bool,
 }
 
 /// A lane [`PartsInRegisters`] reads into: a field plus its part's base, wrapping in the lane.
@@ -270,9 +295,15 @@ impl PartsInRegisters {
     /// If `out` and `rows` differ in length.
     pub fn gather<L: RegisterLane>(&self, rows: &[u32], out: &mut [L]) -> Result<(), u64> {
         assert_eq!(rows.len(), out.len(), "one output per row");
-        // SAFETY: `in_registers` made `self` only where the CPU has AVX2.
+        // SAFETY: `in_registers` made `self` only where the CPU has AVX2, and `avx512` only where it has
+        // AVX-512F.
         #[cfg(target_arch = "x86_64")]
-        let done = unsafe { self.gather_avx2(rows, out) };
+        let done = unsafe {
+            match self.avx512 {
+                true => self.gather_avx512(rows, out),
+                false => self.gather_avx2(rows, out),
+            }
+        };
         #[cfg(not(target_arch = "x86_64"))]
         let done = 0;
         for (o, &row) in out[done..].iter_mut().zip(&rows[done..]) {
@@ -299,15 +330,70 @@ impl PartsInRegisters {
         Ok(L::add(field, u64::from(self.bases[1][part]) << 32 | u64::from(self.bases[0][part])))
     }
 
+    /// [`PartsInRegisters::gather`] sixteen rows at a time, until fewer than sixteen are left or a block
+    /// holds a row past the parts; returns the rows read.
+    ///
+    /// # Safety
+    /// The CPU supports AVX-512F; `out.len() == rows.len()`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn gather_avx512<L: RegisterLane>(&self, rows: &[u32], out: &mut [L]) -> usize {
+        // SAFETY: each table holds 128 lanes: eight registers.
+        let table = |t: &[u32; REGISTER_PARTS]| -> [__m512i; 8] {
+            std::array::from_fn(|k| unsafe { _mm512_loadu_si512(t.as_ptr().add(16 * k).cast()) })
+        };
+        let (offsets, low, high) =
+            (table(&self.offsets.map(|o| o as u32)), table(&self.bases[0]), table(&self.bases[1]));
+        let (bit5, bit6) = (_mm512_set1_epi32(32), _mm512_set1_epi32(64));
+        // Entry `part` of a table: a two-register permute picks among 32 entries (bits 0 to 4), then bits
+        // 5 and 6 pick among those four.
+        let pick = |t: &[__m512i; 8], part: __m512i| {
+            let quarter = |k: usize| _mm512_permutex2var_epi32(t[2 * k], part, t[2 * k + 1]);
+            let (b5, b6) = (_mm512_test_epi32_mask(part, bit5), _mm512_test_epi32_mask(part, bit6));
+            let first = _mm512_mask_blend_epi32(b5, quarter(0), quarter(1));
+            _mm512_mask_blend_epi32(b6, first, _mm512_mask_blend_epi32(b5, quarter(2), quarter(3)))
+        };
+        let width = _mm512_set1_epi32(self.w as i32);
+        let (seven, mask) = (_mm512_set1_epi32(7), _mm512_set1_epi32(low_mask(self.w) as i32));
+        let place_mask = _mm512_set1_epi32(((1u64 << self.shift) - 1) as i32);
+        let count = _mm_cvtsi32_si128(self.shift as i32);
+        // No `u32` row is past the parts where `len` exceeds them all.
+        let limit = u32::try_from(self.len).ok().map(|len| _mm512_set1_epi32(len as i32));
+        let mut done = 0;
+        for (pos, dst) in rows.chunks_exact(16).zip(out.chunks_exact_mut(16)) {
+            // SAFETY: `pos` holds 16 lanes.
+            let row = unsafe { _mm512_loadu_si512(pos.as_ptr().cast()) };
+            if limit.is_some_and(|limit| _mm512_cmpge_epu32_mask(row, limit) != 0) {
+                break;
+            }
+            let part = _mm512_srl_epi32(row, count);
+            let bit = _mm512_mullo_epi32(_mm512_and_si512(row, place_mask), width);
+            let at = _mm512_add_epi32(pick(&offsets, part), _mm512_srli_epi32::<3>(bit));
+            // SAFETY: as in `gather_avx2`.
+            let field = unsafe { _mm512_i32gather_epi32::<1>(at, self.origin.cast()) };
+            let field = _mm512_and_si512(_mm512_srlv_epi32(field, _mm512_and_si512(bit, seven)), mask);
+            let (low, high) = (pick(&low, part), pick(&high, part));
+            let halves = |v: __m512i| (_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
+            let ((f0, f1), (l0, l1), (h0, h1)) = (halves(field), halves(low), halves(high));
+            // SAFETY: AVX2 is present (AVX-512F includes it); `dst` holds 16 lanes.
+            unsafe {
+                L::store8(f0, l0, h0, dst.as_mut_ptr());
+                L::store8(f1, l1, h1, dst.as_mut_ptr().add(8));
+            }
+            done += 16;
+        }
+        done
+    }
+
     /// [`PartsInRegisters::gather`] eight rows at a time, until fewer than eight are left or a block holds
     /// a row past the parts; returns the rows read.
     ///
     /// # Safety
-    /// The CPU supports AVX2; `out.len() == rows.len()`.
+    /// The CPU supports AVX2; `out.len() == rows.len()`, and there are at most 16 parts.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn gather_avx2<L: RegisterLane>(&self, rows: &[u32], out: &mut [L]) -> usize {
-        // SAFETY: each table holds 16 lanes: two registers.
+        // SAFETY: each table holds 16 lanes or more: two registers.
         let table = |t: &[u32; REGISTER_PARTS]| unsafe {
             let p = t.as_ptr().cast::<__m256i>();
             (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1)))
@@ -362,6 +448,7 @@ fn low_mask(w: u32) -> u64 {
 mod tests {
     use super::*;
     use crate::kernels::bitpack::pack;
+    use std::ops::Range;
 
     fn packed(values: &[u64], w: u32) -> Vec<u8> {
         let mut out = Vec::new();
@@ -474,16 +561,18 @@ mod tests {
         assert_eq!(none.gather(&[0u64], &mut [0u64], |_, _, f| f), Err(0));
     }
 
-    /// Parts of `part_len` fields at width `w` (the last one `last` long), each in its own allocation,
-    /// field `f(row)` and base `base(part)`.
-    fn parts_of(count: usize, part_len: usize, last: usize, w: u32) -> (Vec<Vec<u8>>, Vec<usize>) {
-        let lens: Vec<usize> = (0..count).map(|p| if p + 1 == count { last } else { part_len }).collect();
-        let bytes = lens
-            .iter()
-            .enumerate()
-            .map(|(p, &n)| packed(&(0..n).map(|i| register_field(p * part_len + i, w)).collect::<Vec<_>>(), w))
-            .collect();
-        (bytes, lens)
+    /// Parts of `part_len` fields at width `w` (the last one `last` long) in one allocation, as a column's
+    /// segments lie in its file, field `register_field(row)`: the bytes, and each part's range of them
+    /// and length.
+    fn parts_of(count: usize, part_len: usize, last: usize, w: u32) -> (Vec<u8>, Vec<(Range<usize>, usize)>) {
+        let (mut bytes, mut parts) = (Vec::new(), Vec::new());
+        for p in 0..count {
+            let n = if p + 1 == count { last } else { part_len };
+            let start = bytes.len();
+            bytes.extend(packed(&(0..n).map(|i| register_field(p * part_len + i, w)).collect::<Vec<_>>(), w));
+            parts.push((start..bytes.len(), n));
+        }
+        (bytes, parts)
     }
 
     fn register_field(row: usize, w: u32) -> u64 {
@@ -501,19 +590,26 @@ mod tests {
         if !crate::kernels::cpu::avx2() {
             return;
         }
+        crate::kernels::on_every_path(parts_in_registers_agree);
+    }
+
+    fn parts_in_registers_agree() {
         let mut rng = crate::stats::SplitMix(11);
-        // One part, eight (one register) and up to sixteen (both), the last one short or full, at the
-        // widths around a byte and the widest.
-        for (count, w) in [(1, 1), (3, 7), (8, 8), (9, 9), (13, 17), (16, 24), (16, 25), (2, 3)] {
+        // One part, eight (one AVX2 register) and up to sixteen (two), then up to 128 (AVX-512's eight
+        // registers), the last one short or full, at the widths around a byte and the widest.
+        let counts = [(1, 1), (3, 7), (8, 8), (9, 9), (13, 17), (16, 24), (16, 25), (2, 3)];
+        for (count, w) in counts.into_iter().chain([(17, 11), (32, 5), (33, 6), (64, 20), (100, 25), (128, 13)]) {
             let (part_len, last) = (64, if count % 2 == 0 { 64 } else { 37 });
-            let (bytes, lens) = parts_of(count, part_len, last, w);
-            let refs = bytes
+            let (bytes, spans) = parts_of(count, part_len, last, w);
+            let refs = spans
                 .iter()
-                .zip(&lens)
                 .enumerate()
-                .map(|(p, (b, &n))| (PackedRef::<u64>::new(b, n, w).unwrap(), register_base(p)));
+                .map(|(p, (span, n))| (PackedRef::<u64>::new(&bytes[span.clone()], *n, w).unwrap(), register_base(p)));
             let parts = FieldsInParts::new(refs, part_len as u64).unwrap();
-            let registers = parts.in_registers(|b| b).expect("16 parts or fewer of one narrow width");
+            let Some(registers) = parts.in_registers(|b| b) else {
+                assert!(count > 16 && !crate::kernels::cpu::avx512f(), "{count} parts of {w} bits");
+                continue;
+            };
             let len = parts.len();
             let expected = |r: u32| {
                 let (p, i) = (r as usize / part_len, r as usize % part_len);
@@ -545,12 +641,16 @@ mod tests {
     #[test]
     fn parts_in_registers_refuse_what_they_cannot_hold() {
         let fits = |count: usize, part_len: usize, w: u32| {
-            let (bytes, lens) = parts_of(count, part_len, part_len, w);
-            let refs = bytes.iter().zip(&lens).map(|(b, &n)| (PackedRef::<u64>::new(b, n, w).unwrap(), 0u64));
+            let (bytes, spans) = parts_of(count, part_len, part_len, w);
+            let refs =
+                spans.iter().map(|(span, n)| (PackedRef::<u64>::new(&bytes[span.clone()], *n, w).unwrap(), 0u64));
             FieldsInParts::new(refs, part_len as u64).unwrap().in_registers(|b| b).is_some()
         };
         assert_eq!(fits(16, 64, 25), crate::kernels::cpu::avx2());
-        assert!(!fits(17, 64, 8), "more parts than two registers hold");
+        assert_eq!(fits(17, 64, 25), crate::kernels::cpu::avx512f());
+        assert_eq!(fits(128, 64, 25), crate::kernels::cpu::avx512f());
+        assert!(!fits(129, 64, 8), "more parts than eight registers hold");
+        crate::kernels::cpu::avx2_only(|| assert!(!fits(17, 64, 8), "more parts than two registers hold"));
         assert!(!fits(4, 64, 26), "a field past one 4-byte load");
         assert!(!fits(4, 48, 8), "a length not a power of two");
         assert!(!fits(4, 64, 0), "zero-width parts, which the loop reads without a load");
