@@ -159,34 +159,39 @@ const REGISTER_WIDTH: u32 = 25;
 
 impl<'a, E: Copy> FieldsInParts<'a, E> {
     /// The parts ready for [`PartsInRegisters::gather`], each field read plus `base(extra)` of its part;
-    /// `None` unless there are at most 128 parts where the CPU has AVX-512F (16 where it has AVX2), of
-    /// one width from 1 to 25 bits, of a power-of-two length whose fields span at most `2^32` bits, their
-    /// bytes within 2 GiB of the first.
+    /// `None` unless there are at most 128 parts where the CPU has AVX-512F (16 where it has AVX2), each
+    /// at most 25 bits wide (a segment's width, often another in the short last one), of a power-of-two
+    /// length whose fields span at most `2^32` bits, their bytes within 2 GiB of the first, and one of
+    /// them at least 1 bit wide.
     pub fn in_registers(&self, base: impl Fn(E) -> u64) -> Option<PartsInRegisters> {
         let avx512 = register_path(self.parts.len())?;
-        let w = self.width.filter(|w| (1..=REGISTER_WIDTH).contains(w))?;
+        let widest = self.parts.iter().map(|p| p.w).max()?;
         let part_len = self.cut.part_len();
         // A place's bit offset is a 32-bit lane.
-        if !part_len.is_power_of_two() || part_len * u64::from(w) > 1 << 32 {
+        if widest > REGISTER_WIDTH || !part_len.is_power_of_two() || part_len * u64::from(widest) > 1 << 32 {
             return None;
         }
         // The parts are read from the lowest one's address: every part's address is exposed, so a pointer
-        // made from that address may reach each of them.
-        let lowest = self.parts.iter().map(|p| p.bytes.as_ptr().expose_provenance()).min()?;
-        let mut offsets = [0i32; REGISTER_PARTS];
+        // made from that address may reach each of them. Zero-width parts hold no bytes (see
+        // `ZERO_FIELDS`): theirs read the lowest part's first bytes, masked to nothing.
+        let lowest = self.parts.iter().filter(|p| p.w > 0).map(|p| p.bytes.as_ptr().expose_provenance()).min()?;
+        let (mut offsets, mut widths) = ([0i32; REGISTER_PARTS], [0u32; REGISTER_PARTS]);
         let mut bases = [[0u32; REGISTER_PARTS]; 2];
         for (k, part) in self.parts.iter().enumerate() {
-            let at = part.bytes.as_ptr().addr() - lowest;
-            i32::try_from(at + part.bytes.len()).ok()?;
+            if part.w > 0 {
+                let at = part.bytes.as_ptr().addr() - lowest;
+                i32::try_from(at + part.bytes.len()).ok()?;
+                (offsets[k], widths[k]) = (at as i32, part.w);
+            }
             let b = base(part.extra);
-            (offsets[k], bases[0][k], bases[1][k]) = (at as i32, b as u32, (b >> 32) as u32);
+            (bases[0][k], bases[1][k]) = (b as u32, (b >> 32) as u32);
         }
         Some(PartsInRegisters {
             origin: std::ptr::with_exposed_provenance(lowest),
             offsets,
+            widths,
             bases,
             shift: part_len.trailing_zeros(),
-            w,
             len: self.len,
             avx512,
         })
@@ -211,7 +216,7 @@ fn register_path(parts: usize) -> Option<bool> {
     None
 }
 
-/// At most 128 parts (16 without AVX-512) of one width, 1 to 25 bits, each field plus its part's base,
+/// At most 128 parts (16 without AVX-512) of at most 25 bits each, each field plus its part's base,
 /// read eight rows at a time (AVX2, up to 16 parts) or sixteen (AVX-512F): each row's part offset and base
 /// are permuted out of registers and its field is gathered by one instruction. Random rows of ten parts
 /// of 65,536 fields at 18 bits took 0.46 ns a row with AVX2, against 1.15 for [`FieldsInParts::gather`]'s
@@ -223,11 +228,12 @@ pub struct PartsInRegisters {
     origin: *const u8,
     /// Each part's first byte from `origin`.
     offsets: [i32; REGISTER_PARTS],
+    /// Each part's width.
+    widths: [u32; REGISTER_PARTS],
     /// Each part's base: its low 32 bits, then its high 32 bits.
     bases: [[u32; REGISTER_PARTS]; 2],
     /// `log2` of the parts' length.
     shift: u32,
-    w: u32,
     len: u64,
     /// Read with AVX-512F (up to 128 parts), else with AVX2 (up to 16).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
@@ -319,14 +325,16 @@ impl PartsInRegisters {
             return Err(row.into());
         }
         let (part, place) = ((row >> self.shift) as usize, row & ((1 << self.shift) - 1));
-        let bit = place as usize * self.w as usize;
+        let w = self.widths[part];
+        let bit = place as usize * w as usize;
         // SAFETY: `row < len`, so its part is one of `offsets` (a part of `2^shift` rows each, the last
         // one at most that) and `place` is below that part's length. `in_registers` made `origin` with
         // the provenance of every part, whose bytes lie at `origin + offsets[part]`, and a part of `n`
         // fields holds `packed_len(n, w)` bytes (checked by `FieldsInParts::new`): the 4 bytes read from
-        // the field's first byte lie in its padding at worst.
+        // the field's first byte lie in its padding at worst. A zero-width part reads the first bytes of
+        // the lowest part, which is at least 1 bit wide and so holds its padding.
         let word = unsafe { self.origin.add(self.offsets[part] as usize + bit / 8).cast::<u32>().read_unaligned() };
-        let field = (u32::from_le(word) >> (bit % 8)) & low_mask(self.w) as u32;
+        let field = (u32::from_le(word) >> (bit % 8)) & low_mask(w) as u32;
         Ok(L::add(field, u64::from(self.bases[1][part]) << 32 | u64::from(self.bases[0][part])))
     }
 
@@ -342,8 +350,8 @@ impl PartsInRegisters {
         let table = |t: &[u32; REGISTER_PARTS]| -> [__m512i; 8] {
             std::array::from_fn(|k| unsafe { _mm512_loadu_si512(t.as_ptr().add(16 * k).cast()) })
         };
-        let (offsets, low, high) =
-            (table(&self.offsets.map(|o| o as u32)), table(&self.bases[0]), table(&self.bases[1]));
+        let (offsets, widths) = (table(&self.offsets.map(|o| o as u32)), table(&self.widths));
+        let (low, high) = (table(&self.bases[0]), table(&self.bases[1]));
         let (bit5, bit6) = (_mm512_set1_epi32(32), _mm512_set1_epi32(64));
         // Entry `part` of a table: a two-register permute picks among 32 entries (bits 0 to 4), then bits
         // 5 and 6 pick among those four.
@@ -353,8 +361,7 @@ impl PartsInRegisters {
             let first = _mm512_mask_blend_epi32(b5, quarter(0), quarter(1));
             _mm512_mask_blend_epi32(b6, first, _mm512_mask_blend_epi32(b5, quarter(2), quarter(3)))
         };
-        let width = _mm512_set1_epi32(self.w as i32);
-        let (seven, mask) = (_mm512_set1_epi32(7), _mm512_set1_epi32(low_mask(self.w) as i32));
+        let (seven, ones, bits) = (_mm512_set1_epi32(7), _mm512_set1_epi32(-1), _mm512_set1_epi32(32));
         let place_mask = _mm512_set1_epi32(((1u64 << self.shift) - 1) as i32);
         let count = _mm_cvtsi32_si128(self.shift as i32);
         // No `u32` row is past the parts where `len` exceeds them all.
@@ -367,8 +374,11 @@ impl PartsInRegisters {
                 break;
             }
             let part = _mm512_srl_epi32(row, count);
+            let width = pick(&widths, part);
             let bit = _mm512_mullo_epi32(_mm512_and_si512(row, place_mask), width);
             let at = _mm512_add_epi32(pick(&offsets, part), _mm512_srli_epi32::<3>(bit));
+            // `w` ones: none where a part is zero-width (a shift by 32 clears the lane).
+            let mask = _mm512_srlv_epi32(ones, _mm512_sub_epi32(bits, width));
             // SAFETY: as in `gather_avx2`.
             let field = unsafe { _mm512_i32gather_epi32::<1>(at, self.origin.cast()) };
             let field = _mm512_and_si512(_mm512_srlv_epi32(field, _mm512_and_si512(bit, seven)), mask);
@@ -398,10 +408,9 @@ impl PartsInRegisters {
             let p = t.as_ptr().cast::<__m256i>();
             (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1)))
         };
-        let (offsets, low, high) =
-            (table(&self.offsets.map(|o| o as u32)), table(&self.bases[0]), table(&self.bases[1]));
-        let width = _mm256_set1_epi32(self.w as i32);
-        let (seven, mask) = (_mm256_set1_epi32(7), _mm256_set1_epi32(low_mask(self.w) as i32));
+        let (offsets, widths) = (table(&self.offsets.map(|o| o as u32)), table(&self.widths));
+        let (low, high) = (table(&self.bases[0]), table(&self.bases[1]));
+        let (seven, ones, bits) = (_mm256_set1_epi32(7), _mm256_set1_epi32(-1), _mm256_set1_epi32(32));
         let place_mask = _mm256_set1_epi32(((1u64 << self.shift) - 1) as i32);
         let count = _mm_cvtsi32_si128(self.shift as i32);
         // A row is past the parts where `max(row, len) == row`; no `u32` row is where `len` exceeds them all.
@@ -424,8 +433,11 @@ impl PartsInRegisters {
                     (_mm256_permutevar8x32_epi32(first, part), _mm256_permutevar8x32_epi32(second, part));
                 _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(first), _mm256_castsi256_ps(second), upper))
             };
+            let width = pick(widths);
             let bit = _mm256_mullo_epi32(_mm256_and_si256(row, place_mask), width);
             let at = _mm256_add_epi32(pick(offsets), _mm256_srli_epi32::<3>(bit));
+            // `w` ones: none where a part is zero-width (a shift by 32 clears the lane).
+            let mask = _mm256_srlv_epi32(ones, _mm256_sub_epi32(bits, width));
             // SAFETY: every row is below `len` (checked just above), so each lane's byte lies in its part
             // with 4 bytes readable from it (see `read`), and its offset from `origin` fits `i32`.
             let field = unsafe { _mm256_i32gather_epi32::<1>(self.origin.cast(), at) };
@@ -564,15 +576,28 @@ mod tests {
     /// Parts of `part_len` fields at width `w` (the last one `last` long) in one allocation, as a column's
     /// segments lie in its file, field `register_field(row)`: the bytes, and each part's range of them
     /// and length.
-    fn parts_of(count: usize, part_len: usize, last: usize, w: u32) -> (Vec<u8>, Vec<(Range<usize>, usize)>) {
+    fn parts_of(count: usize, part_len: usize, last: usize, w: impl Fn(usize) -> u32) -> (Vec<u8>, Vec<Span>) {
         let (mut bytes, mut parts) = (Vec::new(), Vec::new());
         for p in 0..count {
-            let n = if p + 1 == count { last } else { part_len };
+            let (n, w) = (if p + 1 == count { last } else { part_len }, w(p));
             let start = bytes.len();
             bytes.extend(packed(&(0..n).map(|i| register_field(p * part_len + i, w)).collect::<Vec<_>>(), w));
-            parts.push((start..bytes.len(), n));
+            parts.push((start..bytes.len(), n, w));
         }
         (bytes, parts)
+    }
+
+    /// A part's bytes, length and width.
+    type Span = (Range<usize>, usize, u32);
+
+    /// The parts of `parts_of`, each with its base.
+    fn fields_of<'a>(bytes: &'a [u8], spans: &[Span], part_len: usize) -> FieldsInParts<'a, u64> {
+        let refs = spans.iter().enumerate().map(|(p, (span, n, w))| {
+            let fields =
+                if *w == 0 { PackedRef::<u64>::new(&[], *n, 0) } else { PackedRef::new(&bytes[span.clone()], *n, *w) };
+            (fields.unwrap(), register_base(p))
+        });
+        FieldsInParts::new(refs, part_len as u64).unwrap()
     }
 
     fn register_field(row: usize, w: u32) -> u64 {
@@ -596,16 +621,19 @@ mod tests {
     fn parts_in_registers_agree() {
         let mut rng = crate::stats::SplitMix(11);
         // One part, eight (one AVX2 register) and up to sixteen (two), then up to 128 (AVX-512's eight
-        // registers), the last one short or full, at the widths around a byte and the widest.
+        // registers), the last one short or full, at the widths around a byte and the widest; parts of
+        // one width, and of several with a zero-width part among them.
         let counts = [(1, 1), (3, 7), (8, 8), (9, 9), (13, 17), (16, 24), (16, 25), (2, 3)];
-        for (count, w) in counts.into_iter().chain([(17, 11), (32, 5), (33, 6), (64, 20), (100, 25), (128, 13)]) {
+        let counts = counts.into_iter().chain([(17, 11), (32, 5), (33, 6), (64, 20), (100, 25), (128, 13)]);
+        for ((count, w), mixed) in counts.flat_map(|c| [(c, false), (c, true)]) {
+            let width = |p: usize| match (mixed, p % 5) {
+                (false, _) => w,
+                (true, 3) => 0,
+                (true, k) => w - (k as u32).min(w - 1),
+            };
             let (part_len, last) = (64, if count % 2 == 0 { 64 } else { 37 });
-            let (bytes, spans) = parts_of(count, part_len, last, w);
-            let refs = spans
-                .iter()
-                .enumerate()
-                .map(|(p, (span, n))| (PackedRef::<u64>::new(&bytes[span.clone()], *n, w).unwrap(), register_base(p)));
-            let parts = FieldsInParts::new(refs, part_len as u64).unwrap();
+            let (bytes, spans) = parts_of(count, part_len, last, width);
+            let parts = fields_of(&bytes, &spans, part_len);
             let Some(registers) = parts.in_registers(|b| b) else {
                 assert!(count > 16 && !crate::kernels::cpu::avx512f(), "{count} parts of {w} bits");
                 continue;
@@ -613,7 +641,7 @@ mod tests {
             let len = parts.len();
             let expected = |r: u32| {
                 let (p, i) = (r as usize / part_len, r as usize % part_len);
-                register_base(p).wrapping_add(register_field(p * part_len + i, w))
+                register_base(p).wrapping_add(register_field(p * part_len + i, width(p)))
             };
             // Lengths that leave each tail of a register, every row in range; `u64` lanes and `u32` ones
             // (the sum's low half).
@@ -640,12 +668,11 @@ mod tests {
 
     #[test]
     fn parts_in_registers_refuse_what_they_cannot_hold() {
-        let fits = |count: usize, part_len: usize, w: u32| {
+        let fits_widths = |count: usize, part_len: usize, w: &dyn Fn(usize) -> u32| {
             let (bytes, spans) = parts_of(count, part_len, part_len, w);
-            let refs =
-                spans.iter().map(|(span, n)| (PackedRef::<u64>::new(&bytes[span.clone()], *n, w).unwrap(), 0u64));
-            FieldsInParts::new(refs, part_len as u64).unwrap().in_registers(|b| b).is_some()
+            fields_of(&bytes, &spans, part_len).in_registers(|b| b).is_some()
         };
+        let fits = |count: usize, part_len: usize, w: u32| fits_widths(count, part_len, &|_| w);
         assert_eq!(fits(16, 64, 25), crate::kernels::cpu::avx2());
         assert_eq!(fits(17, 64, 25), crate::kernels::cpu::avx512f());
         assert_eq!(fits(128, 64, 25), crate::kernels::cpu::avx512f());
@@ -653,10 +680,8 @@ mod tests {
         crate::kernels::cpu::avx2_only(|| assert!(!fits(17, 64, 8), "more parts than two registers hold"));
         assert!(!fits(4, 64, 26), "a field past one 4-byte load");
         assert!(!fits(4, 48, 8), "a length not a power of two");
-        assert!(!fits(4, 64, 0), "zero-width parts, which the loop reads without a load");
-        // Parts of different widths.
-        let (a, b) = (packed(&[1; 8], 3), packed(&[1; 8], 4));
-        let refs = [(PackedRef::<u64>::new(&a, 8, 3).unwrap(), 0u64), (PackedRef::<u64>::new(&b, 8, 4).unwrap(), 0)];
-        assert!(FieldsInParts::new(refs, 8).unwrap().in_registers(|b| b).is_none());
+        assert!(!fits(4, 64, 0), "zero-width parts alone, which the loop reads without a load");
+        assert_eq!(fits_widths(4, 64, &|p| 3 * p as u32), crate::kernels::cpu::avx2(), "widths 0 to 9");
+        assert!(!fits_widths(4, 64, &|p| 24 + p as u32), "a part past one 4-byte load among others");
     }
 }
