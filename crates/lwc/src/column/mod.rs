@@ -753,9 +753,9 @@ mod tests {
         }
     }
 
-    /// Sparse `u32` row ids over at most 16 equal segments of one narrow width are read eight at a time
-    /// from registers (`PartsInRegisters`): 4- and 8-byte frames alike, in any order, with repeats, as
-    /// `u64` row ids read them; a row out of range is named, in a full block of eight or in the tail.
+    /// `u32` row ids over equal segments of frames up to 25 bits wide are read eight or sixteen at a time
+    /// from registers (`PartsInRegisters`), up to half the rows: 4- and 8-byte frames alike, in any order,
+    /// with repeats, as `u64` row ids read them; a row out of range is named, in a full block or the tail.
     #[test]
     fn sparse_takes_over_few_segments_read_from_registers_as_the_values() {
         use crate::stats::SplitMix;
@@ -774,33 +774,31 @@ mod tests {
         let signed = |values: &[u32], less: i32| values.iter().map(|&v| v as i32 - less).collect::<Vec<_>>();
         fn check<T: Value + PartialEq + std::fmt::Debug>(values: &[T], cascade: &str, rng: &mut SplitMix) {
             let n = values.len();
-            {
-                let options = EncodeOptions {
-                    segment_rows: 256,
-                    ..EncodeOptions::with_encoding(cascade.parse::<Cascade>().unwrap())
-                };
-                let encoded = EncodedColumn::encode(values, None, options).unwrap();
-                let column = encoded.open::<T>().unwrap();
-                let Some(InPlaceParts::Frames(frames)) = &column.in_place else { panic!("{cascade}: frames") };
-                assert_eq!(frames.in_registers(|_| 0).is_some(), crate::kernels::cpu::avx2(), "{cascade}");
-                // One row in 32 or fewer, and (from registers alone) up to one in two: each is read where
-                // it lies.
-                for k in [1, 8, 9, 100, 1_500] {
-                    let mut ids: Vec<u32> = (0..k).map(|_| rng.below(n) as u32).collect();
-                    ids.push(ids[0]);
-                    let mut out = vec![T::default(); ids.len()];
-                    column.take_into(&ids, &mut out).unwrap();
-                    let expected: Vec<T> = ids.iter().map(|&r| values[r as usize]).collect();
-                    assert_eq!(out, expected, "{} {cascade}, {k} rows", T::TYPE);
-                    let wide: Vec<u64> = ids.iter().map(|&r| r.into()).collect();
-                    column.take_into(&wide, &mut out).unwrap();
-                    assert_eq!(out, expected, "{} {cascade}, {k} u64 rows", T::TYPE);
-                    let bad = k / 2;
-                    ids[bad] = n as u32 + bad as u32;
-                    let err = column.take_into(&ids, &mut out).unwrap_err();
-                    let named = Error::RowOutOfRange { row: ids[bad].into(), rows: n as u64 };
-                    assert_eq!(err.to_string(), named.to_string(), "{} {cascade}, {k} rows", T::TYPE);
-                }
+            let options = EncodeOptions {
+                segment_rows: 256,
+                ..EncodeOptions::with_encoding(cascade.parse::<Cascade>().unwrap())
+            };
+            let encoded = EncodedColumn::encode(values, None, options).unwrap();
+            let column = encoded.open::<T>().unwrap();
+            let Some(InPlaceParts::Frames(frames)) = &column.in_place else { panic!("{cascade}: frames") };
+            assert_eq!(frames.in_registers(|_| 0).is_some(), crate::kernels::cpu::avx2(), "{cascade}");
+            // One row in 32 or fewer, and (from registers alone) up to one in two: each is read where
+            // it lies.
+            for k in [1, 8, 9, 100, 1_500] {
+                let mut ids: Vec<u32> = (0..k).map(|_| rng.below(n) as u32).collect();
+                ids.push(ids[0]);
+                let mut out = vec![T::default(); ids.len()];
+                column.take_into(&ids, &mut out).unwrap();
+                let expected: Vec<T> = ids.iter().map(|&r| values[r as usize]).collect();
+                assert_eq!(out, expected, "{} {cascade}, {k} rows", T::TYPE);
+                let wide: Vec<u64> = ids.iter().map(|&r| r.into()).collect();
+                column.take_into(&wide, &mut out).unwrap();
+                assert_eq!(out, expected, "{} {cascade}, {k} u64 rows", T::TYPE);
+                let bad = k / 2;
+                ids[bad] = n as u32 + bad as u32;
+                let err = column.take_into(&ids, &mut out).unwrap_err();
+                let named = Error::RowOutOfRange { row: ids[bad].into(), rows: n as u64 };
+                assert_eq!(err.to_string(), named.to_string(), "{} {cascade}, {k} rows", T::TYPE);
             }
         }
         check(&fields, "bitpack", &mut rng);

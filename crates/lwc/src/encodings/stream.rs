@@ -124,10 +124,11 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
         InPlaceParts::Each(parts)
     }
 
-    /// Whether a gather of `u32` rows reads them eight at a time from registers (frames of 4- or 8-byte
-    /// values that [`FieldsInParts::in_registers`] holds).
+    /// Whether a gather of `u32` rows reads them eight or sixteen at a time from registers (frames of 4- or
+    /// 8-byte values that [`FieldsInParts::in_registers`] holds).
     pub fn in_registers(&self) -> bool {
-        matches!(self, InPlaceParts::Frames(frames) if matches!(size_of::<T>(), 4 | 8) && frames.in_registers(|_| 0).is_some())
+        let fits = |frames: &FieldsInParts<'_, T>| frames.in_registers(|_| 0).is_some();
+        matches!(self, InPlaceParts::Frames(frames) if matches!(size_of::<T>(), 4 | 8) && fits(frames))
     }
 
     /// Parts of `part_len` values that all read one way, `None` otherwise.
