@@ -6,8 +6,9 @@ mod container;
 use std::ops::Range;
 
 use crate::bitmap::Bitmap;
-use crate::encodings::{all_or_none, digit_value, Cascade, EncodingId, InPlaceParts};
+use crate::encodings::{all_or_none, digit_value, gather_in_registers, Cascade, EncodingId, InPlaceParts};
 use crate::error::{Error, Result};
+use crate::kernels::bitpack::PartsInRegisters;
 use crate::kernels::divisor::EqualParts;
 use crate::kernels::{bitpack, lookup, positions};
 use crate::predicate::Predicate;
@@ -77,9 +78,9 @@ pub struct Column<'a, T: Value> {
     in_place: Option<InPlaceParts<'a, T::Latent>>,
     /// The rows of the largest segment: the most a take makes segment-local at once.
     largest: usize,
-    /// The in-place readers read `u32` rows eight at a time from registers (see
+    /// The in-place readers as read from registers, eight or sixteen `u32` rows at a time (see
     /// [`InPlaceParts::in_registers`]).
-    in_registers: bool,
+    registers: Option<PartsInRegisters<'a>>,
 }
 
 impl<'a, T: Value> Column<'a, T> {
@@ -110,8 +111,8 @@ impl<'a, T: Value> Column<'a, T> {
             .flatten()
             .map(|readers| InPlaceParts::new(readers, equal_parts.map(|parts| parts.part_len())));
         let largest = segments.iter().map(Segment::rows).max().unwrap_or(0);
-        let in_registers = in_place.as_ref().is_some_and(InPlaceParts::in_registers);
-        Column { rows: next, segments, starts, equal_parts, reads_in_place, in_place, largest, in_registers }
+        let registers = in_place.as_ref().and_then(InPlaceParts::in_registers);
+        Column { rows: next, segments, starts, equal_parts, reads_in_place, in_place, largest, registers }
     }
 
     /// Rows, nulls included.
@@ -306,10 +307,13 @@ impl<'a, T: Value> Column<'a, T> {
         // Rows read from registers are read in place up to the density where a lone segment decodes
         // first: 20,000 random rows of 150,000 in three `bitpack` segments took 0.5 ns a row so, and 1.2
         // decoded whole (AMD EPYC Zen 5).
-        let registers = self.in_registers
-            && positions::as_u32(rows).is_some()
-            && !bitpack::decode_first_pays(self.rows as usize, rows.len());
-        if self.reads_in_place && (registers || rows.len().saturating_mul(SPARSE_TAKE) < self.rows as usize) {
+        let registers = (self.registers.as_ref())
+            .zip(positions::as_u32(rows))
+            .filter(|_| !bitpack::decode_first_pays(self.rows as usize, rows.len()));
+        if let Some((registers, rows)) = registers {
+            return gather_in_registers(registers, rows, out, T::from_latent).map_err(out_of_range);
+        }
+        if self.reads_in_place && rows.len().saturating_mul(SPARSE_TAKE) < self.rows as usize {
             // Each row read where it is: grouping rows by segment costs more than the reads (a lone row
             // costs a few nanoseconds). Denser lists go by segment, where each segment weighs decoding
             // itself whole against its positions. Segments that read a row in place (bitpack, for, for_n,
@@ -780,8 +784,8 @@ mod tests {
             };
             let encoded = EncodedColumn::encode(values, None, options).unwrap();
             let column = encoded.open::<T>().unwrap();
-            let Some(InPlaceParts::Frames(frames)) = &column.in_place else { panic!("{cascade}: frames") };
-            assert_eq!(frames.in_registers(|_| 0).is_some(), crate::kernels::cpu::avx2(), "{cascade}");
+            assert!(matches!(column.in_place, Some(InPlaceParts::Frames(_))), "{cascade}: frames");
+            assert_eq!(column.registers.is_some(), crate::kernels::cpu::avx2(), "{cascade}");
             // One row in 32 or fewer, and (from registers alone) up to one in two: each is read where
             // it lies.
             for k in [1, 8, 9, 100, 1_500] {

@@ -8,10 +8,10 @@ use crate::bitmap::Bitmap;
 use crate::bytes::Reader;
 use crate::error::Result;
 use crate::kernels::{
-    bitpack::{FieldsInParts, RegisterLane, BLOCK},
+    bitpack::{FieldsInParts, PartsInRegisters, RegisterLane, BLOCK},
     divisor::EqualParts,
     lookup,
-    positions::{self, has_dense_block},
+    positions::has_dense_block,
     radix::Digits,
     scan,
 };
@@ -124,11 +124,15 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
         InPlaceParts::Each(parts)
     }
 
-    /// Whether a gather of `u32` rows reads them eight or sixteen at a time from registers (frames of 4- or
-    /// 8-byte values that [`FieldsInParts::in_registers`] holds).
-    pub fn in_registers(&self) -> bool {
-        let fits = |frames: &FieldsInParts<'_, T>| frames.in_registers(|_| 0).is_some();
-        matches!(self, InPlaceParts::Frames(frames) if matches!(size_of::<T>(), 4 | 8) && fits(frames))
+    /// The parts read from registers, a gather of `u32` rows eight or sixteen at a time, where they are
+    /// frames of 4- or 8-byte values that [`FieldsInParts::in_registers`] holds.
+    pub fn in_registers(&self) -> Option<PartsInRegisters<'a>> {
+        match self {
+            InPlaceParts::Frames(frames) if matches!(size_of::<T>(), 4 | 8) => {
+                frames.in_registers(|base| base.to_bits().to_u64())
+            }
+            _ => None,
+        }
     }
 
     /// Parts of `part_len` values that all read one way, `None` otherwise.
@@ -160,7 +164,7 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
     /// way; `Err(row)` at the first row past them. `None`, writing nothing, for [`InPlaceParts::Digits`] and
     /// [`InPlaceParts::Each`], whose rows the caller locates.
     #[inline]
-    pub fn gather<R: Copy + Into<u64> + 'static, V>(
+    pub fn gather<R: Copy + Into<u64>, V>(
         &self,
         rows: &[R],
         out: &mut [V],
@@ -168,11 +172,9 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
     ) -> Option<Result<(), u64>> {
         Some(match self {
             InPlaceParts::Values { parts, cut, len } => gather_values_in_parts(parts, *cut, *len, rows, out, to_value),
-            InPlaceParts::Frames(frames) => match gather_frames_in_registers(frames, rows, out, &to_value) {
-                Some(read) => read,
-                None => frames
-                    .gather(rows, out, |base, _, field| to_value(T::add_offset(base, T::Unsigned::from_u64(field)))),
-            },
+            InPlaceParts::Frames(frames) => {
+                frames.gather(rows, out, |base, _, field| to_value(T::add_offset(base, T::Unsigned::from_u64(field))))
+            }
             InPlaceParts::Referenced(referenced) => {
                 referenced.gather(rows, out, |(references, block_shift, base): Reference<'a, T>, place, field| {
                     // A frame has no references, and every place reads its base.
@@ -189,36 +191,30 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
     }
 }
 
-/// Rows [`gather_frames_in_registers`] reads at a time into a buffer in L1.
+/// Rows [`gather_in_registers`] reads at a time into a buffer in L1.
 const REGISTER_ROWS: usize = 256;
 
-/// [`InPlaceParts::gather`] of `u32` rows over frames of 4- or 8-byte values that fit in registers
-/// ([`PartsInRegisters`]): read a block at a time into a buffer in L1, then made values. `None`, writing
-/// nothing, where they do not fit.
-///
-/// [`PartsInRegisters`]: crate::kernels::bitpack::PartsInRegisters
-fn gather_frames_in_registers<T: LwcInt, R: 'static, V>(
-    frames: &FieldsInParts<'_, T>,
-    rows: &[R],
+/// `out[k] = to_value(value rows[k])` from parts in registers (see [`InPlaceParts::in_registers`]), read a
+/// block at a time into a buffer in L1, then made values; `Err(row)` at the first row past them.
+pub(crate) fn gather_in_registers<T: LwcInt, V>(
+    registers: &PartsInRegisters<'_>,
+    rows: &[u32],
     out: &mut [V],
-    to_value: &impl Fn(T) -> V,
-) -> Option<Result<(), u64>> {
-    let rows = positions::as_u32(rows)?;
+    to_value: impl Fn(T) -> V,
+) -> Result<(), u64> {
     match size_of::<T>() {
-        4 => gather_frames_as::<u32, T, V>(frames, rows, out, to_value),
-        8 => gather_frames_as::<u64, T, V>(frames, rows, out, to_value),
-        _ => None,
+        4 => gather_in_lanes::<u32, T, V>(registers, rows, out, to_value),
+        _ => gather_in_lanes::<u64, T, V>(registers, rows, out, to_value),
     }
 }
 
-/// [`gather_frames_in_registers`] into lanes `L`, the width of `T`.
-fn gather_frames_as<L: RegisterLane + Default + Into<u64>, T: LwcInt, V>(
-    frames: &FieldsInParts<'_, T>,
+/// [`gather_in_registers`] into lanes `L`, the width of `T`.
+fn gather_in_lanes<L: RegisterLane + Default + Into<u64>, T: LwcInt, V>(
+    registers: &PartsInRegisters<'_>,
     rows: &[u32],
     out: &mut [V],
-    to_value: &impl Fn(T) -> V,
-) -> Option<Result<(), u64>> {
-    let registers = frames.in_registers(|base| base.to_bits().to_u64())?;
+    to_value: impl Fn(T) -> V,
+) -> Result<(), u64> {
     let mut buffer = [L::default(); REGISTER_ROWS];
     for (rows, out) in rows.chunks(REGISTER_ROWS).zip(out.chunks_mut(REGISTER_ROWS)) {
         let bits = &mut buffer[..rows.len()];
@@ -228,11 +224,9 @@ fn gather_frames_as<L: RegisterLane + Default + Into<u64>, T: LwcInt, V>(
         for (o, &b) in out.iter_mut().zip(&bits[..good]) {
             *o = to_value(T::from_bits(T::Unsigned::from_u64(b.into())));
         }
-        if let Err(row) = read {
-            return Some(Err(row));
-        }
+        read?;
     }
-    Some(Ok(()))
+    Ok(())
 }
 
 /// Value `i` of a radix stream: its digit `i` above the reference.

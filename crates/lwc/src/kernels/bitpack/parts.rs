@@ -3,6 +3,8 @@
 //! with no branch on the width and one check of the row, because each part's length, width and bytes
 //! are checked once, when the parts are gathered here.
 
+use std::marker::PhantomData;
+
 use super::{packed_len, PackedRef};
 use crate::kernels::divisor::EqualParts;
 use crate::types::Word;
@@ -163,7 +165,7 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
     /// at most 25 bits wide (a segment's width, often another in the short last one), of a power-of-two
     /// length whose fields span at most `2^32` bits, their bytes within 2 GiB of the first, and one of
     /// them at least 1 bit wide.
-    pub fn in_registers(&self, base: impl Fn(E) -> u64) -> Option<PartsInRegisters> {
+    pub fn in_registers(&self, base: impl Fn(E) -> u64) -> Option<PartsInRegisters<'a>> {
         let avx512 = register_path(self.parts.len())?;
         let widest = self.parts.iter().map(|p| p.w).max()?;
         let part_len = self.cut.part_len();
@@ -175,13 +177,13 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
         // made from that address may reach each of them. Zero-width parts hold no bytes (see
         // `ZERO_FIELDS`): theirs read the lowest part's first bytes, masked to nothing.
         let lowest = self.parts.iter().filter(|p| p.w > 0).map(|p| p.bytes.as_ptr().expose_provenance()).min()?;
-        let (mut offsets, mut widths) = ([0i32; REGISTER_PARTS], [0u32; REGISTER_PARTS]);
+        let (mut offsets, mut widths) = ([0u32; REGISTER_PARTS], [0u32; REGISTER_PARTS]);
         let mut bases = [[0u32; REGISTER_PARTS]; 2];
         for (k, part) in self.parts.iter().enumerate() {
             if part.w > 0 {
                 let at = part.bytes.as_ptr().addr() - lowest;
                 i32::try_from(at + part.bytes.len()).ok()?;
-                (offsets[k], widths[k]) = (at as i32, part.w);
+                (offsets[k], widths[k]) = (at as u32, part.w);
             }
             let b = base(part.extra);
             (bases[0][k], bases[1][k]) = (b as u32, (b >> 32) as u32);
@@ -194,6 +196,7 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
             shift: part_len.trailing_zeros(),
             len: self.len,
             avx512,
+            bytes: PhantomData,
         })
     }
 }
@@ -222,12 +225,15 @@ fn register_path(parts: usize) -> Option<bool> {
 /// of 65,536 fields at 18 bits took 0.46 ns a row with AVX2, against 1.15 for [`FieldsInParts::gather`]'s
 /// loop and 0.40 for a plain gather of `u32` (AMD EPYC Zen 5, in L2): that loop's loads at odd byte
 /// offsets issue slower than one gather instruction's.
+///
+/// A column makes it once, when it opens: the tables take a few nanoseconds a part to fill, more than a
+/// take of a few rows costs.
 #[derive(Clone, Copy)]
-pub struct PartsInRegisters {
+pub struct PartsInRegisters<'a> {
     /// The lowest part's first byte, with the provenance of every part (see [`FieldsInParts::in_registers`]).
     origin: *const u8,
-    /// Each part's first byte from `origin`.
-    offsets: [i32; REGISTER_PARTS],
+    /// Each part's first byte from `origin` (below `2^31`: a gather's lanes are signed).
+    offsets: [u32; REGISTER_PARTS],
     /// Each part's width.
     widths: [u32; REGISTER_PARTS],
     /// Each part's base: its low 32 bits, then its high 32 bits.
@@ -238,7 +244,14 @@ pub struct PartsInRegisters {
     /// Read with AVX-512F (up to 128 parts), else with AVX2 (up to 16).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     avx512: bool,
+    /// The parts' bytes, which `origin` reads.
+    bytes: PhantomData<&'a [u8]>,
 }
+
+// SAFETY: `origin` only reads the parts' bytes, shared `&'a [u8]` slices that any thread may read for `'a`.
+unsafe impl Send for PartsInRegisters<'_> {}
+// SAFETY: as for `Send`: nothing is written through `origin`.
+unsafe impl Sync for PartsInRegisters<'_> {}
 
 /// A lane [`PartsInRegisters`] reads into: a field plus its part's base, wrapping in the lane.
 pub trait RegisterLane: Copy {
@@ -293,7 +306,7 @@ impl RegisterLane for u64 {
     }
 }
 
-impl PartsInRegisters {
+impl PartsInRegisters<'_> {
     /// `out[k] = field(rows[k]) + base of its part` (wrapping in the lane); `Err(row)` at the first row
     /// `>= len` (`out` written before it).
     ///
@@ -350,7 +363,7 @@ impl PartsInRegisters {
         let table = |t: &[u32; REGISTER_PARTS]| -> [__m512i; 8] {
             std::array::from_fn(|k| unsafe { _mm512_loadu_si512(t.as_ptr().add(16 * k).cast()) })
         };
-        let (offsets, widths) = (table(&self.offsets.map(|o| o as u32)), table(&self.widths));
+        let (offsets, widths) = (table(&self.offsets), table(&self.widths));
         let (low, high) = (table(&self.bases[0]), table(&self.bases[1]));
         let (bit5, bit6) = (_mm512_set1_epi32(32), _mm512_set1_epi32(64));
         // Entry `part` of a table: a two-register permute picks among 32 entries (bits 0 to 4), then bits
@@ -408,7 +421,7 @@ impl PartsInRegisters {
             let p = t.as_ptr().cast::<__m256i>();
             (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1)))
         };
-        let (offsets, widths) = (table(&self.offsets.map(|o| o as u32)), table(&self.widths));
+        let (offsets, widths) = (table(&self.offsets), table(&self.widths));
         let (low, high) = (table(&self.bases[0]), table(&self.bases[1]));
         let (seven, ones, bits) = (_mm256_set1_epi32(7), _mm256_set1_epi32(-1), _mm256_set1_epi32(32));
         let place_mask = _mm256_set1_epi32(((1u64 << self.shift) - 1) as i32);
