@@ -6,7 +6,7 @@ mod container;
 use std::ops::Range;
 
 use crate::bitmap::Bitmap;
-use crate::encodings::{all_or_none, digit_value, gather_in_registers, Cascade, EncodingId, InPlaceParts};
+use crate::encodings::{all_or_none, digit_value, Cascade, EncodingId, InPlaceParts};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::PartsInRegisters;
 use crate::kernels::divisor::EqualParts;
@@ -304,16 +304,24 @@ impl<'a, T: Value> Column<'a, T> {
                 e => e,
             });
         }
-        // Rows read from registers are read in place up to the density where a lone segment decodes
-        // first: 20,000 random rows of 150,000 in three `bitpack` segments took 0.5 ns a row so, and 1.2
-        // decoded whole (AMD EPYC Zen 5).
-        let registers = (self.registers.as_ref())
-            .zip(positions::as_u32(rows))
-            .filter(|_| !bitpack::decode_first_pays(self.rows as usize, rows.len()));
-        if let Some((registers, rows)) = registers {
-            return gather_in_registers(registers, rows, out, T::from_latent).map_err(out_of_range);
+        let sparse = rows.len().saturating_mul(SPARSE_TAKE) < self.rows as usize;
+        // Rows read from registers are read in place where they are sparse, and frames up to the density
+        // where a lone segment decodes first: 20,000 random rows of 150,000 in three `bitpack` segments
+        // took 0.5 ns a row so, and 1.2 decoded whole (AMD EPYC Zen 5). Codes and fields under a
+        // reference per block read one more load a row, at a cache miss where the dictionaries or the
+        // references outgrow the caches: one row in ten of l_orderkey (`dict`, 92 segments) took 1.2-1.7x
+        // as long read in place as decoded whole (`lwc-bench keys`).
+        let registers = (self.registers.as_ref().zip(self.in_place.as_ref()))
+            .filter(|(_, parts)| {
+                sparse
+                    || matches!(parts, InPlaceParts::Frames(_))
+                        && !bitpack::decode_first_pays(self.rows as usize, rows.len())
+            })
+            .zip(positions::as_u32(rows));
+        if let Some(((registers, parts), rows)) = registers {
+            return parts.gather_in_registers(registers, rows, out, T::from_latent).map_err(out_of_range);
         }
-        if self.reads_in_place && rows.len().saturating_mul(SPARSE_TAKE) < self.rows as usize {
+        if self.reads_in_place && sparse {
             // Each row read where it is: grouping rows by segment costs more than the reads (a lone row
             // costs a few nanoseconds). Denser lists go by segment, where each segment weighs decoding
             // itself whole against its positions. Segments that read a row in place (bitpack, for, for_n,
@@ -639,6 +647,8 @@ mod tests {
         let digits: Vec<u32> = (0..10_000u32).map(|i| (i * 7 + i / 13) % 11 + 40).collect();
         // Radix segments of three bases, one after another.
         let bases: Vec<u32> = (0..10_000u32).map(|i| (i * 7 + i / 13) % (11 + (i >> 8) % 3) + 40).collect();
+        // Multiples of 30, a few hundred apart.
+        let tens: Vec<u32> = (0..10_000u32).map(|i| (i * 7_919 % 601) * 30 + 90).collect();
         let mut rng = crate::stats::SplitMix(9);
         // Each with how the column reads its segments in place, as gathered when it opens.
         let cases = [
@@ -654,6 +664,9 @@ mod tests {
             // them as a frame.
             (&sorted, "for_n", "referenced"),
             (&values, "for_n:16", "referenced"),
+            // Quotients read as a frame times the divisor.
+            (&tens, "gcd(bitpack)", "scaled"),
+            (&tens, "gcd(for)", "scaled"),
         ];
         for (data, cascade, reads) in cases {
             let short = encode_segment(&data[..100], None, cascade.parse::<Cascade>().unwrap()).unwrap();
@@ -669,6 +682,7 @@ mod tests {
                 Some(InPlaceParts::Values { .. }) => "values",
                 Some(InPlaceParts::Frames(_)) => "frames",
                 Some(InPlaceParts::Referenced(_)) => "referenced",
+                Some(InPlaceParts::Scaled(_)) => "scaled",
                 Some(InPlaceParts::Coded(_)) => "coded",
                 Some(InPlaceParts::Digits(..)) => "digits",
                 Some(InPlaceParts::Each(_)) => "each",
@@ -757,9 +771,11 @@ mod tests {
         }
     }
 
-    /// `u32` row ids over equal segments of frames up to 25 bits wide are read eight or sixteen at a time
-    /// from registers (`PartsInRegisters`), up to half the rows: 4- and 8-byte frames alike, in any order,
-    /// with repeats, as `u64` row ids read them; a row out of range is named, in a full block or the tail.
+    /// `u32` row ids over equal segments of packed fields up to 25 bits wide are read eight or sixteen at
+    /// a time from registers (`PartsInRegisters`), frames up to half the rows: frames of every width of
+    /// value, codes into dictionaries and scaled fields alike (fields under a reference per block by the
+    /// loop), in any order, with repeats, as `u64` row ids read them; a row out of range is named, in a
+    /// full block or the tail.
     #[test]
     fn sparse_takes_over_few_segments_read_from_registers_as_the_values() {
         use crate::stats::SplitMix;
@@ -776,7 +792,12 @@ mod tests {
         let framed: Vec<u32> = fields.iter().enumerate().map(|(i, &f)| f + (i as u32 / 256) * 3_000).collect();
         // `bitpack` stores a negative `i32` at 32 bits: only `for` frames negative values narrowly.
         let signed = |values: &[u32], less: i32| values.iter().map(|&v| v as i32 - less).collect::<Vec<_>>();
-        fn check<T: Value + PartialEq + std::fmt::Debug>(values: &[T], cascade: &str, rng: &mut SplitMix) {
+        // Returns the scale the registers multiply fields by (1 where they do not), `None` without them.
+        fn check<T: Value + PartialEq + std::fmt::Debug>(
+            values: &[T],
+            cascade: &str,
+            rng: &mut SplitMix,
+        ) -> Option<u32> {
             let n = values.len();
             let options = EncodeOptions {
                 segment_rows: 256,
@@ -784,8 +805,16 @@ mod tests {
             };
             let encoded = EncodedColumn::encode(values, None, options).unwrap();
             let column = encoded.open::<T>().unwrap();
-            assert!(matches!(column.in_place, Some(InPlaceParts::Frames(_))), "{cascade}: frames");
-            assert_eq!(column.registers.is_some(), crate::kernels::cpu::avx2(), "{cascade}");
+            let kind = match column.in_place {
+                Some(InPlaceParts::Frames(_)) => "bitpack for",
+                Some(InPlaceParts::Coded(_)) => "dict",
+                Some(InPlaceParts::Referenced(_)) => "for_n",
+                Some(InPlaceParts::Scaled(_)) => "gcd",
+                _ => "",
+            };
+            assert!(kind.contains(cascade.split([':', '(']).next().unwrap()), "{cascade}: read as {kind:?}");
+            // Fields under a reference per block read faster by the loop.
+            assert_eq!(column.registers.is_some(), crate::kernels::cpu::avx2() && kind != "for_n", "{cascade}");
             // One row in 32 or fewer, and (from registers alone) up to one in two: each is read where
             // it lies.
             for k in [1, 8, 9, 100, 1_500] {
@@ -804,6 +833,7 @@ mod tests {
                 let named = Error::RowOutOfRange { row: ids[bad].into(), rows: n as u64 };
                 assert_eq!(err.to_string(), named.to_string(), "{} {cascade}, {k} rows", T::TYPE);
             }
+            column.registers.map(|registers| registers.scale())
         }
         check(&fields, "bitpack", &mut rng);
         check(&framed, "for", &mut rng);
@@ -814,5 +844,29 @@ mod tests {
         check(&long(&fields, 0), "bitpack", &mut rng);
         check(&long(&framed, 5 << 40), "for", &mut rng);
         check(&long(&framed, 0).iter().map(|&v| v as u64 + (3 << 33)).collect::<Vec<_>>(), "for", &mut rng);
+        // 1- and 2-byte frames, their bases added after the gather.
+        check(&fields.iter().map(|&f| (f >> 4) as u16).collect::<Vec<_>>(), "bitpack", &mut rng);
+        check(&framed.iter().map(|&f| (f >> 12) as i16 - 300).collect::<Vec<_>>(), "for", &mut rng);
+        check(&fields.iter().map(|&f| (f >> 12) as u8).collect::<Vec<_>>(), "bitpack", &mut rng);
+        // Codes into a dictionary of each segment's own values (a few hundred of them), and fields under
+        // a reference per block of 16 rows, of every width of value.
+        let few: Vec<u32> = fields.iter().map(|&f| f % 97 * 40_503 + f % 3).collect();
+        check(&few, "dict", &mut rng);
+        check(&long(&few, 1 << 40), "dict", &mut rng);
+        check(&few.iter().map(|&v| v as u16).collect::<Vec<_>>(), "dict", &mut rng);
+        let climbing: Vec<u32> = framed.iter().enumerate().map(|(i, &f)| (i as u32) * 5_000 + (f & 0xfff)).collect();
+        check(&climbing, "for_n:16", &mut rng);
+        check(&signed(&climbing, 1 << 30), "for_n:16", &mut rng);
+        check(&long(&climbing, 7 << 36), "for_n:16", &mut rng);
+        // Quotients times a divisor (l_quantity's cents: multiples of 100), below zero too.
+        // One divisor in every segment: the registers multiply (`i64` and `u32`).
+        let cents: Vec<i64> = fields.iter().map(|&f| i64::from(f % 5_000) * 100 - 7).collect();
+        let avx2 = crate::kernels::cpu::avx2();
+        assert_eq!(check(&cents, "gcd(bitpack)", &mut rng), avx2.then_some(100));
+        assert_eq!(check(&framed.iter().map(|&f| f * 3).collect::<Vec<_>>(), "gcd(for)", &mut rng), avx2.then_some(3));
+        check(&framed.iter().map(|&f| (f % 9_000) as i16 * 3 - 20_000).collect::<Vec<_>>(), "gcd(for)", &mut rng);
+        // Another divisor in the second half of the segments: each segment's product made after the gather.
+        let halves: Vec<u32> = framed.iter().enumerate().map(|(i, &f)| f * if i < 2_048 { 3 } else { 5 }).collect();
+        assert_eq!(check(&halves, "gcd(bitpack)", &mut rng), avx2.then_some(1));
     }
 }

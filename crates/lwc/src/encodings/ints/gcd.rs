@@ -12,7 +12,7 @@
 //! that are `ref` plus a multiple of `d`; the sum is `n * ref + d * sum of quotients`, and min and max of a
 //! selection are those of its quotients, mapped.
 
-use super::{Cascade, Children, Encoder, Encoding, OpenStream, Requirement, StreamOps, SumMinMax, WordStream, read_value, value_bits, wrapping_sum_decoded};
+use super::{Cascade, Children, Encoder, Encoding, Frame, InPlace, OpenStream, Requirement, StreamOps, SumMinMax, WordStream, read_value, value_bits, wrapping_sum_decoded};
 use crate::stats::{Stats, Shape, SplitMix};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
@@ -112,6 +112,14 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for GcdView<'a, T> {
 
     fn child_cascades(&self) -> Vec<Cascade> {
         vec![self.quotients().cascade()]
+    }
+
+    /// Packed quotients read as a frame times the divisor: `reference + d · (base + field)` is
+    /// `(reference + d · base) + d · field`, wrapping in the type.
+    fn in_place(&self) -> Option<InPlace<'a, T>> {
+        let quotients = self.quotients.frame()?;
+        let frame = Frame { base: self.value(quotients.base), fields: quotients.fields };
+        Some(InPlace::Scaled { frame, divisor: self.divisor })
     }
 }
 
@@ -243,6 +251,14 @@ mod tests {
         view.decode_into(0, &mut out);
         assert_eq!(out, values, "{cascade}");
         assert!(values.iter().enumerate().all(|(i, &v)| view.get(i) == v));
+        // Packed quotients read in place as a scaled frame, each value as `get` reads it.
+        let in_place = view.in_place();
+        if cascade.contains("bitpack") || cascade.contains("(for)") {
+            assert!(in_place.is_some(), "{cascade}");
+        }
+        if let Some(reader) = in_place {
+            assert!(values.iter().enumerate().all(|(i, &v)| reader.get(i) == v), "{cascade}: in place");
+        }
         assert_eq!(view.sum(), values.iter().map(|v| v.to_i128()).sum::<i128>());
         // Sums of ranges (in place where the quotients are packed) wrap in the word as the values do.
         let n = values.len();

@@ -156,6 +156,9 @@ const REGISTER_PARTS: usize = 128;
 #[cfg(target_arch = "x86_64")]
 const AVX2_REGISTER_PARTS: usize = 16;
 
+/// Rows [`PartsInRegisters::gather_then`] reads at a time into a buffer in L1.
+const BUFFERED_ROWS: usize = 256;
+
 /// Widest field [`PartsInRegisters`] reads: one 4-byte load at the field's first byte holds it.
 const REGISTER_WIDTH: u32 = 25;
 
@@ -166,6 +169,25 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
     /// length whose fields span at most `2^32` bits, their bytes within 2 GiB of the first, and one of
     /// them at least 1 bit wide.
     pub fn in_registers(&self, base: impl Fn(E) -> u64) -> Option<PartsInRegisters<'a>> {
+        self.registers(base, 1)
+    }
+
+    /// [`FieldsInParts::in_registers`] of parts whose values are `base(extra) + scale(extra) · field`:
+    /// `None` also unless every part has one scale, above 1 and below `2^32`.
+    pub fn in_registers_scaled(
+        &self,
+        base: impl Fn(E) -> u64,
+        scale: impl Fn(E) -> u64,
+    ) -> Option<PartsInRegisters<'a>> {
+        let one = scale(self.parts.first()?.extra);
+        if one <= 1 || self.parts.iter().any(|p| scale(p.extra) != one) {
+            return None;
+        }
+        self.registers(base, u32::try_from(one).ok()?)
+    }
+
+    /// [`FieldsInParts::in_registers`] with every field times `scale`.
+    fn registers(&self, base: impl Fn(E) -> u64, scale: u32) -> Option<PartsInRegisters<'a>> {
         let avx512 = register_path(self.parts.len())?;
         let widest = self.parts.iter().map(|p| p.w).max()?;
         let part_len = self.cut.part_len();
@@ -193,10 +215,35 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
             offsets,
             widths,
             bases,
+            scale,
             shift: part_len.trailing_zeros(),
             len: self.len,
             avx512,
             bytes: PhantomData,
+        })
+    }
+}
+
+impl<'a, E: Copy> FieldsInParts<'a, E> {
+    /// [`FieldsInParts::gather`] of `u32` rows with `registers`, made from these parts by
+    /// [`FieldsInParts::in_registers`] with every base 0: the fields read eight or sixteen at a time, then
+    /// each made a value by `value` (a dictionary entry, a block's reference added). The loads `value`
+    /// adds are aligned; the fields' loads at odd byte offsets are what the gather instruction saves.
+    ///
+    /// # Panics
+    /// If `out` and `rows` differ in length.
+    pub fn gather_through<T>(
+        &self,
+        registers: &PartsInRegisters<'a>,
+        rows: &[u32],
+        out: &mut [T],
+        value: impl Fn(E, usize, u64) -> T,
+    ) -> Result<(), u64> {
+        debug_assert!(registers.len == self.len && 1 << registers.shift == self.cut.part_len());
+        let place_mask = (1u32 << registers.shift) - 1;
+        registers.gather_then(rows, out, |row, field: u32| {
+            let part = &self.parts[(row >> registers.shift) as usize];
+            value(part.extra, (row & place_mask) as usize, field.into())
         })
     }
 }
@@ -238,6 +285,8 @@ pub struct PartsInRegisters<'a> {
     widths: [u32; REGISTER_PARTS],
     /// Each part's base: its low 32 bits, then its high 32 bits.
     bases: [[u32; REGISTER_PARTS]; 2],
+    /// What every field is multiplied by before its base is added (a `gcd`'s divisor), 1 for most.
+    scale: u32,
     /// `log2` of the parts' length.
     shift: u32,
     len: u64,
@@ -255,8 +304,8 @@ unsafe impl Sync for PartsInRegisters<'_> {}
 
 /// A lane [`PartsInRegisters`] reads into: a field plus its part's base, wrapping in the lane.
 pub trait RegisterLane: Copy {
-    /// `base + field`.
-    fn add(field: u32, base: u64) -> Self;
+    /// `base + field`, wrapping in the lane.
+    fn add(field: u64, base: u64) -> Self;
 
     /// Stores `fields + bases` of eight rows at `dst`, the bases' low and high 32-bit halves apart.
     ///
@@ -264,6 +313,14 @@ pub trait RegisterLane: Copy {
     /// The CPU supports AVX2, and `dst` is valid for eight lanes.
     #[cfg(target_arch = "x86_64")]
     unsafe fn store8(fields: __m256i, low: __m256i, high: __m256i, dst: *mut Self);
+
+    /// [`RegisterLane::store8`] of `fields · scale`, fields of at most 25 bits and `scale` in every
+    /// 32-bit lane.
+    ///
+    /// # Safety
+    /// As for [`RegisterLane::store8`].
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn store8_scaled(fields: __m256i, scale: __m256i, low: __m256i, high: __m256i, dst: *mut Self);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -271,8 +328,8 @@ use std::arch::x86_64::*;
 
 impl RegisterLane for u32 {
     #[inline(always)]
-    fn add(field: u32, base: u64) -> u32 {
-        (base as u32).wrapping_add(field)
+    fn add(field: u64, base: u64) -> u32 {
+        base.wrapping_add(field) as u32
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -281,12 +338,19 @@ impl RegisterLane for u32 {
         // SAFETY: the caller's contract.
         unsafe { _mm256_storeu_si256(dst.cast(), _mm256_add_epi32(fields, low)) }
     }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn store8_scaled(fields: __m256i, scale: __m256i, low: __m256i, high: __m256i, dst: *mut u32) {
+        // SAFETY: the caller's contract. The product wraps in the lane, as the value does.
+        unsafe { Self::store8(_mm256_mullo_epi32(fields, scale), low, high, dst) }
+    }
 }
 
 impl RegisterLane for u64 {
     #[inline(always)]
-    fn add(field: u32, base: u64) -> u64 {
-        base.wrapping_add(field.into())
+    fn add(field: u64, base: u64) -> u64 {
+        base.wrapping_add(field)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -304,10 +368,23 @@ impl RegisterLane for u64 {
             _mm256_storeu_si256(dst.add(4).cast(), _mm256_permute2x128_si256::<0x31>(first, second));
         }
     }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn store8_scaled(fields: __m256i, scale: __m256i, low: __m256i, high: __m256i, dst: *mut u64) {
+        // Products of up to 57 bits: their low halves, and their high halves from the products of the
+        // even lanes and of the odd ones, each in its own 64-bit lane.
+        let product_low = _mm256_mullo_epi32(fields, scale);
+        let even = _mm256_mul_epu32(fields, scale);
+        let odd = _mm256_mul_epu32(_mm256_srli_epi64::<32>(fields), scale);
+        let product_high = _mm256_blend_epi32::<0b1010_1010>(_mm256_srli_epi64::<32>(even), odd);
+        // SAFETY: the caller's contract.
+        unsafe { Self::store8(product_low, low, _mm256_add_epi32(high, product_high), dst) }
+    }
 }
 
 impl PartsInRegisters<'_> {
-    /// `out[k] = field(rows[k]) + base of its part` (wrapping in the lane); `Err(row)` at the first row
+    /// `out[k] = field(rows[k]) · scale + base of its part` (wrapping in the lane); `Err(row)` at the first row
     /// `>= len` (`out` written before it).
     ///
     /// # Panics
@@ -318,9 +395,11 @@ impl PartsInRegisters<'_> {
         // AVX-512F.
         #[cfg(target_arch = "x86_64")]
         let done = unsafe {
-            match self.avx512 {
-                true => self.gather_avx512(rows, out),
-                false => self.gather_avx2(rows, out),
+            match (self.avx512, self.scale != 1) {
+                (true, false) => self.gather_avx512::<L, false>(rows, out),
+                (true, true) => self.gather_avx512::<L, true>(rows, out),
+                (false, false) => self.gather_avx2::<L, false>(rows, out),
+                (false, true) => self.gather_avx2::<L, true>(rows, out),
             }
         };
         #[cfg(not(target_arch = "x86_64"))]
@@ -331,7 +410,40 @@ impl PartsInRegisters<'_> {
         Ok(())
     }
 
-    /// Field `row` plus its part's base.
+    /// What every field is multiplied by before its base is added: 1 unless made by
+    /// [`FieldsInParts::in_registers_scaled`].
+    pub fn scale(&self) -> u32 {
+        self.scale
+    }
+
+    /// `out[k] = make(rows[k], field times scale plus base of rows[k])`, the lanes read a block at a time into a
+    /// buffer in L1; `Err(row)` at the first row `>= len` (`out` written before it).
+    ///
+    /// # Panics
+    /// If `out` and `rows` differ in length.
+    #[inline]
+    pub fn gather_then<L: RegisterLane + Default, V>(
+        &self,
+        rows: &[u32],
+        out: &mut [V],
+        make: impl Fn(u32, L) -> V,
+    ) -> Result<(), u64> {
+        assert_eq!(rows.len(), out.len(), "one output per row");
+        let mut buffer = [L::default(); BUFFERED_ROWS];
+        for (rows, out) in rows.chunks(BUFFERED_ROWS).zip(out.chunks_mut(BUFFERED_ROWS)) {
+            let lanes = &mut buffer[..rows.len()];
+            let read = self.gather(rows, lanes);
+            // Up to the row past the parts, where there is one.
+            let good = read.err().map_or(rows.len(), |bad| rows.iter().position(|&r| u64::from(r) == bad).unwrap_or(0));
+            for ((o, &row), &lane) in out.iter_mut().zip(rows).zip(&lanes[..good]) {
+                *o = make(row, lane);
+            }
+            read?;
+        }
+        Ok(())
+    }
+
+    /// Field `row` times the scale, plus its part's base.
     #[inline(always)]
     fn read<L: RegisterLane>(&self, row: u32) -> Result<L, u64> {
         if u64::from(row) >= self.len {
@@ -348,7 +460,8 @@ impl PartsInRegisters<'_> {
         // the lowest part, which is at least 1 bit wide and so holds its padding.
         let word = unsafe { self.origin.add(self.offsets[part] as usize + bit / 8).cast::<u32>().read_unaligned() };
         let field = (u32::from_le(word) >> (bit % 8)) & low_mask(w) as u32;
-        Ok(L::add(field, u64::from(self.bases[1][part]) << 32 | u64::from(self.bases[0][part])))
+        let base = u64::from(self.bases[1][part]) << 32 | u64::from(self.bases[0][part]);
+        Ok(L::add(u64::from(field) * u64::from(self.scale), base))
     }
 
     /// [`PartsInRegisters::gather`] sixteen rows at a time, until fewer than sixteen are left or a block
@@ -358,7 +471,7 @@ impl PartsInRegisters<'_> {
     /// The CPU supports AVX-512F; `out.len() == rows.len()`.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    unsafe fn gather_avx512<L: RegisterLane>(&self, rows: &[u32], out: &mut [L]) -> usize {
+    unsafe fn gather_avx512<L: RegisterLane, const SCALED: bool>(&self, rows: &[u32], out: &mut [L]) -> usize {
         // SAFETY: each table holds 128 lanes: eight registers.
         let table = |t: &[u32; REGISTER_PARTS]| -> [__m512i; 8] {
             std::array::from_fn(|k| unsafe { _mm512_loadu_si512(t.as_ptr().add(16 * k).cast()) })
@@ -375,6 +488,7 @@ impl PartsInRegisters<'_> {
             _mm512_mask_blend_epi32(b6, first, _mm512_mask_blend_epi32(b5, quarter(2), quarter(3)))
         };
         let (seven, ones, bits) = (_mm512_set1_epi32(7), _mm512_set1_epi32(-1), _mm512_set1_epi32(32));
+        let scale = _mm256_set1_epi32(self.scale as i32);
         let place_mask = _mm512_set1_epi32(((1u64 << self.shift) - 1) as i32);
         let count = _mm_cvtsi32_si128(self.shift as i32);
         // No `u32` row is past the parts where `len` exceeds them all.
@@ -400,8 +514,8 @@ impl PartsInRegisters<'_> {
             let ((f0, f1), (l0, l1), (h0, h1)) = (halves(field), halves(low), halves(high));
             // SAFETY: AVX2 is present (AVX-512F includes it); `dst` holds 16 lanes.
             unsafe {
-                L::store8(f0, l0, h0, dst.as_mut_ptr());
-                L::store8(f1, l1, h1, dst.as_mut_ptr().add(8));
+                store8::<L, SCALED>(f0, scale, l0, h0, dst.as_mut_ptr());
+                store8::<L, SCALED>(f1, scale, l1, h1, dst.as_mut_ptr().add(8));
             }
             done += 16;
         }
@@ -415,7 +529,7 @@ impl PartsInRegisters<'_> {
     /// The CPU supports AVX2; `out.len() == rows.len()`, and there are at most 16 parts.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn gather_avx2<L: RegisterLane>(&self, rows: &[u32], out: &mut [L]) -> usize {
+    unsafe fn gather_avx2<L: RegisterLane, const SCALED: bool>(&self, rows: &[u32], out: &mut [L]) -> usize {
         // SAFETY: each table holds 16 lanes or more: two registers.
         let table = |t: &[u32; REGISTER_PARTS]| unsafe {
             let p = t.as_ptr().cast::<__m256i>();
@@ -424,6 +538,7 @@ impl PartsInRegisters<'_> {
         let (offsets, widths) = (table(&self.offsets), table(&self.widths));
         let (low, high) = (table(&self.bases[0]), table(&self.bases[1]));
         let (seven, ones, bits) = (_mm256_set1_epi32(7), _mm256_set1_epi32(-1), _mm256_set1_epi32(32));
+        let scale = _mm256_set1_epi32(self.scale as i32);
         let place_mask = _mm256_set1_epi32(((1u64 << self.shift) - 1) as i32);
         let count = _mm_cvtsi32_si128(self.shift as i32);
         // A row is past the parts where `max(row, len) == row`; no `u32` row is where `len` exceeds them all.
@@ -456,10 +571,32 @@ impl PartsInRegisters<'_> {
             let field = unsafe { _mm256_i32gather_epi32::<1>(self.origin.cast(), at) };
             let field = _mm256_and_si256(_mm256_srlv_epi32(field, _mm256_and_si256(bit, seven)), mask);
             // SAFETY: AVX2 is present; `dst` holds 8 lanes.
-            unsafe { L::store8(field, pick(low), pick(high), dst.as_mut_ptr()) };
+            unsafe { store8::<L, SCALED>(field, scale, pick(low), pick(high), dst.as_mut_ptr()) };
             done += 8;
         }
         done
+    }
+}
+
+/// [`RegisterLane::store8`], of the fields times `scale` where `SCALED`.
+///
+/// # Safety
+/// As for [`RegisterLane::store8`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn store8<L: RegisterLane, const SCALED: bool>(
+    fields: __m256i,
+    scale: __m256i,
+    low: __m256i,
+    high: __m256i,
+    dst: *mut L,
+) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match SCALED {
+            true => L::store8_scaled(fields, scale, low, high, dst),
+            false => L::store8(fields, low, high, dst),
+        }
     }
 }
 
@@ -676,6 +813,35 @@ mod tests {
                 assert_eq!(out[..bad], rows[..bad].iter().map(|&r| expected(r)).collect::<Vec<_>>()[..]);
             }
             assert_eq!(registers.gather(&[u32::MAX], &mut [0u32]), Err(u64::from(u32::MAX)));
+            // Fields times one scale, up to 32 bits (products of up to 57 bits), then the base.
+            for scale in [3u64, 100, 0xffff_fff1] {
+                let scaled = parts.in_registers_scaled(|b| b, |_| scale).unwrap();
+                let rows: Vec<u32> = (0..203).map(|_| (rng.next() % len) as u32).collect();
+                let (mut wide, mut narrow) = (vec![0u64; rows.len()], vec![0u32; rows.len()]);
+                scaled.gather(&rows, &mut wide).unwrap();
+                scaled.gather(&rows, &mut narrow).unwrap();
+                let expected: Vec<u64> = rows
+                    .iter()
+                    .map(|&r| {
+                        let (p, i) = (r as usize / part_len, r as usize % part_len);
+                        register_base(p).wrapping_add(register_field(p * part_len + i, width(p)) * scale)
+                    })
+                    .collect();
+                assert_eq!(wide, expected, "{count} parts, {w} bits, scale {scale}");
+                assert_eq!(narrow, expected.iter().map(|&v| v as u32).collect::<Vec<_>>(), "scale {scale}");
+            }
+            // Fields read with every base 0, then made values by the caller as the loop makes them (its
+            // part's base and the place too): past one buffer, and up to a row past the parts.
+            let fields = parts.in_registers(|_| 0).unwrap();
+            let value = |base: u64, place: usize, field: u64| base ^ (place as u64) << 40 ^ field;
+            let mut rows: Vec<u32> = (0..700).map(|_| (rng.next() % len) as u32).collect();
+            let (mut through, mut looped) = (vec![0u64; rows.len()], vec![0u64; rows.len()]);
+            parts.gather_through(&fields, &rows, &mut through, value).unwrap();
+            parts.gather(&rows, &mut looped, value).unwrap();
+            assert_eq!(through, looped, "{count} parts, {w} bits, through registers");
+            rows[300] = len as u32;
+            assert_eq!(parts.gather_through(&fields, &rows, &mut through, value), Err(len));
+            assert_eq!(through[..300], looped[..300]);
         }
     }
 
@@ -696,5 +862,12 @@ mod tests {
         assert!(!fits(4, 64, 0), "zero-width parts alone, which the loop reads without a load");
         assert_eq!(fits_widths(4, 64, &|p| 3 * p as u32), crate::kernels::cpu::avx2(), "widths 0 to 9");
         assert!(!fits_widths(4, 64, &|p| 24 + p as u32), "a part past one 4-byte load among others");
+        // Scaled: one scale for every part, above 1 and below 2^32.
+        let (bytes, spans) = parts_of(4, 64, 64, |_| 9);
+        let parts = fields_of(&bytes, &spans, 64);
+        assert_eq!(parts.in_registers_scaled(|b| b, |_| 7).is_some(), crate::kernels::cpu::avx2());
+        assert!(parts.in_registers_scaled(|b| b, |_| 1).is_none(), "a scale of 1");
+        assert!(parts.in_registers_scaled(|b| b, |_| 1 << 32).is_none(), "a scale past 32 bits");
+        assert!(parts.in_registers_scaled(|b| b, |b| 2 + b % 2).is_none(), "a scale for each part");
     }
 }
