@@ -227,8 +227,8 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
 impl<'a, E: Copy> FieldsInParts<'a, E> {
     /// [`FieldsInParts::gather`] of `u32` rows with `registers`, made from these parts by
     /// [`FieldsInParts::in_registers`] with every base 0: the fields read eight or sixteen at a time, then
-    /// each made a value by `value` (a dictionary entry, a block's reference added). The loads `value`
-    /// adds are aligned; the fields' loads at odd byte offsets are what the gather instruction saves.
+    /// each made a value by `value` (a dictionary's entry, a product plus a base). The loads `value` adds
+    /// are aligned; the fields' loads at odd byte offsets are what the gather instruction saves.
     ///
     /// # Panics
     /// If `out` and `rows` differ in length.
@@ -302,7 +302,8 @@ unsafe impl Send for PartsInRegisters<'_> {}
 // SAFETY: as for `Send`: nothing is written through `origin`.
 unsafe impl Sync for PartsInRegisters<'_> {}
 
-/// A lane [`PartsInRegisters`] reads into: a field plus its part's base, wrapping in the lane.
+/// A lane [`PartsInRegisters`] reads into: a field (times the scale) plus its part's base, wrapping in
+/// the lane.
 pub trait RegisterLane: Copy {
     /// `base + field`, wrapping in the lane.
     fn add(field: u64, base: u64) -> Self;
@@ -384,8 +385,8 @@ impl RegisterLane for u64 {
 }
 
 impl PartsInRegisters<'_> {
-    /// `out[k] = field(rows[k]) · scale + base of its part` (wrapping in the lane); `Err(row)` at the first row
-    /// `>= len` (`out` written before it).
+    /// `out[k] = field(rows[k]) · scale + base of its part` (wrapping in the lane); `Err(row)` at the first
+    /// row `>= len` (`out` written before it).
     ///
     /// # Panics
     /// If `out` and `rows` differ in length.
@@ -416,8 +417,8 @@ impl PartsInRegisters<'_> {
         self.scale
     }
 
-    /// `out[k] = make(rows[k], field times scale plus base of rows[k])`, the lanes read a block at a time into a
-    /// buffer in L1; `Err(row)` at the first row `>= len` (`out` written before it).
+    /// `out[k] = make(rows[k], field times scale plus base of rows[k])`, the lanes read a block at a time
+    /// into a buffer in L1; `Err(row)` at the first row `>= len` (`out` written before it).
     ///
     /// # Panics
     /// If `out` and `rows` differ in length.
