@@ -307,10 +307,9 @@ impl<'a, T: Value> Column<'a, T> {
         let sparse = rows.len().saturating_mul(SPARSE_TAKE) < self.rows as usize;
         // Rows read from registers are read in place where they are sparse, and frames up to the density
         // where a lone segment decodes first: 20,000 random rows of 150,000 in three `bitpack` segments
-        // took 0.5 ns a row so, and 1.2 decoded whole (AMD EPYC Zen 5). Codes and fields under a
-        // reference per block read one more load a row, at a cache miss where the dictionaries or the
-        // references outgrow the caches: one row in ten of l_orderkey (`dict`, 92 segments) took 1.2-1.7x
-        // as long read in place as decoded whole (`lwc-bench keys`).
+        // took 0.5 ns a row so, and 1.2 decoded whole (AMD EPYC Zen 5). Codes read one more load a row,
+        // likely a cache miss where 92 segments' dictionaries outgrow the caches: one row in ten of
+        // l_orderkey (`dict`) took 1.2-1.7x as long read so as by the paths below (`lwc-bench keys`).
         let registers = (self.registers.as_ref().zip(self.in_place.as_ref()))
             .filter(|(_, parts)| {
                 sparse
@@ -325,7 +324,7 @@ impl<'a, T: Value> Column<'a, T> {
             // Each row read where it is: grouping rows by segment costs more than the reads (a lone row
             // costs a few nanoseconds). Denser lists go by segment, where each segment weighs decoding
             // itself whole against its positions. Segments that read a row in place (bitpack, for, for_n,
-            // constant, dict over packed codes, radix, plain) are read inline by the readers the column
+            // gcd, constant, dict over packed codes, radix, plain) are read inline by the readers the column
             // gathered when it opened, not dispatched per row. Equal segments of one kind of packed fields
             // go through one loop with no match on the kind.
             if let Some(parts) = &self.in_place {
