@@ -44,7 +44,8 @@ pub use byte_strings::ByteArray;
 pub(crate) use byte_strings::{ByteProfile, BytesEncoder, BytesOps, BytesTest, OpenBytes};
 pub use cascade::{Cascade, MAX_CASCADE_DEPTH};
 pub(crate) use stream::{
-    all_or_none, digit_value, wrapping_sum_decoded, InPlace, InPlaceParts, OpenStream, StreamOps, SumMinMax, WordStream,
+    all_or_none, digit_value, scaled, wrapping_sum_decoded, InPlace, InPlaceParts, OpenStream, StreamOps, SumMinMax,
+    WordStream,
 };
 
 registry! {

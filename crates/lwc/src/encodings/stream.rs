@@ -248,7 +248,7 @@ fn frame_value<T: LwcInt>(base: T, field: u64) -> T {
     T::add_offset(base, T::Unsigned::from_u64(field))
 }
 
-/// A scaled frame's value: its base plus the divisor times a field, wrapping in the type.
+/// A scaled frame's value (a `gcd` value): its base plus the divisor times a field, wrapping.
 #[inline(always)]
 pub(crate) fn scaled<T: LwcInt>(base: T, divisor: u64, field: u64) -> T {
     T::add_offset(base, T::Unsigned::from_u64(field.wrapping_mul(divisor)))

@@ -12,7 +12,7 @@
 //! that are `ref` plus a multiple of `d`; the sum is `n * ref + d * sum of quotients`, and min and max of a
 //! selection are those of its quotients, mapped.
 
-use super::{Cascade, Children, Encoder, Encoding, Frame, InPlace, OpenStream, Requirement, StreamOps, SumMinMax, WordStream, read_value, value_bits, wrapping_sum_decoded};
+use super::{Cascade, Children, Encoder, Encoding, Frame, InPlace, OpenStream, Requirement, StreamOps, SumMinMax, WordStream, read_value, scaled, value_bits, wrapping_sum_decoded};
 use crate::stats::{Stats, Shape, SplitMix};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
@@ -132,7 +132,7 @@ impl<'a, T: LwcInt> GcdView<'a, T> {
     /// `reference + d * quotient`, wrapping in the type (exact for the quotients a writer stores).
     #[inline(always)]
     fn value(&self, quotient: T::Unsigned) -> T {
-        T::add_offset(self.reference, T::Unsigned::from_u64(quotient.to_u64().wrapping_mul(self.divisor)))
+        scaled(self.reference, self.divisor, quotient.to_u64())
     }
 
     /// `n * reference + d * (sum of quotients)`; wrapping, so corrupt quotients cannot overflow.
