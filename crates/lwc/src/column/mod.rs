@@ -323,10 +323,10 @@ impl<'a, T: Value> Column<'a, T> {
         if self.reads_in_place && sparse {
             // Each row read where it is: grouping rows by segment costs more than the reads (a lone row
             // costs a few nanoseconds). Denser lists go by segment, where each segment weighs decoding
-            // itself whole against its positions. Segments that read a row in place (bitpack, for, for_n,
-            // gcd, constant, dict over packed codes, radix, plain) are read inline by the readers the column
-            // gathered when it opened, not dispatched per row. Equal segments of one kind of packed fields
-            // go through one loop with no match on the kind.
+            // itself whole against its positions. Segments that read a row in place (bitpack, for,
+            // for_n, gcd, pfor, constant, dict over packed codes, radix, plain) are read inline by the
+            // readers the column gathered when it opened, not dispatched per row. Equal segments of one
+            // kind of packed fields go through one loop with no match on the kind.
             if let Some(parts) = &self.in_place {
                 if let Some(read) = parts.gather(rows, out, T::from_latent) {
                     return read.map_err(out_of_range);
@@ -648,6 +648,9 @@ mod tests {
         let bases: Vec<u32> = (0..10_000u32).map(|i| (i * 7 + i / 13) % (11 + (i >> 8) % 3) + 40).collect();
         // Multiples of 30, a few hundred apart.
         let tens: Vec<u32> = (0..10_000u32).map(|i| (i * 7_919 % 601) * 30 + 90).collect();
+        // Ten bits, and one row in 19 far above: exceptions, and ordinary rows on the marker (1,023).
+        let outliers: Vec<u32> =
+            (0..10_000u32).map(|i| i * 7 % 1024 + if i % 19 == 0 { (1 << 24) + i } else { 0 }).collect();
         let mut rng = crate::stats::SplitMix(9);
         // Each with how the column reads its segments in place, as gathered when it opens.
         let cases = [
@@ -666,6 +669,8 @@ mod tests {
             // Quotients read as a frame times the divisor.
             (&tens, "gcd(bitpack)", "scaled"),
             (&tens, "gcd(for)", "scaled"),
+            // Exceptions decoded when the column opens, the `for` segment among them as a frame.
+            (&outliers, "pfor", "patched"),
         ];
         for (data, cascade, reads) in cases {
             let short = encode_segment(&data[..100], None, cascade.parse::<Cascade>().unwrap()).unwrap();
@@ -683,6 +688,7 @@ mod tests {
                 Some(InPlaceParts::Referenced(_)) => "referenced",
                 Some(InPlaceParts::Scaled(_)) => "scaled",
                 Some(InPlaceParts::Coded(_)) => "coded",
+                Some(InPlaceParts::Patched { .. }) => "patched",
                 Some(InPlaceParts::Digits(..)) => "digits",
                 Some(InPlaceParts::Each(_)) => "each",
             };
@@ -807,6 +813,7 @@ mod tests {
             let kind = match column.in_place {
                 Some(InPlaceParts::Frames(_)) => "bitpack for",
                 Some(InPlaceParts::Coded(_)) => "dict",
+                Some(InPlaceParts::Patched { .. }) => "pfor",
                 Some(InPlaceParts::Referenced(_)) => "for_n",
                 Some(InPlaceParts::Scaled(_)) => "gcd",
                 _ => "",
@@ -867,5 +874,11 @@ mod tests {
         // Another divisor in the second half of the segments: each segment's product made after the gather.
         let halves: Vec<u32> = framed.iter().enumerate().map(|(i, &f)| f * if i < 2_048 { 3 } else { 5 }).collect();
         assert_eq!(check(&halves, "gcd(bitpack)", &mut rng), avx2.then_some(1));
+        // Exceptions (one row in 13 far above the rest), and ordinary rows on the marker.
+        let patched: Vec<u32> =
+            fields.iter().enumerate().map(|(i, &f)| (f & 0x3ff) + u32::from(i % 13 == 0) * f * 64).collect();
+        check(&patched, "pfor", &mut rng);
+        check(&long(&patched, 3 << 40), "pfor", &mut rng);
+        check(&patched.iter().map(|&v| (v >> 4) as u16).collect::<Vec<_>>(), "pfor", &mut rng);
     }
 }

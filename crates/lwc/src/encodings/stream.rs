@@ -2,7 +2,10 @@
 //! block-at-a-time defaults for what an encoding cannot do better on its encoded form), how a view is
 //! opened from bytes ([`OpenStream`]), and a child stream behind a trait object ([`WordStream`]).
 
+use std::sync::Arc;
+
 use super::bitpack::{Frame, Packed};
+use super::pfor::Exceptions;
 use super::{Cascade, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::Reader;
@@ -32,6 +35,8 @@ pub(crate) enum InPlace<'a, T: LwcInt> {
     Blocks { residuals: Packed<'a, T::Unsigned>, references: &'a [T], shift: u32 },
     /// Packed codes into a dictionary (`dict` over `bitpack` or `for` codes).
     Coded { codes: Frame<'a, u32>, dictionary: &'a [T] },
+    /// Packed fields plus a base, where a field equal to `marker` may be an exception (`pfor`).
+    Patched { frame: Frame<'a, T>, marker: T::Unsigned, exceptions: Arc<Exceptions<'a, T::Unsigned>> },
     /// Digits of a base packed into words, plus a reference (`radix`); the digits' reads are the view's,
     /// copied.
     Digits { words: &'a [u64], digits: Digits, reference: T },
@@ -72,6 +77,11 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
             InPlace::Scaled { frame, divisor } => scaled(frame.base, *divisor, frame.fields.get(i).to_u64()),
             InPlace::Blocks { residuals, references, shift } => T::add_offset(references[i >> shift], residuals.get(i)),
             InPlace::Coded { codes, dictionary } => lookup::entry(dictionary, codes.get(i)),
+            InPlace::Patched { frame, marker, exceptions } => {
+                let field = frame.fields.get(i);
+                let field = if field == *marker { exceptions.residual_of(i).unwrap_or(field) } else { field };
+                T::add_offset(frame.base, field)
+            }
             InPlace::Digits { words, digits, reference } => digit_value(digits, words, *reference, i),
             InPlace::Values(values) => values[i],
         }
@@ -101,6 +111,9 @@ pub(crate) enum InPlaceParts<'a, T: LwcInt> {
     Referenced(FieldsInParts<'a, Reference<'a, T>>),
     /// Packed codes into a dictionary (`dict`).
     Coded(FieldsInParts<'a, &'a [T]>),
+    /// Packed fields plus a base, some of them exceptions (`pfor`), frames among them: each part's base,
+    /// marker (past every field for a frame) and index in `exceptions`.
+    Patched { fields: FieldsInParts<'a, (T, u64, u32)>, exceptions: Vec<Arc<Exceptions<'a, T::Unsigned>>> },
     /// Radix parts of one base: its digits, and each part's words and reference, so a reader keeps the
     /// base's constants out of its loop.
     Digits(Digits, Vec<DigitPart<'a, T>>),
@@ -150,6 +163,7 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
             }
             InPlaceParts::Scaled(scaled) => scaled.in_registers(|_| 0),
             InPlaceParts::Coded(coded) => coded.in_registers(|_| 0),
+            InPlaceParts::Patched { fields, .. } => fields.in_registers(|_| 0),
             _ => None,
         }
     }
@@ -182,6 +196,19 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
             })?;
             return FieldsInParts::new(referenced, part_len).map(InPlaceParts::Referenced);
         }
+        if parts.iter().any(|part| matches!(part, InPlace::Patched { .. })) {
+            let none = Arc::new(Exceptions::none());
+            let patched = all_or_none(parts, |part| match part {
+                InPlace::Patched { frame, marker, exceptions } => Some((*frame, marker.to_u64(), exceptions.clone())),
+                InPlace::Frame(frame) => Some((*frame, u64::MAX, none.clone())),
+                _ => None,
+            })?;
+            let fields = patched.iter().enumerate();
+            let fields = fields.map(|(k, (frame, marker, _))| (frame.fields.fields(), (frame.base, *marker, k as u32)));
+            let fields = FieldsInParts::new(fields, part_len)?;
+            let exceptions = patched.into_iter().map(|(_, _, exceptions)| exceptions).collect();
+            return Some(InPlaceParts::Patched { fields, exceptions });
+        }
         let coded =
             all_or_none(parts, |part| part.coded().map(|(codes, dictionary)| (codes.fields.fields(), dictionary)))?;
         FieldsInParts::new(coded, part_len).map(InPlaceParts::Coded)
@@ -205,6 +232,9 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
             InPlaceParts::Scaled(scaled) => scaled.gather(rows, out, scaled_value(to_value)),
             InPlaceParts::Referenced(referenced) => referenced.gather(rows, out, referenced_value(to_value)),
             InPlaceParts::Coded(coded) => coded.gather(rows, out, coded_value(to_value)),
+            InPlaceParts::Patched { fields, exceptions } => {
+                fields.gather(rows, out, patched_value(exceptions, to_value))
+            }
             InPlaceParts::Digits(..) | InPlaceParts::Each(_) => return None,
         })
     }
@@ -237,6 +267,9 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
             }
             InPlaceParts::Scaled(scaled) => scaled.gather_through(registers, rows, out, scaled_value(to_value)),
             InPlaceParts::Coded(coded) => coded.gather_through(registers, rows, out, coded_value(to_value)),
+            InPlaceParts::Patched { fields, exceptions } => {
+                fields.gather_through(registers, rows, out, patched_value(exceptions, to_value))
+            }
             _ => unreachable!("in_registers makes registers of packed fields only"),
         }
     }
@@ -274,6 +307,20 @@ fn referenced_value<'a, T: LwcInt, V>(to_value: impl Fn(T) -> V) -> impl Fn(Refe
 #[inline(always)]
 fn coded_value<'a, T: LwcInt, V>(to_value: impl Fn(T) -> V) -> impl Fn(&'a [T], usize, u64) -> V {
     move |dictionary, _, code| to_value(lookup::entry(dictionary, code as u32))
+}
+
+/// How a part of fields, some of them exceptions, reads a field at a place: a field equal to its part's
+/// marker is looked up among the part's exceptions.
+#[inline(always)]
+fn patched_value<'e, 'a: 'e, T: LwcInt, V>(
+    exceptions: &'e [Arc<Exceptions<'a, T::Unsigned>>],
+    to_value: impl Fn(T) -> V + 'e,
+) -> impl Fn((T, u64, u32), usize, u64) -> V + 'e {
+    move |(base, marker, part), place, field| {
+        let patched = || exceptions[part as usize].residual_of(place).map(|residual| residual.to_u64());
+        let field = if field == marker { patched().unwrap_or(field) } else { field };
+        to_value(frame_value(base, field))
+    }
 }
 
 /// Value `i` of a radix stream: its digit `i` above the reference.
