@@ -146,9 +146,10 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
     /// The parts read from registers, a gather of `u32` rows eight or sixteen at a time (see
     /// [`InPlaceParts::gather_in_registers`]), where they are packed fields that
     /// [`FieldsInParts::in_registers`] holds. Frames of 4- or 8-byte values add their bases there too;
-    /// codes and scaled fields are made values after the gather. Fields under a reference per block are
-    /// not: read so, 1,000 random rows of TPC-H keys (`for_n`, 13 to 92 segments) took 4.1-5.1x a plain
-    /// gather where the loop of [`InPlaceParts::gather`] took 4.1-4.7x (`lwc-bench keys`, AMD EPYC Zen 5).
+    /// codes, scaled fields and fields with exceptions are made values after the gather. Fields under a
+    /// reference per block are not: read so, 1,000 random rows of TPC-H keys (`for_n`, 13 to 92 segments)
+    /// took 4.1-5.1x a plain gather where the loop of [`InPlaceParts::gather`] took 4.1-4.7x (`lwc-bench
+    /// keys`, AMD EPYC Zen 5).
     pub fn in_registers(&self) -> Option<PartsInRegisters<'a>> {
         match self {
             InPlaceParts::Frames(frames) if matches!(size_of::<T>(), 4 | 8) => {
