@@ -78,9 +78,7 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
             InPlace::Blocks { residuals, references, shift } => T::add_offset(references[i >> shift], residuals.get(i)),
             InPlace::Coded { codes, dictionary } => lookup::entry(dictionary, codes.get(i)),
             InPlace::Patched { frame, marker, exceptions } => {
-                let field = frame.fields.get(i);
-                let field = if field == *marker { exceptions.residual_of(i).unwrap_or(field) } else { field };
-                T::add_offset(frame.base, field)
+                T::add_offset(frame.base, exceptions.patched(i, frame.fields.get(i), *marker))
             }
             InPlace::Digits { words, digits, reference } => digit_value(digits, words, *reference, i),
             InPlace::Values(values) => values[i],
@@ -318,9 +316,8 @@ fn patched_value<'e, 'a: 'e, T: LwcInt, V>(
     to_value: impl Fn(T) -> V + 'e,
 ) -> impl Fn((T, u64, u32), usize, u64) -> V + 'e {
     move |(base, marker, part), place, field| {
-        let patched = || exceptions[part as usize].residual_of(place).map(|residual| residual.to_u64());
-        let field = if field == marker { patched().unwrap_or(field) } else { field };
-        to_value(frame_value(base, field))
+        let (field, marker) = (T::Unsigned::from_u64(field), T::Unsigned::from_u64(marker));
+        to_value(T::add_offset(base, exceptions[part as usize].patched(place, field, marker)))
     }
 }
 

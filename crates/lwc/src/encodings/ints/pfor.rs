@@ -233,10 +233,20 @@ impl<U: Word> Exceptions<'_, U> {
         Exceptions { index: &[], offsets: Vec::new(), residuals: Vec::new() }
     }
 
+    /// Row `i`'s residual over the reference, its slot holding `field`: the slot, unless it holds the
+    /// marker and the row is an exception.
+    #[inline(always)]
+    pub fn patched(&self, i: usize, field: U, marker: U) -> U {
+        if field == marker {
+            return self.residual_of(i).unwrap_or(field);
+        }
+        field
+    }
+
     /// Row `i`'s residual, where it is an exception. Corrupt offsets find some residual or none, within
     /// the arrays.
     #[inline]
-    pub fn residual_of(&self, i: usize) -> Option<U> {
+    fn residual_of(&self, i: usize) -> Option<U> {
         let b = i / BLOCK;
         let (first, end) = (*self.index.get(b)? as usize, *self.index.get(b + 1)? as usize);
         let k = self.offsets.get(first..end)?.binary_search(&((i % BLOCK) as u32)).ok()?;
