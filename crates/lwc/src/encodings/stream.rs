@@ -316,8 +316,10 @@ fn patched_value<'e, 'a: 'e, T: LwcInt, V>(
     to_value: impl Fn(T) -> V + 'e,
 ) -> impl Fn((T, u64, u32), usize, u64) -> V + 'e {
     move |(base, marker, part), place, field| {
-        let (field, marker) = (T::Unsigned::from_u64(field), T::Unsigned::from_u64(marker));
-        to_value(T::add_offset(base, exceptions[part as usize].patched(place, field, marker)))
+        // The part's exceptions are found only for a field on the marker: most rows load nothing more.
+        let patched = || exceptions[part as usize].residual_of(place).map(|residual| residual.to_u64());
+        let field = if field == marker { patched().unwrap_or(field) } else { field };
+        to_value(frame_value(base, field))
     }
 }
 

@@ -246,7 +246,7 @@ impl<U: Word> Exceptions<'_, U> {
     /// Row `i`'s residual, where it is an exception. Corrupt offsets find some residual or none, within
     /// the arrays.
     #[inline]
-    fn residual_of(&self, i: usize) -> Option<U> {
+    pub fn residual_of(&self, i: usize) -> Option<U> {
         let b = i / BLOCK;
         let (first, end) = (*self.index.get(b)? as usize, *self.index.get(b + 1)? as usize);
         let k = self.offsets.get(first..end)?.binary_search(&((i % BLOCK) as u32)).ok()?;
