@@ -205,7 +205,7 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for PforView<'a, T> {
     }
 
     /// The slots as a frame, and the exceptions decoded into arrays (a column gathers its readers once,
-    /// when it opens): a lone row costs `for`'s read and a compare, and a row under the marker a search
+    /// when it opens): a lone row costs `for`'s read and a compare, and a row on the marker a search
     /// of plain offsets. Read through each segment's dispatch instead, 1,000 random rows of o_totalprice
     /// took 10.6-11.1x a plain gather (`lwc-bench costs`, AMD EPYC Zen 5).
     fn in_place(&self) -> Option<InPlace<'a, T>> {
