@@ -166,8 +166,8 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
     /// The parts ready for [`PartsInRegisters::gather`], each field read plus `base(extra)` of its part;
     /// `None` unless there are at most 128 parts where the CPU has AVX-512F (16 where it has AVX2), each
     /// at most 25 bits wide (a segment's width, often another in the short last one), of a power-of-two
-    /// length whose fields span at most `2^32` bits, their bytes within 2 GiB of the first, and one of
-    /// them at least 1 bit wide.
+    /// length of at most `2^31` rows whose fields span at most `2^32` bits, their bytes within 2 GiB of
+    /// the first, and one of them at least 1 bit wide.
     pub fn in_registers(&self, base: impl Fn(E) -> u64) -> Option<PartsInRegisters<'a>> {
         self.registers(base, 1)
     }
@@ -191,8 +191,12 @@ impl<'a, E: Copy> FieldsInParts<'a, E> {
         let avx512 = register_path(self.parts.len())?;
         let widest = self.parts.iter().map(|p| p.w).max()?;
         let part_len = self.cut.part_len();
-        // A place's bit offset is a 32-bit lane.
-        if widest > REGISTER_WIDTH || !part_len.is_power_of_two() || part_len * u64::from(widest) > 1 << 32 {
+        // A place and its bit offset are 32-bit lanes: a part of `2^32` rows would have no place mask.
+        if widest > REGISTER_WIDTH
+            || !part_len.is_power_of_two()
+            || part_len > 1 << 31
+            || part_len * u64::from(widest) > 1 << 32
+        {
             return None;
         }
         // The parts are read from the lowest one's address: every part's address is exposed, so a pointer
@@ -860,6 +864,10 @@ mod tests {
         crate::kernels::cpu::avx2_only(|| assert!(!fits(17, 64, 8), "more parts than two registers hold"));
         assert!(!fits(4, 64, 26), "a field past one 4-byte load");
         assert!(!fits(4, 48, 8), "a length not a power of two");
+        // One short part of a length whose 1-bit fields span 2^32 bits: its rows have no 32-bit place mask.
+        let (bytes, spans) = parts_of(1, 8, 8, |_| 1);
+        assert!(fields_of(&bytes, &spans, 1 << 32).in_registers(|b| b).is_none(), "parts of 2^32 rows");
+        assert_eq!(fields_of(&bytes, &spans, 1 << 31).in_registers(|b| b).is_some(), crate::kernels::cpu::avx2());
         assert!(!fits(4, 64, 0), "zero-width parts alone, which the loop reads without a load");
         assert_eq!(fits_widths(4, 64, &|p| 3 * p as u32), crate::kernels::cpu::avx2(), "widths 0 to 9");
         assert!(!fits_widths(4, 64, &|p| 24 + p as u32), "a part past one 4-byte load among others");
