@@ -972,8 +972,8 @@ impl<'a, V: Value> Segment<'a, V> {
 
     /// How the segment reads a lone row's latent where it lies, where it does so without a dispatch
     /// (`bitpack`, `for`, `for_n`, `gcd`, `pfor`, `constant`, `dict` over packed codes, `radix`,
-    /// `plain`): a caller reading many lone rows reads them there. It borrows the segment's bytes, not
-    /// the segment.
+    /// `plain`, `sequence`, `rle` of equal runs over a `sequence`): a caller reading many lone rows reads
+    /// them there. It borrows the segment's bytes, not the segment.
     pub(crate) fn in_place(&self) -> Option<InPlace<'a, V::Latent>> {
         self.stream.in_place()
     }

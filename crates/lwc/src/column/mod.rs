@@ -324,9 +324,10 @@ impl<'a, T: Value> Column<'a, T> {
             // Each row read where it is: grouping rows by segment costs more than the reads (a lone row
             // costs a few nanoseconds). Denser lists go by segment, where each segment weighs decoding
             // itself whole against its positions. Segments that read a row in place (bitpack, for,
-            // for_n, gcd, pfor, constant, dict over packed codes, radix, plain) are read inline by the
-            // readers the column gathered when it opened, not dispatched per row. Equal segments of one
-            // kind of packed fields go through one loop with no match on the kind.
+            // for_n, gcd, pfor, constant, dict over packed codes, radix, plain, sequence, rle of equal
+            // runs over a sequence) are read inline by the readers the column gathered when it opened, not
+            // dispatched per row. Equal segments of one kind of packed fields, of plain values or of
+            // arithmetic ones go through one loop with no match on the kind.
             if let Some(parts) = &self.in_place {
                 if let Some(read) = parts.gather(rows, out, T::from_latent) {
                     return read.map_err(out_of_range);
@@ -651,6 +652,9 @@ mod tests {
         // Ten bits, and one row in 19 far above: exceptions, and ordinary rows on the marker (1,023).
         let outliers: Vec<u32> =
             (0..10_000u32).map(|i| i * 7 % 1024 + if i % 19 == 0 { (1 << 24) + i } else { 0 }).collect();
+        // Keys each repeated four times (as ps_partkey's are), and ids: arithmetic values, by run or by row.
+        let keys: Vec<u32> = (0..10_000u32).map(|i| 700 + 3 * (i / 4)).collect();
+        let ids: Vec<u32> = (0..10_000u32).map(|i| 5 + 2 * i).collect();
         let mut rng = crate::stats::SplitMix(9);
         // Each with how the column reads its segments in place, as gathered when it opens.
         let cases = [
@@ -671,6 +675,9 @@ mod tests {
             (&tens, "gcd(for)", "scaled"),
             // Exceptions decoded when the column opens, the `for` segment among them as a frame.
             (&outliers, "pfor", "patched"),
+            // A row's run by a shift, then its value by a multiply.
+            (&keys, "rle(sequence, sequence)", "stepped"),
+            (&ids, "sequence", "stepped"),
         ];
         for (data, cascade, reads) in cases {
             let short = encode_segment(&data[..100], None, cascade.parse::<Cascade>().unwrap()).unwrap();
@@ -690,6 +697,7 @@ mod tests {
                 Some(InPlaceParts::Coded(_)) => "coded",
                 Some(InPlaceParts::Patched { .. }) => "patched",
                 Some(InPlaceParts::Digits(..)) => "digits",
+                Some(InPlaceParts::Stepped { .. }) => "stepped",
                 Some(InPlaceParts::Each(_)) => "each",
             };
             assert_eq!(gathered(&uniform), reads, "{cascade}");

@@ -303,6 +303,13 @@ pub(crate) trait Encoder {
         None
     }
 
+    /// The child whose lookups a lookup of the stream costs, where the children's encodings (`child(k)`,
+    /// the top encoding of child `k`) make the whole cascade read a row in place as that child reads its
+    /// own (`rle` of equal runs, its ends a `sequence`, over a `sequence`); `None` for most.
+    fn looked_up_as_child(_child: &dyn Fn(usize) -> Option<EncodingId>) -> Option<usize> {
+        None
+    }
+
     /// Whether its streams at cost width `width` sum a run of values where they lie instead of decoding
     /// them (`StreamOps::sums_in_place`): a parent that walks the stream, as `delta` walks its deltas,
     /// then pays about a frame of reference's decode per value, not this encoding's.

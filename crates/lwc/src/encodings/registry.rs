@@ -229,6 +229,15 @@ macro_rules! registry {
                 }
             }
 
+            /// The child whose lookups its lookups cost, given its children's encodings (see
+            /// [`Encoder::looked_up_as_child`]).
+            pub(crate) fn looked_up_as_child(self, child: &dyn Fn(usize) -> Option<EncodingId>) -> Option<usize> {
+                match self {
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::looked_up_as_child(child),)*
+                    $(EncodingId::$bvariant => { let _ = child; None })*
+                }
+            }
+
             /// How one lookup of a stream of `rows` values reads its child `k` of `child_rows` values.
             pub fn child_reads(self, k: usize, parameter: u32, rows: usize, child_rows: usize) -> ChildReads {
                 match self {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::bitpack::{Frame, Packed};
 use super::pfor::Exceptions;
+use super::sequence::EqualRuns;
 use super::{Cascade, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::Reader;
@@ -40,6 +41,9 @@ pub(crate) enum InPlace<'a, T: LwcInt> {
     /// Digits of a base packed into words, plus a reference (`radix`); the digits' reads are the view's,
     /// copied.
     Digits { words: &'a [u64], digits: Digits, reference: T },
+    /// `first + step · run`, the run of a row found by `runs` (`sequence`, and `rle` of equal runs over a
+    /// `sequence`).
+    Stepped { first: T, step: T::Unsigned, runs: EqualRuns },
     /// The values themselves (`plain`).
     Values(&'a [T]),
 }
@@ -81,10 +85,20 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
                 T::add_offset(frame.base, exceptions.patched(i, frame.fields.get(i), *marker))
             }
             InPlace::Digits { words, digits, reference } => digit_value(digits, words, *reference, i),
+            InPlace::Stepped { first, step, runs } => stepped_value(*first, *step, runs, i as u64),
             InPlace::Values(values) => values[i],
         }
     }
 }
+
+/// Value `row` of [`InPlace::Stepped`].
+#[inline(always)]
+fn stepped_value<T: LwcInt>(first: T, step: T::Unsigned, runs: &EqualRuns, row: u64) -> T {
+    T::add_offset(first, T::Unsigned::from_u64(step.to_u64().wrapping_mul(runs.run_of(row))))
+}
+
+/// What [`InPlace::Stepped`] reads: its first value, step and runs.
+pub(crate) type Stepped<T> = (T, <T as LwcInt>::Unsigned, EqualRuns);
 
 /// A radix part's words and reference.
 pub(crate) type DigitPart<'a, T> = (&'a [u64], T);
@@ -112,6 +126,9 @@ pub(crate) enum InPlaceParts<'a, T: LwcInt> {
     /// Packed fields plus a base, some of them exceptions (`pfor`), frames among them: each part's base,
     /// marker (past every field for a frame) and index in `exceptions`.
     Patched { fields: FieldsInParts<'a, (T, u64, u32)>, exceptions: Vec<Arc<Exceptions<'a, T::Unsigned>>> },
+    /// Arithmetic values (`sequence`, `rle` of equal runs over one) in parts of `cut.part_len()` values,
+    /// `len` in all: each part's first value, step and runs.
+    Stepped { parts: Vec<Stepped<T>>, cut: EqualParts, len: u64 },
     /// Radix parts of one base: its digits, and each part's words and reference, so a reader keeps the
     /// base's constants out of its loop.
     Digits(Digits, Vec<DigitPart<'a, T>>),
@@ -174,6 +191,19 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
             let cut = EqualParts::new(part_len, len)?;
             return Some(InPlaceParts::Values { parts: values, cut, len });
         }
+        if let Some(stepped) = all_or_none(parts, |part| match part {
+            InPlace::Stepped { first, step, runs } => Some((*first, *step, *runs)),
+            _ => None,
+        }) {
+            // Rows are located by the cut alone: every part but the last holds `part_len` of them.
+            let (last, full) = stepped.split_last()?;
+            if full.iter().any(|(_, _, runs)| runs.rows() != part_len) || last.2.rows() > part_len {
+                return None;
+            }
+            let len = stepped.iter().map(|(_, _, runs)| runs.rows()).sum();
+            let cut = EqualParts::new(part_len, len)?;
+            return Some(InPlaceParts::Stepped { parts: stepped, cut, len });
+        }
         if let Some(frames) = all_or_none(parts, |part| part.frame().map(|frame| (frame.fields.fields(), frame.base))) {
             return FieldsInParts::new(frames, part_len).map(InPlaceParts::Frames);
         }
@@ -224,7 +254,14 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
         to_value: impl Fn(T) -> V,
     ) -> Option<Result<(), u64>> {
         Some(match self {
-            InPlaceParts::Values { parts, cut, len } => gather_values_in_parts(parts, *cut, *len, rows, out, to_value),
+            InPlaceParts::Values { parts, cut, len } => gather_in_parts(parts, *cut, *len, rows, out, |part, place| {
+                part.get(place as usize).map(|&v| to_value(v))
+            }),
+            InPlaceParts::Stepped { parts, cut, len } => {
+                gather_in_parts(parts, *cut, *len, rows, out, |&(first, step, runs), place| {
+                    Some(to_value(stepped_value(first, step, &runs, place)))
+                })
+            }
             InPlaceParts::Frames(frames) => {
                 frames.gather(rows, out, |base, _, field| to_value(frame_value(base, field)))
             }
@@ -339,15 +376,15 @@ pub(crate) fn all_or_none<'i, I, X>(items: &'i [I], read: impl Fn(&'i I) -> Opti
     Some(all)
 }
 
-/// [`InPlaceParts::gather`] of `plain` parts, `len` values in all: a gather with one more load a row,
-/// that of its part.
-fn gather_values_in_parts<T: Copy, R: Copy + Into<u64>, V>(
-    parts: &[&[T]],
+/// [`InPlaceParts::gather`] of parts cut by `cut`, `len` values in all, each value `read(part, place)`
+/// (`plain` parts: a gather with one more load a row, that of its part).
+fn gather_in_parts<P, R: Copy + Into<u64>, V>(
+    parts: &[P],
     cut: EqualParts,
     len: u64,
     rows: &[R],
     out: &mut [V],
-    to_value: impl Fn(T) -> V,
+    read: impl Fn(&P, u64) -> Option<V>,
 ) -> Result<(), u64> {
     for (o, &row) in out.iter_mut().zip(rows) {
         let row = row.into();
@@ -356,9 +393,8 @@ fn gather_values_in_parts<T: Copy, R: Copy + Into<u64>, V>(
         }
         let (part, place) = cut.locate(row);
         // Located below `len`, so in range; checked all the same, as this loop has no unsafe code.
-        let value = parts.get(part as usize).and_then(|part| part.get(place as usize));
-        let Some(&value) = value else { return Err(row) };
-        *o = to_value(value);
+        let Some(value) = parts.get(part as usize).and_then(|part| read(part, place)) else { return Err(row) };
+        *o = value;
     }
     Ok(())
 }

@@ -14,8 +14,11 @@
 //! | … | `ends`: a stream of `runs` `u32` (encoding id, body) |
 //!
 //! Opening checks that the ends ascend strictly and that the last is the row count, so every run holds a
-//! row and the runs tile the rows; operations then walk runs without checks. `get` and unsorted `take`
-//! bisect the ends; sorted `take` walks them forward (ends counted 64 at a time against each position,
+//! row and the runs tile the rows; operations then walk runs without checks. Ends that are a `sequence`
+//! make the runs all of one length after the first: a row's run is then a shift or a multiply, for every
+//! read, and over a `sequence` of values a row is read in place, as a sequence reads its own (a column
+//! of such segments gathers its rows with no dispatch). Otherwise `get` and unsorted `take` bisect the
+//! ends; sorted `take` walks them forward (ends counted 64 at a time against each position,
 //! `delta`-coded ends decoded block after block) and takes the runs found from the values, as sorted as
 //! the positions, so a `delta` child walks them too; filters compare each run's value once, through the
 //! `values` stream's own filter on its encoded form, and set whole row ranges; the sum weighs each value
@@ -23,8 +26,10 @@
 
 use std::ops::Range;
 
-use super::sequence::step_of;
-use super::{Cascade, ChildReads, Children, Encoder, Encoding, OpenStream, StreamOps, StreamView, SumMinMax};
+use super::sequence::{step_of, EqualRuns};
+use super::{
+    Cascade, ChildReads, Children, Encoder, Encoding, EncodingId, InPlace, OpenStream, StreamOps, StreamView, SumMinMax,
+};
 use crate::stats::{Stats, Shape, SplitMix};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
@@ -142,6 +147,13 @@ impl Encoder for Rle {
     /// The calibration's runs are all of one length, so their ends are a `sequence`.
     fn calibrated_child(k: usize) -> Option<Encoding> {
         (k == 1).then_some(Encoding::Sequence)
+    }
+
+    /// Equal runs (ends that are a `sequence`) over a `sequence` read a row as a sequence does: its run is
+    /// a shift or a multiply, as a sequence's index is the row itself (see [`RleView::in_place`]).
+    fn looked_up_as_child(child: &dyn Fn(usize) -> Option<EncodingId>) -> Option<usize> {
+        let sequence = |k| child(k) == Some(EncodingId::Sequence);
+        (sequence(0) && sequence(1)).then_some(0)
     }
 
     fn pruned(shape: &dyn Shape) -> Option<&'static str> {
@@ -277,6 +289,9 @@ pub(crate) struct RleView<'a, T: LwcInt> {
     values: StreamView<'a, T>,
     ends: StreamView<'a, u32>,
     n: usize,
+    /// The runs, where the ends are a `sequence`: all of one length after the first, a row's run found by
+    /// a shift or a multiply.
+    equal_runs: Option<EqualRuns>,
 }
 
 impl<'a, T: LwcInt> OpenStream<'a, T> for RleView<'a, T> {
@@ -288,7 +303,19 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for RleView<'a, T> {
         let values = StreamView::open_nested(r, runs, depth + 1)?;
         let ends = StreamView::open_nested(r, runs, depth + 1)?;
         check_ends(&ends, n)?;
-        Ok(RleView { values, ends, n })
+        let equal_runs = match &ends {
+            StreamView::Sequence(ends) => ends.equal_runs(),
+            _ => None,
+        };
+        Ok(RleView { values, ends, n, equal_runs })
+    }
+
+    /// Equal runs of a `sequence`'s values: a row's run, then its value, each in a few instructions.
+    fn in_place(&self) -> Option<InPlace<'a, T>> {
+        match (&self.values, self.equal_runs) {
+            (StreamView::Sequence(values), Some(runs)) => Some(values.stepped(runs)),
+            _ => None,
+        }
     }
 
     fn child_cascades(&self) -> Vec<Cascade> {
@@ -331,6 +358,9 @@ impl<'a, T: LwcInt> RleView<'a, T> {
 
     /// The run holding `row` (`< n`): the runs ending at or before it.
     fn run_of(&self, row: usize) -> usize {
+        if let Some(runs) = &self.equal_runs {
+            return runs.run_of(row as u64) as usize; // no division
+        }
         // A run of the segment even where ends read by rank disagree with the check's (see `fill_runs`).
         self.ends.rank(row as u32).min(self.runs() - 1)
     }
@@ -591,6 +621,9 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
     }
 
     fn get_cost(&self) -> usize {
+        if self.in_place().is_some() {
+            return 1; // a shift or a multiply, then a multiply-add
+        }
         // A rank of the ends (a bisection, or their own search), then a read of the value.
         self.ends.rank_cost() + self.values.get_cost()
     }
@@ -603,6 +636,9 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
             return k.saturating_mul(self.get_cost());
         }
         let runs = self.runs_in(span);
+        if self.equal_runs.is_some() {
+            return k.saturating_add(self.values.sorted_take_cost(k, runs)); // a shift or a multiply a run
+        }
         let ends = if self.ends.get_cost() <= 1 {
             k.saturating_mul(2 * (runs / k.max(1) + 1).ilog2() as usize) // read in place: a gallop a position
         } else {
@@ -631,6 +667,9 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
     }
 
     fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
+        if self.equal_runs.is_some() {
+            return self.take_into(positions, out); // each run found in O(1), with nothing to walk
+        }
         if let (Some(&first), Some(&last)) = (positions.first(), positions.last()) {
             if self.ranks_each(positions.len(), (last - first) as usize + 1) {
                 return self.take_into(positions, out);
@@ -1035,6 +1074,40 @@ mod tests {
                 (passed, failed) = if by_deltas { (passed + 1, failed) } else { (passed, failed + 1) };
             }
             assert!(passed > 0 && failed > 0, "{cascade}: {passed} passed, {failed} failed");
+        }
+    }
+
+    /// Runs of one length after a first one shorter, as long or longer (a segment cut mid-run), over
+    /// ascending, descending and scattered values: each row's run is found by a shift or a multiply, and
+    /// gets, takes in any order and the reader in place (over a sequence) agree with the values.
+    #[test]
+    fn equal_runs_read_in_place_as_the_values_are() {
+        fn check<T: LwcInt>(values: &[T], cascade: &str) {
+            let bytes = encoded(values, cascade);
+            let n = values.len();
+            let view = RleView::<T>::open(&mut Reader::new(&bytes[1..]), n, 0).unwrap();
+            assert!(view.equal_runs.is_some(), "{cascade}: {n} rows");
+            let in_place = view.in_place();
+            assert_eq!((in_place.is_some(), view.get_cost() == 1), (cascade.starts_with("rle(sequence"), in_place.is_some()));
+            let rows: Vec<u32> = (0..n as u32).rev().chain([0, n as u32 - 1, n as u32 / 2]).collect();
+            let mut out = vec![T::default(); rows.len()];
+            view.take_into(&rows, &mut out);
+            for (&row, &value) in rows.iter().zip(&out) {
+                let expected = values[row as usize];
+                assert_eq!((value, view.get(row as usize)), (expected, expected), "{cascade}");
+                assert!(in_place.as_ref().is_none_or(|reader| reader.get(row as usize) == expected), "{cascade}");
+            }
+            let mut all = vec![T::default(); n];
+            view.take_sorted_into(&(0..n as u32).collect::<Vec<_>>(), &mut all);
+            assert_eq!(all, values);
+        }
+        for (first, length, runs) in [(1, 4, 1), (4, 4, 200), (3, 7, 50), (12, 5, 40), (1, 1, 300), (7, 1, 10), (5, 6, 2)] {
+            let run = |row: usize| if row < first { 0 } else { (row - first) / length + 1 };
+            let n = first + length * (runs - 1);
+            check(&(0..n).map(|r| 700 + 3 * run(r) as u32).collect::<Vec<_>>(), "rle(sequence, sequence)");
+            check(&(0..n).map(|r| 1_000 - 9 * run(r) as i64).collect::<Vec<_>>(), "rle(sequence, sequence)");
+            let scattered = |r: usize| (run(r) as u32).wrapping_mul(2_654_435_761) >> 9;
+            check(&(0..n).map(scattered).collect::<Vec<_>>(), "rle(bitpack, sequence)");
         }
     }
 

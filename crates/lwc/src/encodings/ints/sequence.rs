@@ -19,11 +19,12 @@
 
 use std::ops::Range;
 
-use super::{Children, Encoder, OpenStream, Requirement, StreamOps, SumMinMax, read_value, value_bits};
+use super::{Children, Encoder, InPlace, OpenStream, Requirement, StreamOps, SumMinMax, read_value, value_bits};
 use crate::stats::{Stats, Shape, SplitMix};
 use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
+use crate::kernels::divisor::EqualParts;
 use crate::selection::Selection;
 use crate::types::{LwcInt, Word};
 
@@ -101,6 +102,57 @@ pub(crate) fn fill_arithmetic<U: Word>(first: U, step: U, out: &mut [U]) {
     }
 }
 
+/// Runs of one length after the first, whose ends form an ascending sequence (`rle` of a key repeated a
+/// fixed number of times, as TPC-H's ps_partkey is): a row's run is a compare and a shift or a multiply
+/// by a reciprocal, where a rank of the ends divides by the step.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EqualRuns {
+    /// The row where the first run ends.
+    first_end: u64,
+    /// Every later run's length.
+    length: EqualParts,
+    /// The last run: every row from its start on is in it (none past it, once the ends are checked).
+    last: u64,
+    /// The rows the runs hold.
+    rows: u64,
+}
+
+impl EqualRuns {
+    /// Runs of one row each, `n` of them: a sequence's own values.
+    pub fn of_rows(n: usize) -> EqualRuns {
+        let length = EqualParts::new(1, u64::MAX).expect("a power of two");
+        EqualRuns { first_end: 1, length, last: (n as u64).saturating_sub(1), rows: n as u64 }
+    }
+
+    /// The rows the runs hold.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// The run holding `row`.
+    #[inline(always)]
+    pub fn run_of(&self, row: u64) -> u64 {
+        match row.checked_sub(self.first_end) {
+            None => 0,
+            Some(past) => (self.length.locate(past).0 + 1).min(self.last),
+        }
+    }
+}
+
+impl SequenceView<u32> {
+    /// The runs these values end, where they ascend (the ends of a checked `rle`).
+    pub fn equal_runs(&self) -> Option<EqualRuns> {
+        if self.n == 0 || !self.is_strictly_ascending() {
+            return None;
+        }
+        // Any step of `u32` and rows below `2^32`: the reciprocal is exact for every row.
+        let length = EqualParts::new((self.step as u64).max(1), 1 << 32)?;
+        let last = self.n as u64 - 1;
+        let rows = u64::from(self.base) + self.step as u64 * last;
+        Some(EqualRuns { first_end: self.base.into(), length, last, rows })
+    }
+}
+
 pub(crate) struct SequenceView<T: LwcInt> {
     base: T,
     /// The step in the unsigned word, wrapped when descending: what `get` multiplies.
@@ -132,12 +184,22 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for SequenceView<T> {
         };
         Ok(SequenceView { base, step_bits: bits, step, n })
     }
+
+    fn in_place(&self) -> Option<InPlace<'a, T>> {
+        Some(self.stepped(EqualRuns::of_rows(self.n)))
+    }
 }
 
 impl<T: LwcInt> SequenceView<T> {
     /// Whether each value exceeds the one before (so, as run ends, the runs are not empty).
     pub fn is_strictly_ascending(&self) -> bool {
         self.step > 0 || self.n <= 1
+    }
+
+    /// Value `runs.run_of(row)` for each row, read in place: this sequence's own values with
+    /// [`EqualRuns::of_rows`], the values of runs that `runs` ends otherwise.
+    pub fn stepped<'a>(&self, runs: EqualRuns) -> InPlace<'a, T> {
+        InPlace::Stepped { first: self.base, step: self.step_bits, runs }
     }
 
     #[inline(always)]
