@@ -303,10 +303,11 @@ pub(crate) trait Encoder {
         None
     }
 
-    /// The child whose lookups a lookup of the stream costs, where the children's encodings (`child(k)`,
-    /// the top encoding of child `k`) make the whole cascade read a row in place as that child reads its
-    /// own (`rle` of equal runs, its ends a `sequence`, over a `sequence`); `None` for most.
-    fn looked_up_as_child(_child: &dyn Fn(usize) -> Option<EncodingId>) -> Option<usize> {
+    /// The child whose scattered take over a column of its segments one of the stream costs, where the
+    /// children's encodings (`child(k)`, the top encoding of child `k`) make the whole cascade read a row in
+    /// place as that child reads its own (`rle` of equal runs, its ends a `sequence`, over a `sequence`);
+    /// `None` for most.
+    fn scattered_as_child(_child: &dyn Fn(usize) -> Option<EncodingId>) -> Option<usize> {
         None
     }
 

@@ -229,11 +229,11 @@ macro_rules! registry {
                 }
             }
 
-            /// The child whose lookups its lookups cost, given its children's encodings (see
-            /// [`Encoder::looked_up_as_child`]).
-            pub(crate) fn looked_up_as_child(self, child: &dyn Fn(usize) -> Option<EncodingId>) -> Option<usize> {
+            /// The child whose scattered takes its own cost, given its children's encodings (see
+            /// [`Encoder::scattered_as_child`]).
+            pub(crate) fn scattered_as_child(self, child: &dyn Fn(usize) -> Option<EncodingId>) -> Option<usize> {
                 match self {
-                    $(EncodingId::$variant => <$module::$encoder as Encoder>::looked_up_as_child(child),)*
+                    $(EncodingId::$variant => <$module::$encoder as Encoder>::scattered_as_child(child),)*
                     $(EncodingId::$bvariant => { let _ = child; None })*
                 }
             }

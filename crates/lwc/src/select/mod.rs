@@ -185,7 +185,7 @@ fn compose(own: Price, id: EncodingId, parameter: u32, rows: usize, children: &[
     // scattered take's rows in place as one of that child's segments does. A segment's own get and take
     // still dispatch to the children (`rle(sequence, sequence)` measured 2x a sequence's price so).
     let encoding_of = |k| children.iter().find(|c| c.k == k).and_then(|c| c.encoding);
-    if let Some(like) = id.looked_up_as_child(&encoding_of).and_then(|k| children.iter().find(|c| c.k == k)) {
+    if let Some(like) = id.scattered_as_child(&encoding_of).and_then(|k| children.iter().find(|c| c.k == k)) {
         price.scattered_ns = like.chosen.scattered_ns;
     }
     price

@@ -149,9 +149,9 @@ impl Encoder for Rle {
         (k == 1).then_some(Encoding::Sequence)
     }
 
-    /// Equal runs (ends that are a `sequence`) over a `sequence` read a row as a sequence does: its run is
-    /// a shift or a multiply, as a sequence's index is the row itself (see [`RleView::in_place`]).
-    fn looked_up_as_child(child: &dyn Fn(usize) -> Option<EncodingId>) -> Option<usize> {
+    /// Equal runs (ends that are a `sequence`) over a `sequence` read a row in place as a sequence does: its
+    /// run is a shift or a multiply, as a sequence's index is the row itself (see [`RleView::in_place`]).
+    fn scattered_as_child(child: &dyn Fn(usize) -> Option<EncodingId>) -> Option<usize> {
         let sequence = |k| child(k) == Some(EncodingId::Sequence);
         (sequence(0) && sequence(1)).then_some(0)
     }
@@ -431,6 +431,22 @@ impl<'a, T: LwcInt> RleView<'a, T> {
         self.ends.get_cost() > 1 && self.runs_in(span) > k.saturating_mul(BLOCK)
     }
 
+    /// Takes `positions`, each one's run found on its own (see [`RleView::run_of`]), then the runs from the
+    /// values a block at a time, by their sorted take where the positions ascend.
+    fn take_ranked(&self, positions: &[u32], out: &mut [T], ascending: bool) {
+        let mut runs = [0u32; BLOCK];
+        for (chunk, out) in positions.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+            let runs = &mut runs[..chunk.len()];
+            for (r, &p) in runs.iter_mut().zip(chunk) {
+                *r = self.run_of(p as usize) as u32;
+            }
+            match ascending {
+                true => self.values.take_sorted_into(runs, out),
+                false => self.values.take_into(runs, out),
+            }
+        }
+    }
+
     /// Sets the rows of the runs set in `runs` (one bit per run), a row range per stretch of runs.
     fn set_rows_of(&self, runs: &Bitmap, out: &mut Bitmap) {
         for stretch in runs.set_ranges() {
@@ -656,19 +672,13 @@ impl<T: LwcInt> StreamOps<T> for RleView<'_, T> {
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
-        let mut runs = [0u32; BLOCK];
-        for (chunk, out) in positions.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
-            let runs = &mut runs[..chunk.len()];
-            for (r, &p) in runs.iter_mut().zip(chunk) {
-                *r = self.run_of(p as usize) as u32;
-            }
-            self.values.take_into(runs, out);
-        }
+        self.take_ranked(positions, out, false);
     }
 
     fn take_sorted_into(&self, positions: &[u32], out: &mut [T]) {
         if self.equal_runs.is_some() {
-            return self.take_into(positions, out); // each run found in O(1), with nothing to walk
+            // Each run found in O(1), with no ends to walk; the values taken as sorted as the positions.
+            return self.take_ranked(positions, out, true);
         }
         if let (Some(&first), Some(&last)) = (positions.first(), positions.last()) {
             if self.ranks_each(positions.len(), (last - first) as usize + 1) {
