@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::bitpack::{Frame, Packed};
 use super::pfor::Exceptions;
-use super::sequence::EqualRuns;
+use super::sequence::{wrapping_times, EqualRuns};
 use super::{Cascade, StreamView};
 use crate::bitmap::Bitmap;
 use crate::bytes::Reader;
@@ -94,7 +94,7 @@ impl<'a, T: LwcInt> InPlace<'a, T> {
 /// Value `row` of [`InPlace::Stepped`].
 #[inline(always)]
 fn stepped_value<T: LwcInt>(first: T, step: T::Unsigned, runs: &EqualRuns, row: u64) -> T {
-    T::add_offset(first, T::Unsigned::from_u64(step.to_u64().wrapping_mul(runs.run_of(row))))
+    T::add_offset(first, wrapping_times(step, runs.run_of(row) as usize))
 }
 
 /// What [`InPlace::Stepped`] reads: its first value, step and runs.

@@ -839,14 +839,8 @@ impl ChildWriter<'_, '_> {
             None => {
                 let evaluation = child.evaluate(values, &stats, false);
                 let reference = self.calibrated(k, default).id().expect("calibrated children are fixed");
-                let chosen = evaluation.price();
-                self.record(
-                    k,
-                    n,
-                    Some(evaluation.encoding()),
-                    chosen,
-                    evaluation.price_of(reference, self.driver.model),
-                );
+                let default = evaluation.price_of(reference, self.driver.model);
+                self.record(k, n, Some(evaluation.encoding()), evaluation.price(), default);
                 self.written.borrow_mut().push((k, evaluation.estimated_cascade()));
                 Some(evaluation.estimated_bytes())
             }
