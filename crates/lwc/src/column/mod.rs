@@ -254,7 +254,8 @@ impl<'a, T: Value> Column<'a, T> {
     /// ids may be `u32` or `u64` (Arrow's take indices are either). Each segment gets all its rows in
     /// one call, so its take weighs them together (a segment whose gets walk decodes once instead of
     /// walking for each row): ascending rows go as they come, a run per segment, found, checked and made
-    /// segment-local in one pass; from the first segment whose rows fall out of order on, the rest are
+    /// segment-local in one pass (a few a segment over frames read from registers are read where they
+    /// lie instead, as unsorted rows are); from the first segment whose rows fall out of order on, the rest are
     /// read where they lie, grouped by segment, or, one in 16 of the column's rows or more (one in 10 past
     /// 16 MB decoded), gathered from the column decoded whole. Only the segment-local positions (or the
     /// decoded column) are allocated, and nothing for `u32` row ids into a column of one segment. On an
@@ -407,9 +408,10 @@ impl<'a, T: Value> Column<'a, T> {
 
     /// Whether a take of `rows` ascending rows over many segments reads them from registers as unsorted
     /// rows are instead of by segment: frames, at most [`REGISTERS_SORTED`] rows a segment. 1,000 sorted
-    /// rows of 600,000 in ten `for` segments took 2.2-2.9x a plain gather by segment and 1.5-2.0x so;
-    /// 15,000 rows 1.0-1.2x by segment and 1.1-1.2x so; codes (`dict`) read faster by segment from 300 rows
-    /// a segment on, and fields with patches or references at 100 (AMD EPYC Zen 5).
+    /// rows of 600,000 in ten `for` segments took 2.2-3.2x a plain gather by segment and 1.5-2.0x so, of
+    /// 6,000,000 in 92 segments 8.4-9.3x and 1.5-1.9x; 15,000 of 600,000 took 1.0-1.2x by segment and
+    /// 1.1-1.2x so. Codes (`dict`) read faster by segment from 300 rows a segment on, and fields with
+    /// patches or references from 100 (AMD EPYC Zen 5).
     fn sorted_from_registers(&self, rows: usize) -> bool {
         self.registers.is_some()
             && matches!(self.in_place, Some(InPlaceParts::Frames(_)))
