@@ -269,9 +269,11 @@ impl<'a, T: Value> Column<'a, T> {
         if let (1, Some(positions)) = (self.segments.len(), positions::as_u32(rows)) {
             return self.segments[0].take_into(positions, out);
         }
-        // A few rows a segment over frames read from registers go as unsorted rows do, sorted or not: by
-        // segment each segment costs a pass to make its rows segment-local and a call.
-        if self.sorted_from_registers(rows.len()) && positions::as_u32(rows).is_some() {
+        // Values computed from their rows, and a few rows a segment over frames read from registers, go as
+        // unsorted rows do, sorted or not: by segment each segment costs a pass to make its rows
+        // segment-local and a call.
+        let computes = self.in_place.as_ref().is_some_and(InPlaceParts::computes);
+        if (computes || self.sorted_from_registers(rows.len())) && positions::as_u32(rows).is_some() {
             return self.take_scattered(rows, out, &mut Vec::new());
         }
         // Sized once: growing it row by row cost a short take more than its reads.
@@ -330,7 +332,8 @@ impl<'a, T: Value> Column<'a, T> {
         if let Some(((registers, parts), rows)) = registers {
             return parts.gather_in_registers(registers, rows, out, T::from_latent).map_err(out_of_range);
         }
-        if self.reads_in_place && sparse {
+        let computes = self.in_place.as_ref().is_some_and(InPlaceParts::computes) && positions::as_u32(rows).is_some();
+        if self.reads_in_place && (sparse || computes) {
             // Each row read where it is: grouping rows by segment costs more than the reads (a lone row
             // costs a few nanoseconds). Denser lists go by segment, where each segment weighs decoding
             // itself whole against its positions. Segments that read a row in place (bitpack, for,
@@ -802,6 +805,60 @@ mod tests {
                     assert_eq!(column.get(row).unwrap(), Some(data[row as usize]), "{cascade}: row {row}");
                 }
                 assert!(matches!(column.get(n as u64), Err(Error::RowOutOfRange { .. })), "{cascade}");
+            }
+        }
+    }
+
+    /// Arithmetic segments that continue one another (keys repeated eight times, 37 runs a segment; ids)
+    /// read as one run of values, computed from the row; a jump between segments, or another step, keeps
+    /// them apart. (A segment of `rle(sequence, sequence)` cannot end mid-run: its last run would be
+    /// short, and its ends no sequence.) Either way takes of any order and either width of row id agree
+    /// with the values, and a row out of range is named.
+    #[test]
+    fn arithmetic_segments_that_continue_read_as_one() {
+        let keys: Vec<u32> = (0..5_000u32).map(|i| 700 + 3 * (i / 8)).collect();
+        let ids: Vec<u32> = (0..5_000u32).map(|i| 5 + 2 * i).collect();
+        let jumped: Vec<u32> = (0..5_000u32).map(|i| 5 + 2 * i + if i >= 592 { 1_000 } else { 0 }).collect();
+        let bent: Vec<u32> = (0..5_000u32).map(|i| if i < 592 { 2 * i } else { 1_184 + 3 * (i - 592) }).collect();
+        let mut rng = crate::stats::SplitMix(11);
+        for (data, cascade, one) in [
+            (&keys, "rle(sequence, sequence)", true),
+            (&ids, "sequence", true),
+            (&jumped, "sequence", false),
+            (&bent, "sequence", false),
+        ] {
+            let options = EncodeOptions {
+                segment_rows: 296,
+                ..EncodeOptions::with_encoding(cascade.parse::<Cascade>().unwrap())
+            };
+            let encoded = EncodedColumn::encode(data, None, options).unwrap();
+            let column = encoded.open::<u32>().unwrap();
+            let parts = match &column.in_place {
+                Some(InPlaceParts::Stepped { parts, .. }) => parts.len(),
+                _ => panic!("{cascade}: not read as arithmetic values"),
+            };
+            assert_eq!(parts == 1, one, "{cascade}: {parts} parts");
+            assert_eq!(column.in_place.as_ref().is_some_and(InPlaceParts::computes), one, "{cascade}");
+            let n = data.len();
+            for k in [1, 9, 1_000, 20_000] {
+                let mut rows: Vec<u32> = (0..k).map(|_| rng.below(n) as u32).collect();
+                rows[0] = n as u32 - 1;
+                for sorted in [false, true] {
+                    if sorted {
+                        rows.sort_unstable();
+                    }
+                    let mut out = vec![0u32; k];
+                    column.take_into(&rows, &mut out).unwrap();
+                    assert!(out.iter().zip(&rows).all(|(&o, &r)| o == data[r as usize]), "{cascade} {k} {sorted}");
+                    let wide: Vec<u64> = rows.iter().map(|&r| r.into()).collect();
+                    column.take_into(&wide, &mut out).unwrap();
+                    assert!(out.iter().zip(&rows).all(|(&o, &r)| o == data[r as usize]), "{cascade} {k} u64");
+                    let mut past = rows.clone();
+                    *past.last_mut().unwrap() = n as u32;
+                    let err = column.take_into(&past, &mut out).unwrap_err();
+                    let named = Error::RowOutOfRange { row: n as u64, rows: n as u64 };
+                    assert_eq!(err.to_string(), named.to_string(), "{cascade} {k} {sorted}");
+                }
             }
         }
     }

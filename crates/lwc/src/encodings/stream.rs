@@ -15,7 +15,7 @@ use crate::kernels::{
     bitpack::{FieldsInParts, PartsInRegisters, BLOCK},
     divisor::EqualParts,
     lookup,
-    positions::has_dense_block,
+    positions::{self, has_dense_block},
     radix::Digits,
     scan,
 };
@@ -99,6 +99,22 @@ fn stepped_value<T: LwcInt>(first: T, step: T::Unsigned, runs: &EqualRuns, row: 
 
 /// What [`InPlace::Stepped`] reads: its first value, step and runs.
 pub(crate) type Stepped<T> = (T, <T as LwcInt>::Unsigned, EqualRuns);
+
+/// Parts of `part_len` rows (`len` in all) as one, where each continues the first's values and runs: of
+/// one step, each part's first value the first part's run that holds its first row.
+fn continued<T: LwcInt>(parts: &[Stepped<T>], part_len: u64, len: u64) -> Option<Stepped<T>> {
+    let (&(first, step, runs), rest) = parts.split_first()?;
+    let mut last = runs.run_of(runs.rows().saturating_sub(1));
+    for (k, (part_first, part_step, part_runs)) in rest.iter().enumerate() {
+        let run = runs.continued_at((k as u64 + 1).checked_mul(part_len)?, part_runs)?;
+        let value = T::add_offset(first, wrapping_times(step, run as usize));
+        if *part_step != step || *part_first != value {
+            return None;
+        }
+        last = run + part_runs.run_of(part_runs.rows().saturating_sub(1));
+    }
+    Some((first, step, runs.extended(len, last)?))
+}
 
 /// A radix part's words and reference.
 pub(crate) type DigitPart<'a, T> = (&'a [u64], T);
@@ -184,6 +200,14 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
         }
     }
 
+    /// Whether `u32` rows are computed, not loaded: arithmetic parts that continue one another, with
+    /// runs [`crate::kernels::lookup::stepped`] reads. A take of any rows in any order is then cheapest
+    /// so (1,000 random rows of ps_partkey, 80,000 in two `rle(sequence, sequence)` segments: 0.4-0.5x a
+    /// plain gather, AMD EPYC Zen 5).
+    pub fn computes(&self) -> bool {
+        matches!(self, InPlaceParts::Stepped { parts, .. } if matches!(parts.as_slice(), [(_, _, runs)] if runs.in_u32().is_some()))
+    }
+
     /// Parts of `part_len` values that all read one way, `None` otherwise.
     fn uniform(parts: &[InPlace<'a, T>], part_len: u64) -> Option<Self> {
         if let Some(values) = all_or_none(parts, InPlace::values) {
@@ -201,6 +225,12 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
                 return None;
             }
             let len = stepped.iter().map(|(_, _, runs)| runs.rows()).sum();
+            // Parts that continue one another (ids, a key repeated a fixed number of times, cut into
+            // segments) read as one: no part to find a row.
+            if let Some(whole) = continued(&stepped, part_len, len) {
+                let cut = EqualParts::new(len.checked_next_power_of_two()?, len)?;
+                return Some(InPlaceParts::Stepped { parts: vec![whole], cut, len });
+            }
             let cut = EqualParts::new(part_len, len)?;
             return Some(InPlaceParts::Stepped { parts: stepped, cut, len });
         }
@@ -247,7 +277,7 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
     /// way; `Err(row)` at the first row past them. `None`, writing nothing, for [`InPlaceParts::Digits`] and
     /// [`InPlaceParts::Each`], whose rows the caller locates.
     #[inline]
-    pub fn gather<R: Copy + Into<u64>, V>(
+    pub fn gather<R: Copy + Into<u64> + 'static, V>(
         &self,
         rows: &[R],
         out: &mut [V],
@@ -257,11 +287,12 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
             InPlaceParts::Values { parts, cut, len } => gather_in_parts(parts, *cut, *len, rows, out, |part, place| {
                 part.get(place as usize).map(|&v| to_value(v))
             }),
-            InPlaceParts::Stepped { parts, cut, len } => {
-                gather_in_parts(parts, *cut, *len, rows, out, |&(first, step, runs), place| {
+            InPlaceParts::Stepped { parts, cut, len } => match parts.as_slice() {
+                [(first, step, runs)] => gather_stepped(*first, *step, runs, *len, rows, out, to_value),
+                _ => gather_in_parts(parts, *cut, *len, rows, out, |&(first, step, runs), place| {
                     Some(to_value(stepped_value(first, step, &runs, place)))
-                })
-            }
+                }),
+            },
             InPlaceParts::Frames(frames) => {
                 frames.gather(rows, out, |base, _, field| to_value(frame_value(base, field)))
             }
@@ -395,6 +426,31 @@ fn gather_in_parts<P, R: Copy + Into<u64>, V>(
         // Located below `len`, so in range; checked all the same, as this loop has no unsafe code.
         let Some(value) = parts.get(part as usize).and_then(|part| read(part, place)) else { return Err(row) };
         *o = value;
+    }
+    Ok(())
+}
+
+/// `out[k] = ` value `rows[k]` of one run of arithmetic values `len` long: the rows checked in a pass of
+/// their own first, so the loop that reads them holds no exit.
+fn gather_stepped<T: LwcInt, R: Copy + Into<u64> + 'static, V>(
+    first: T,
+    step: T::Unsigned,
+    runs: &EqualRuns,
+    len: u64,
+    rows: &[R],
+    out: &mut [V],
+    to_value: impl Fn(T) -> V,
+) -> Result<(), u64> {
+    let first_past = || rows.iter().map(|&row| row.into()).find(|&row| row >= len).unwrap_or(len);
+    if let (Some(rows), Some(runs)) = (positions::as_u32(rows), runs.in_u32()) {
+        let value = |bits| to_value(T::from_bits(bits));
+        return lookup::stepped(first.to_bits(), step, runs, rows, out, value).then_some(()).ok_or_else(first_past);
+    }
+    if rows.iter().fold(0, |max, &row| row.into().max(max)) >= len {
+        return Err(first_past());
+    }
+    for (o, &row) in out.iter_mut().zip(rows) {
+        *o = to_value(stepped_value(first, step, runs, row.into()));
     }
     Ok(())
 }

@@ -79,6 +79,43 @@ with_avx2! {
     }
 }
 
+with_avx2! {
+    /// `out[i] = value(first + step · run)`, wrapping, where `run` is the run of row `rows[i]`: 0 below
+    /// `first_end`, then one more every `2^shift` rows, at most `last` (arithmetic values read in place:
+    /// a `sequence`, or `rle` of runs of one length over one). Whether every row lies below `len`; where
+    /// one does not, its output is some value. The check rides in the same loop, so it has no exit and
+    /// is computed eight rows at a time.
+    pub fn stepped[U: Word, V, F: Fn(U) -> V](
+        first: U,
+        step: U,
+        runs: SteppedRuns,
+        rows: &[u32],
+        out: &mut [V],
+        value: F
+    ) -> bool {
+        let mut inside = true;
+        for (o, &row) in out.iter_mut().zip(rows) {
+            inside &= row < runs.len;
+            let run = ((row.saturating_sub(runs.first_end) >> runs.shift) + u32::from(row >= runs.first_end)).min(runs.last);
+            *o = value(first.wrapping_add(step.wrapping_mul(U::from_u64(run.into()))));
+        }
+        inside
+    }
+}
+
+/// Runs of [`stepped`] values.
+#[derive(Clone, Copy, Debug)]
+pub struct SteppedRuns {
+    /// The row where the first run ends.
+    pub first_end: u32,
+    /// Each later run is `2^shift` rows long (`shift` below 32).
+    pub shift: u32,
+    /// The last run: rows past its start are all in it.
+    pub last: u32,
+    /// The rows.
+    pub len: u32,
+}
+
 /// `out[i] = window[positions[i] - first]` over `positions.len().min(out.len())` positions; a position
 /// outside `first .. first + window.len()` leaves its output as it was. What a take picks from a decoded
 /// window: positions close together, as a sorted list's are, in any order.
@@ -451,6 +488,38 @@ mod x86 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Arithmetic values by run: a first run shorter than, as long as and longer than the rest, runs of
+    /// 1 to 16 rows, the last run clamped, rows in any order; a row at or past `len` is reported.
+    #[test]
+    fn stepped_values_follow_their_runs() {
+        let mut rng = crate::stats::SplitMix(3);
+        for shift in 0..5 {
+            let length = 1u32 << shift;
+            for first_end in [1, length.saturating_sub(1).max(1), length, length + 3] {
+                let len = 1_000 + first_end;
+                let last = 1 + (len - first_end - 1) / length;
+                let runs = SteppedRuns { first_end, shift, last, len };
+                let rows: Vec<u32> = (0..300)
+                    .map(|k| if k < 3 { [0, first_end - 1, len - 1][k] } else { rng.below(len as usize) as u32 })
+                    .collect();
+                let run = |row: u32| if row < first_end { 0 } else { ((row - first_end) / length + 1).min(last) };
+                for (first, step) in [(7u64, 3u64), (u64::MAX - 5, u64::MAX)] {
+                    let mut out = vec![0u64; rows.len()];
+                    assert!(stepped(first, step, runs, &rows, &mut out, |v| v));
+                    let expected: Vec<u64> =
+                        rows.iter().map(|&r| first.wrapping_add(step.wrapping_mul(run(r).into()))).collect();
+                    assert_eq!(out, expected, "shift {shift}, first run {first_end}");
+                    let mut narrow = vec![0u32; rows.len()];
+                    assert!(stepped(first as u32, step as u32, runs, &rows, &mut narrow, |v| v));
+                    assert!(narrow.iter().zip(&expected).all(|(&n, &e)| n == e as u32), "shift {shift}, u32");
+                }
+                let mut past = rows.clone();
+                past[150] = len;
+                assert!(!stepped(0u32, 1, runs, &past, &mut vec![0u32; past.len()], |v| v));
+            }
+        }
+    }
 
     /// Every length around the vector widths, dictionaries of 1 to 300 entries, codes past the end: the
     /// dispatched kernel agrees with the scalar one for 1-, 2-, 4- and 8-byte words; on an AVX-512 CPU,

@@ -25,6 +25,7 @@ use crate::bitmap::Bitmap;
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::divisor::EqualParts;
+use crate::kernels::lookup::SteppedRuns;
 use crate::selection::Selection;
 use crate::types::{LwcInt, Word};
 
@@ -127,6 +128,36 @@ impl EqualRuns {
     /// The rows the runs hold.
     pub fn rows(&self) -> u64 {
         self.rows
+    }
+
+    /// Where `next` (runs of the rows from `start` on) continues these as if they went on: the run that
+    /// holds row `start` in these, extended past their rows, ends where `next`'s first run does and the
+    /// later runs are as long. That run's number, `None` otherwise (a run cut by `start` continues too).
+    pub fn continued_at(&self, start: u64, next: &EqualRuns) -> Option<u64> {
+        let length = self.length.part_len();
+        let run = start.checked_sub(self.first_end).map_or(0, |past| past / length + 1);
+        let end = run.checked_mul(length)?.checked_add(self.first_end)?;
+        (next.length.part_len() == length && Some(end) == start.checked_add(next.first_end)).then_some(run)
+    }
+
+    /// These runs extended to `rows` rows and `last` runs past the first: what [`EqualRuns::continued_at`]
+    /// joins. `None` where the length's reciprocal is not exact for so many rows.
+    pub fn extended(&self, rows: u64, last: u64) -> Option<EqualRuns> {
+        let length = EqualParts::new(self.length.part_len(), rows)?;
+        Some(EqualRuns { first_end: self.first_end, length, last, rows })
+    }
+
+    /// These runs as [`crate::kernels::lookup::stepped`] reads them, where later runs are a power of two long and every
+    /// figure fits `u32`.
+    pub fn in_u32(&self) -> Option<SteppedRuns> {
+        let length = self.length.part_len();
+        let fits = |x: u64| u32::try_from(x).ok();
+        Some(SteppedRuns {
+            first_end: fits(self.first_end)?,
+            shift: length.is_power_of_two().then(|| length.trailing_zeros()).filter(|&s| s < 32)?,
+            last: fits(self.last)?,
+            len: fits(self.rows)?,
+        })
     }
 
     /// The run holding `row`.
