@@ -254,10 +254,11 @@ impl<'a, T: Value> Column<'a, T> {
     /// ids may be `u32` or `u64` (Arrow's take indices are either). Each segment gets all its rows in
     /// one call, so its take weighs them together (a segment whose gets walk decodes once instead of
     /// walking for each row): ascending rows go as they come, a run per segment, found, checked and made
-    /// segment-local in one pass (a few a segment over frames read from registers are read where they
-    /// lie instead, as unsorted rows are); from the first segment whose rows fall out of order on, the rest are
-    /// read where they lie, grouped by segment, or, one in 16 of the column's rows or more (one in 10 past
-    /// 16 MB decoded), gathered from the column decoded whole. Only the segment-local positions (or the
+    /// segment-local in one pass (rows of values computed from the row, and a few a segment over frames
+    /// read from registers, are read where they lie instead, as unsorted rows are); from the first segment
+    /// whose rows fall out of order on, the rest are read where they lie, grouped by segment, or, one in
+    /// 16 of the column's rows or more (one in 10 past 16 MB decoded), gathered from the column decoded
+    /// whole. Only the segment-local positions (or the
     /// decoded column) are allocated, and nothing for `u32` row ids into a column of one segment. On an
     /// error `out` may be partly written.
     pub fn take_into<R: Copy + Into<u64> + 'static>(&self, rows: &[R], out: &mut [T]) -> Result<()> {
@@ -332,8 +333,9 @@ impl<'a, T: Value> Column<'a, T> {
         if let Some(((registers, parts), rows)) = registers {
             return parts.gather_in_registers(registers, rows, out, T::from_latent).map_err(out_of_range);
         }
-        let computes = self.in_place.as_ref().is_some_and(InPlaceParts::computes) && positions::as_u32(rows).is_some();
-        if self.reads_in_place && (sparse || computes) {
+        // Values computed from their rows: at any density, cheaper than decoding them.
+        let computed = self.in_place.as_ref().is_some_and(InPlaceParts::computes);
+        if self.reads_in_place && (sparse || computed && positions::as_u32(rows).is_some()) {
             // Each row read where it is: grouping rows by segment costs more than the reads (a lone row
             // costs a few nanoseconds). Denser lists go by segment, where each segment weighs decoding
             // itself whole against its positions. Segments that read a row in place (bitpack, for,

@@ -205,7 +205,12 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
     /// so (1,000 random rows of ps_partkey, 80,000 in two `rle(sequence, sequence)` segments: 0.4-0.5x a
     /// plain gather, AMD EPYC Zen 5).
     pub fn computes(&self) -> bool {
-        matches!(self, InPlaceParts::Stepped { parts, .. } if matches!(parts.as_slice(), [(_, _, runs)] if runs.in_u32().is_some()))
+        match self {
+            InPlaceParts::Stepped { parts, .. } => {
+                matches!(parts.as_slice(), [(_, _, runs)] if runs.in_u32().is_some())
+            }
+            _ => false,
+        }
     }
 
     /// Parts of `part_len` values that all read one way, `None` otherwise.
@@ -444,7 +449,8 @@ fn gather_stepped<T: LwcInt, R: Copy + Into<u64> + 'static, V>(
     let first_past = || rows.iter().map(|&row| row.into()).find(|&row| row >= len).unwrap_or(len);
     if let (Some(rows), Some(runs)) = (positions::as_u32(rows), runs.in_u32()) {
         let value = |bits| to_value(T::from_bits(bits));
-        return lookup::stepped(first.to_bits(), step, runs, rows, out, value).then_some(()).ok_or_else(first_past);
+        let inside = lookup::stepped(first.to_bits(), step, runs, rows, out, value);
+        return inside.then_some(()).ok_or_else(first_past);
     }
     if rows.iter().fold(0, |max, &row| row.into().max(max)) >= len {
         return Err(first_past());

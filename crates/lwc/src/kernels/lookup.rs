@@ -96,7 +96,8 @@ with_avx2! {
         let mut inside = true;
         for (o, &row) in out.iter_mut().zip(rows) {
             inside &= row < runs.len;
-            let run = ((row.saturating_sub(runs.first_end) >> runs.shift) + u32::from(row >= runs.first_end)).min(runs.last);
+            let past_first = u32::from(row >= runs.first_end);
+            let run = ((row.saturating_sub(runs.first_end) >> runs.shift) + past_first).min(runs.last);
             *o = value(first.wrapping_add(step.wrapping_mul(U::from_u64(run.into()))));
         }
         inside
@@ -490,7 +491,7 @@ mod tests {
     use super::*;
 
     /// Arithmetic values by run: a first run shorter than, as long as and longer than the rest, runs of
-    /// 1 to 16 rows, the last run clamped, rows in any order; a row at or past `len` is reported.
+    /// 1 to 16 rows, rows in any order up to the last run's; a row at or past `len` is reported.
     #[test]
     fn stepped_values_follow_their_runs() {
         let mut rng = crate::stats::SplitMix(3);

@@ -147,8 +147,8 @@ impl EqualRuns {
         Some(EqualRuns { first_end: self.first_end, length, last, rows })
     }
 
-    /// These runs as [`crate::kernels::lookup::stepped`] reads them, where later runs are a power of two long and every
-    /// figure fits `u32`.
+    /// These runs as [`crate::kernels::lookup::stepped`] reads them, where later runs are a power of two
+    /// long and every figure fits `u32`.
     pub fn in_u32(&self) -> Option<SteppedRuns> {
         let length = self.length.part_len();
         let fits = |x: u64| u32::try_from(x).ok();
