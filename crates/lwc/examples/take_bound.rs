@@ -5,15 +5,16 @@
 //!
 //! Run: `cargo run --release -p lwc --example take_bound -- [CASCADE ...]` (default `plain bitpack delta
 //! rle lz4`). `DATA` picks the `u32` values: `walk` (a random walk, the default), `uniform`, `years`
-//! (1900-2100), `step5` (ascending by 5), `series` (ascending by 60 ± 5) or a TPC-H key (`l_orderkey`, `o_orderkey`, `ps_partkey`); `ROWS`
-//! how many (default 65,535: one segment; more make a column of 65,536-row segments, taken and decoded
-//! through the column); `K` the list length (default 10^6). `WARM=1` leaves the decode out of each
-//! round, so a short list's rows stay in the caches from round to round and the take's fixed costs
-//! show (the decode-all figure is then that of the last round alone). `REPEAT=n` times each gather and
-//! take as `n` calls in a row, as `lwc-bench` does, so a short list's rows stay in L2. `PROFILE=1`
-//! repeats the first cascade's unsorted take for five seconds, for a profiler, and exits;
-//! `PROFILE=sorted` its sorted take, `PROFILE=decode` its full decode. `SHOW=1` also prints each
-//! column's bytes and the cascades its segments were written with (what `auto` chose).
+//! (1900-2100), `discount` (0-10), `step5` (ascending by 5), `series` (ascending by 60 ± 5) or a TPC-H
+//! key (`l_orderkey`, `o_orderkey`, `ps_partkey`); `ROWS` how many (default 65,535: one segment; more
+//! make a column of 65,536-row segments, taken and decoded through the column); `K` the list length
+//! (default 10^6). `WARM=1` leaves the decode out of each round, so a short list's rows stay in the
+//! caches from round to round and the take's fixed costs show (the decode-all figure is then that of the
+//! last round alone). `REPEAT=n` times each gather and take as `n` calls in a row, as `lwc-bench` does,
+//! so a short list's rows stay in L2. `PROFILE=1` repeats the first cascade's unsorted take for five
+//! seconds, for a profiler, and exits; `PROFILE=sorted` its sorted take, `PROFILE=decode` its full
+//! decode. `SHOW=1` also prints each column's bytes and the cascades its segments were written with
+//! (what `auto` chose).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -46,6 +47,8 @@ fn values(data: &str, rows: usize, rng: &mut Lcg) -> Vec<u32> {
         .map(|_| match data {
             "uniform" => rng.next() ^ (rng.next() << 16),
             "years" => 1900 + rng.next() % 201,
+            // TPC-H's l_discount as cents: eleven values, which `radix` packs 18 a word.
+            "discount" => rng.next() % 11,
             // `lwc-bench access`' time series: a step of 60 and noise of ±5.
             "series" => {
                 v += 60;

@@ -5,7 +5,8 @@
 //! Reading divides by `k` (and by its powers, for one digit); a division by a number known only at run time
 //! costs tens of cycles, so [`Divisor`] replaces it by two multiplications with a 128-bit reciprocal
 //! (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019: exact for every 64-bit numerator
-//! with a 128-bit reciprocal).
+//! with a 128-bit reciprocal). Whole words of a base up to `2^16` are read by [`Chunks`]: one division per
+//! 32 bits of digits, then each digit on its own in a vector lane.
 
 /// The most digits below `k` that fit a `u64` (`k ≥ 2`): the largest `m` with `k^m ≤ 2^64`.
 pub fn digits_per_word(k: u64) -> usize {
@@ -152,6 +153,115 @@ pub fn unpack_words(mut words: [u64; WORDS_IN_FLIGHT], divisor: Divisor, m: usiz
     }
 }
 
+/// Digits a vector pass of [`Chunks`] computes side by side.
+const LANES: usize = 8;
+
+/// Whole words read with one division per 32 bits instead of one per digit: a word splits into chunks of
+/// `h` digits, the most that fit 32 bits (`k^h ≤ 2^32`), by division by `k^h`; digit `j` of a chunk `n` is
+/// `⌊k · frac(n / k^(j+1))⌋`, the fraction read as `⌈2^64 / k^(j+1)⌉ · n mod 2^64` in 64-bit fixed point
+/// (exact for `n < 2^32` and `k^(j+1) ≤ 2^32`, by the bound [`Digits`] uses at twice the width). The
+/// products of a 32-bit chunk split into 32-bit halves, so a chunk's digits are computed side by side in
+/// vector lanes, none waiting on another. Bases up to `2^16`, whose chunks hold two digits or more.
+#[derive(Debug, Clone)]
+pub struct Chunks {
+    k: u32,
+    m: usize,
+    h: usize,
+    power: Divisor,
+    /// `⌈2^64 / k^(j+1)⌉` for `j < h`, then zeros to a whole number of lanes (digits written past `h` are 0).
+    fractions: [u64; 32],
+}
+
+/// The most digits of [`Chunks`] in a chunk: base 2, 32 a chunk.
+const CHUNK_DIGITS: usize = 32;
+
+impl Chunks {
+    /// The chunks of base `k`, or `None` where `k` is below 2 or above `2^16`.
+    pub fn new(k: u64) -> Option<Chunks> {
+        if !(2..=1 << 16).contains(&k) {
+            return None;
+        }
+        let (mut power, mut h) = (1u64, 0);
+        let mut fractions = [0u64; CHUNK_DIGITS];
+        while power * k <= 1 << 32 {
+            power *= k;
+            // ⌈2^64 / power⌉; power ≥ 2, so the quotient fits.
+            fractions[h] = (u64::MAX / power).wrapping_add(1);
+            h += 1;
+        }
+        Some(Chunks { k: k as u32, m: digits_per_word(k), h, power: Divisor::new(power), fractions })
+    }
+
+    /// The output room [`unpack_chunks`] needs past its last word's digits.
+    pub const SLACK: usize = CHUNK_DIGITS;
+
+    /// Digit `j` of the chunk `n`; `fraction` is `⌈2^64 / k^(j+1)⌉`. 32-bit halves only, which vector lanes
+    /// multiply.
+    #[inline(always)]
+    fn digit(fraction: u64, n: u32, k: u32) -> u64 {
+        const LOW: u64 = u32::MAX as u64;
+        let (n, k) = (n as u64, k as u64);
+        let x = (fraction & LOW).wrapping_mul(n).wrapping_add((fraction >> 32).wrapping_mul(n) << 32);
+        // ⌊x · k / 2^64⌋, k < 2^32: neither product nor the sum overflows.
+        ((x >> 32) * k + (((x & LOW) * k) >> 32)) >> 32
+    }
+
+    /// The `m` digits of `word` into `out[..m]`, and up to [`Chunks::SLACK`] zeros or digits after them.
+    #[inline(always)]
+    fn unpack(&self, mut word: u64, out: &mut [u64]) {
+        let mut at = 0;
+        while at < self.m {
+            // A valid word's last chunk is below `k^h ≤ 2^32`; a corrupt one's is cut to 32 bits.
+            let chunk = if self.m - at > self.h {
+                let (rest, chunk) = self.power.div_rem(word);
+                word = rest;
+                chunk
+            } else {
+                word
+            };
+            for group in (0..self.h).step_by(LANES) {
+                let fractions: &[u64; LANES] = self.fractions[group..][..LANES].try_into().expect("whole lanes");
+                let digits: [u64; LANES] = std::array::from_fn(|l| Chunks::digit(fractions[l], chunk as u32, self.k));
+                out[at + group..][..LANES].copy_from_slice(&digits);
+            }
+            at += self.h;
+        }
+    }
+}
+
+/// The digits of `words`, `m` a word, word after word into `out`, which holds at least
+/// `words.len() · m +` [`Chunks::SLACK`] digits (what is written past the words' digits is no digit).
+/// Eight lanes of a chunk are one 512-bit vector where the CPU has them.
+pub fn unpack_chunks(chunks: &Chunks, words: &[u64], out: &mut [u64]) {
+    assert!(out.len() >= words.len() * chunks.m + Chunks::SLACK, "room for the digits");
+    #[inline(always)]
+    fn body(chunks: &Chunks, words: &[u64], out: &mut [u64]) {
+        for (w, &word) in words.iter().enumerate() {
+            chunks.unpack(word, &mut out[w * chunks.m..]);
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f")]
+        unsafe fn avx512(chunks: &Chunks, words: &[u64], out: &mut [u64]) {
+            body(chunks, words, out)
+        }
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2(chunks: &Chunks, words: &[u64], out: &mut [u64]) {
+            body(chunks, words, out)
+        }
+        if crate::kernels::cpu::avx512f() {
+            // SAFETY: the CPU supports AVX-512F, checked just above; the body is safe code.
+            return unsafe { avx512(chunks, words, out) };
+        }
+        if crate::kernels::cpu::avx2() {
+            // SAFETY: the CPU supports AVX2, checked just above; the body is safe code.
+            return unsafe { avx2(chunks, words, out) };
+        }
+    }
+    body(chunks, words, out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,6 +333,37 @@ mod tests {
             unpack_words(words.clone().try_into().unwrap(), Divisor::new(k), m, &mut out);
             assert_eq!(out, digits, "base {k}");
         }
+    }
+
+    #[test]
+    fn chunks_unpack_as_division_does() {
+        // Every base up to 300, the bases whose chunks hold one digit more or fewer, and the largest.
+        let bases = (2..=300).chain([255, 256, 257, 1_625, 1_626, 65_535, 65_536]);
+        crate::kernels::on_every_path(|| {
+            let mut x = 0x6a09_e667_f3bc_c908u64;
+            let mut next = move || {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                x
+            };
+            for k in bases.clone() {
+                let chunks = Chunks::new(k).expect("a base up to 2^16");
+                let m = digits_per_word(k);
+                // Random digits, the largest digits, zeros, and one word of each a test of its own.
+                let mut digits: Vec<u64> = (0..5 * m).map(|_| next() % k).collect();
+                digits.extend(std::iter::repeat_n(k - 1, 2 * m).chain(std::iter::repeat_n(0, m)));
+                let words: Vec<u64> = digits.chunks(m).map(|c| pack_word(c.iter().copied(), k)).collect();
+                let mut out = vec![u64::MAX; words.len() * m + Chunks::SLACK];
+                unpack_chunks(&chunks, &words, &mut out);
+                assert_eq!(out[..digits.len()], digits, "base {k}");
+                // Any word at all (a corrupt stream's) unpacks without a panic, its low chunk as division would.
+                let word = next();
+                unpack_chunks(&chunks, &[word], &mut out);
+                let mut back = vec![0; m];
+                unpack_word(word, Divisor::new(k), &mut back);
+                assert_eq!(out[..chunks.h.min(m - 1)], back[..chunks.h.min(m - 1)], "base {k}");
+            }
+        });
+        assert!(Chunks::new(1).is_none() && Chunks::new(65_537).is_none() && Chunks::new(u64::MAX).is_none());
     }
 
     #[test]

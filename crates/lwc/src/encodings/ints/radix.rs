@@ -7,14 +7,18 @@
 //! Bytes: the reference (8, zero-extended bits), the base `k` (8; 0 stands for `2^64`, one digit a word),
 //! then `⌈n / m⌉` words (8-aligned), digit `j` of word `w` holding row `w·m + j`.
 //!
-//! Decoding divides by `k` through a precomputed reciprocal, and a lone row's digit is two products away
+//! Decoding splits a word into 32-bit chunks of digits, one division by a power of `k` each, and reads a
+//! chunk's digits side by side in vector lanes (bases up to `2^16`; larger ones divide by `k` digit after
+//! digit, through a precomputed reciprocal). A lone row's digit is two products away
 //! ([`crate::kernels::radix`]); filters and aggregates decode a block and work on plain values.
 
 use super::{Children, Encoder, InPlace, OpenStream, StreamOps, read_value, value_bits};
 use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::BLOCK;
-use crate::kernels::radix::{digits_per_word, pack_word, unpack_word, unpack_words, Digits, Divisor, WORDS_IN_FLIGHT};
+use crate::kernels::radix::{
+    digits_per_word, pack_word, unpack_chunks, unpack_word, unpack_words, Chunks, Digits, Divisor, WORDS_IN_FLIGHT,
+};
 use crate::stats::{Shape, SplitMix, Stats};
 use crate::types::{LwcInt, Word};
 
@@ -70,6 +74,8 @@ pub(crate) struct RadixView<'a, T: LwcInt> {
     base: Option<Divisor>,
     /// One digit's reads (`None` for base `2^64`).
     digits: Option<Digits>,
+    /// Whole words' reads, for bases up to `2^16`.
+    chunks: Option<Chunks>,
     m: usize,
     words: &'a [u64],
     n: usize,
@@ -88,7 +94,7 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for RadixView<'a, T> {
         };
         let digits = base.is_some().then(|| Digits::new(k));
         let words = r.array("radix words", n.div_ceil(m))?;
-        Ok(RadixView { reference, base, digits, m, words, n })
+        Ok(RadixView { reference, base, digits, chunks: Chunks::new(k), m, words, n })
     }
 
     fn in_place(&self) -> Option<InPlace<'a, T>> {
@@ -112,26 +118,27 @@ impl<T: LwcInt> RadixView<'_, T> {
     }
 }
 
-impl<T: LwcInt> StreamOps<T> for RadixView<'_, T> {
-    fn len(&self) -> usize {
-        self.n
-    }
-
-    fn decode_into(&self, start: usize, out: &mut [T]) {
-        let Some(base) = self.base else {
-            for (o, &w) in out.iter_mut().zip(&self.words[start..]) {
-                *o = self.value(w);
-            }
-            return;
-        };
-        let mut digits = [0u64; 64 * WORDS_IN_FLIGHT];
+impl<T: LwcInt> RadixView<'_, T> {
+    /// [`StreamOps::decode_into`] with runs of whole words read by `unpack` (their digits into a buffer of
+    /// [`DIGITS_AT_ONCE`] and [`Chunks::SLACK`]), as many words a call as `batch` allows; a word cut by
+    /// the window's ends, or a run shorter than `batch` starts, is divided digit after digit.
+    fn decode_words(
+        &self,
+        start: usize,
+        out: &mut [T],
+        base: Divisor,
+        batch: std::ops::RangeInclusive<usize>,
+        unpack: impl Fn(&[u64], &mut [u64]),
+    ) {
+        let mut digits = [0u64; DIGITS_AT_ONCE + Chunks::SLACK];
         let (mut row, end) = (start, start + out.len());
-        let many = WORDS_IN_FLIGHT * self.m;
         while row < end {
             let (w, j) = (row / self.m, row % self.m);
-            if j == 0 && row + many <= end {
-                let words = self.words[w..w + WORDS_IN_FLIGHT].try_into().expect("words in flight");
-                unpack_words(words, base, self.m, &mut digits);
+            let most = *batch.end();
+            let whole = if row + most * self.m <= end { most } else { (end - row) / self.m };
+            if j == 0 && whole >= *batch.start() {
+                unpack(&self.words[w..w + whole], &mut digits);
+                let many = whole * self.m;
                 for (o, &d) in out[row - start..row - start + many].iter_mut().zip(&digits) {
                     *o = self.value(d);
                 }
@@ -146,6 +153,31 @@ impl<T: LwcInt> StreamOps<T> for RadixView<'_, T> {
             row += take;
         }
     }
+}
+
+impl<T: LwcInt> StreamOps<T> for RadixView<'_, T> {
+    fn len(&self) -> usize {
+        self.n
+    }
+
+    fn decode_into(&self, start: usize, out: &mut [T]) {
+        let Some(base) = self.base else {
+            for (o, &w) in out.iter_mut().zip(&self.words[start..]) {
+                *o = self.value(w);
+            }
+            return;
+        };
+        match &self.chunks {
+            Some(chunks) => {
+                self.decode_words(start, out, base, 1..=DIGITS_AT_ONCE / self.m, |words, digits| {
+                    unpack_chunks(chunks, words, digits)
+                })
+            }
+            None => self.decode_words(start, out, base, WORDS_IN_FLIGHT..=WORDS_IN_FLIGHT, |words, digits| {
+                unpack_words(words.try_into().expect("words in flight"), base, self.m, digits)
+            }),
+        }
+    }
 
     #[inline]
     fn get(&self, i: usize) -> T {
@@ -158,6 +190,10 @@ impl<T: LwcInt> StreamOps<T> for RadixView<'_, T> {
         }
     }
 }
+
+/// Digits unpacked into the stack buffer at a time: at least four words of base 2.
+const DIGITS_AT_ONCE: usize = 256;
+const _: () = assert!(DIGITS_AT_ONCE >= 64 * WORDS_IN_FLIGHT);
 
 /// Blocks stay what the defaults decode at a time.
 const _: () = assert!(BLOCK >= 64);
@@ -186,6 +222,25 @@ mod tests {
         assert!(codes.contains(&9) && codes.contains(&0));
         let bytes = round_trip(&codes);
         assert!((bytes * 8) as f64 / codes.len() as f64 <= 3.4, "{bytes} bytes");
+    }
+
+    #[test]
+    fn windows_decode_across_words_and_batches() {
+        // Bases read by chunks (3, 11, 1,000) and by division (70,000); windows that start and end inside
+        // words, span a buffer's worth of whole words or stop just short of one.
+        for k in [3u64, 11, 1_000, 70_000] {
+            let values: Vec<u64> = (0..5_000u64).map(|i| ((i * 2_654_435_761) >> 3) % k).collect();
+            let mut w = Writer::new();
+            encode_stream(&values, &"radix".parse::<Cascade>().unwrap(), Objective::default(), &mut w).unwrap();
+            let bytes = w.into_aligned();
+            let view = StreamView::<u64>::open(&mut Reader::new(bytes.as_bytes()), values.len()).unwrap();
+            let m = digits_per_word(k);
+            for (start, len) in [(0, 5_000), (1, 4_998), (m, DIGITS_AT_ONCE), (m - 1, DIGITS_AT_ONCE + 2), (7, 3 * m - 1)] {
+                let mut out = vec![0; len];
+                view.decode_into(start, &mut out);
+                assert_eq!(out, values[start..start + len], "base {k}, rows {start}..{}", start + len);
+            }
+        }
     }
 
     #[test]
