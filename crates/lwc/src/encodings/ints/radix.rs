@@ -132,13 +132,16 @@ impl<T: LwcInt> RadixView<'_, T> {
     ) {
         let mut digits = [0u64; DIGITS_AT_ONCE + Chunks::SLACK];
         let (mut row, end) = (start, start + out.len());
+        let (fewest, most) = batch.into_inner();
+        let most_rows = most * self.m;
         while row < end {
             let (w, j) = (row / self.m, row % self.m);
-            let most = *batch.end();
-            let whole = if row + most * self.m <= end { most } else { (end - row) / self.m };
-            if j == 0 && whole >= *batch.start() {
+            let (whole, many) = match row + most_rows <= end {
+                true => (most, most_rows),
+                false => ((end - row) / self.m, (end - row) / self.m * self.m),
+            };
+            if j == 0 && whole >= fewest {
                 unpack(&self.words[w..w + whole], &mut digits);
-                let many = whole * self.m;
                 for (o, &d) in out[row - start..row - start + many].iter_mut().zip(&digits) {
                     *o = self.value(d);
                 }
