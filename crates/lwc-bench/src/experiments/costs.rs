@@ -489,8 +489,9 @@ fn tpch_row<T: LwcInt>(values: &[T], cfg: &Config) -> (f64, Vec<String>) {
 }
 
 /// The explain records' lookup trade-off over a column's segments: the modeled lookup against plain's,
-/// and the bytes the smallest lookup within [`SLOW_LOOKUP`] of plain's, and the fastest, would add, summed. Segments that kept the choice of one before them
-/// weighed no candidates: they count at the bytes per row of the segments that did.
+/// and the bytes the smallest lookup within [`SLOW_LOOKUP`] of plain's, and the fastest, would add,
+/// summed. Segments that kept the choice of one before them weighed no candidates: they count at the
+/// bytes per row of the segments that did.
 fn tradeoff(explains: &[SegmentExplain]) -> String {
     let offs: Vec<_> = explains.iter().filter_map(SegmentExplain::lookup_tradeoff).collect();
     if offs.is_empty() {

@@ -135,7 +135,7 @@ pub struct LookupTradeoff {
     /// Its estimated bytes minus the chosen one's.
     pub extra_bytes: i64,
     /// The smallest candidate whose modeled lookup is within [`SLOW_LOOKUP`] of plain's: what keeping
-    /// lookups within that bound costs (the chosen one, where its own lookup is).
+    /// lookups within that bound costs (where the chosen one's lookup is within, it or a smaller one).
     pub within: EncodingId,
     /// Its modeled lookup, nanoseconds.
     pub within_get_ns: f64,
