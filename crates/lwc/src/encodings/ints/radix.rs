@@ -8,8 +8,8 @@
 //! then `⌈n / m⌉` words (8-aligned), digit `j` of word `w` holding row `w·m + j`.
 //!
 //! Decoding splits a word into 32-bit chunks of digits, one division by a power of `k` each, and reads a
-//! chunk's digits side by side in vector lanes (bases up to `2^16`; larger ones divide by `k` digit after
-//! digit, through a precomputed reciprocal). A lone row's digit is two products away
+//! chunk's digits side by side in vector lanes (bases up to `2^16`, on x86 with AVX2; larger bases, and
+//! other CPUs, divide by `k` digit after digit, through a precomputed reciprocal). A lone row's digit is two products away
 //! ([`crate::kernels::radix`]); filters and aggregates decode a block and work on plain values.
 
 use super::{Children, Encoder, InPlace, OpenStream, StreamOps, read_value, value_bits};
@@ -17,7 +17,7 @@ use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::BLOCK;
 use crate::kernels::radix::{
-    digits_per_word, pack_word, unpack_chunks, unpack_word, unpack_words, Chunks, Digits, Divisor, WORDS_IN_FLIGHT,
+    chunks_pay, digits_per_word, pack_word, unpack_chunks, unpack_word, unpack_words, Chunks, Digits, Divisor, WORDS_IN_FLIGHT,
 };
 use crate::stats::{Shape, SplitMix, Stats};
 use crate::types::{LwcInt, Word};
@@ -74,7 +74,7 @@ pub(crate) struct RadixView<'a, T: LwcInt> {
     base: Option<Divisor>,
     /// One digit's reads (`None` for base `2^64`).
     digits: Option<Digits>,
-    /// Whole words' reads, for bases up to `2^16`.
+    /// Whole words' reads, for bases up to `2^16` on CPUs with vector lanes for them.
     chunks: Option<Chunks>,
     m: usize,
     words: &'a [u64],
@@ -94,7 +94,8 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for RadixView<'a, T> {
         };
         let digits = base.is_some().then(|| Digits::new(k));
         let words = r.array("radix words", n.div_ceil(m))?;
-        Ok(RadixView { reference, base, digits, chunks: Chunks::new(k), m, words, n })
+        let chunks = Chunks::new(k).filter(|_| chunks_pay());
+        Ok(RadixView { reference, base, digits, chunks, m, words, n })
     }
 
     fn in_place(&self) -> Option<InPlace<'a, T>> {
