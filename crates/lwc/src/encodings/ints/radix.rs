@@ -94,7 +94,7 @@ impl<'a, T: LwcInt> OpenStream<'a, T> for RadixView<'a, T> {
         };
         let digits = base.is_some().then(|| Digits::new(k));
         let words = r.array("radix words", n.div_ceil(m))?;
-        let chunks = Chunks::new(k).filter(|_| chunks_pay());
+        let chunks = if chunks_pay() { Chunks::new(k) } else { None };
         Ok(RadixView { reference, base, digits, chunks, m, words, n })
     }
 
