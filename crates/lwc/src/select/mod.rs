@@ -36,7 +36,7 @@ use std::time::Instant;
 pub use budget::{fit_to_budget, BudgetOption, BUDGET_STEPS};
 pub use cost::{CostModel, Costs, CACHE_LINE, SCATTERED_PARTS, TAKE_SPACING, WIDTHS, WORKING_SETS_LOG2};
 pub(crate) use cost::{Price, TEXT_ROW_BYTES};
-pub use explain::{Candidate, Fallback, LookupTradeoff, SegmentExplain, SLOW_LOOKUP};
+pub use explain::{Candidate, Fallback, SegmentExplain, TakeTradeoff, SLOW_TAKE};
 pub use objective::{
     AccessMix, Objective, BALANCED_SIZE_SLACK, BALANCED_SPEEDUP, BALANCED_WIDE_SLACK, BALANCED_WIDE_SPEEDUP,
 };

@@ -615,28 +615,28 @@ fn takes_over_many_segments_are_priced_as_scattered() {
     assert!(take_ns(3 << 16, "dict(bitpack)") < 10.0);
 }
 
-/// Where the default's choice looks rows up slowly (l_orderkey's run-length cascade), its explain record
-/// names the smallest candidate that looks up within 3x of plain's and what it costs in bytes, next to
-/// the fastest lookup; on data where the choice looks up within the bound, that candidate is the choice.
+/// Where the default's choice takes random rows slowly (l_orderkey's run-length cascade), its explain
+/// record names the smallest candidate that takes them within 3x of plain's and what it costs in bytes,
+/// next to the fastest take; on data where the choice takes within the bound, that candidate is the choice.
 #[test]
-fn explain_names_what_a_lookup_within_the_bound_costs() {
-    use lwc::select::SLOW_LOOKUP;
+fn explain_names_what_a_take_within_the_bound_costs() {
+    use lwc::select::SLOW_TAKE;
     let e = explain(&shapes::l_orderkey(65_536), Objective::Balanced);
-    let t = e.lookup_tradeoff().expect("plain was a candidate");
+    let t = e.take_tradeoff().expect("plain was a candidate");
     let bytes = |id: EncodingId| e.candidates.iter().find(|c| c.encoding == id).and_then(|c| c.estimated_bytes);
-    let get = |id: EncodingId| e.candidates.iter().find(|c| c.encoding == id).and_then(|c| c.costs).unwrap().get_ns;
-    assert!(t.times_plain > SLOW_LOOKUP, "{e}");
-    let plain_get = get(EncodingId::Plain);
-    assert!(t.within_get_ns <= SLOW_LOOKUP * plain_get && t.within_get_ns == get(t.within), "{e}");
+    let take = |id: EncodingId| e.candidates.iter().find(|c| c.encoding == id).and_then(|c| c.costs).unwrap().take_ns;
+    assert!(t.times_plain > SLOW_TAKE, "{e}");
+    let plain_take = take(EncodingId::Plain);
+    assert!(t.within_take_ns <= SLOW_TAKE * plain_take && t.within_take_ns == take(t.within), "{e}");
     // The smallest of those within the bound, and no larger than the fastest.
     let within_bytes = bytes(t.within).unwrap();
-    for c in e.candidates.iter().filter(|c| c.costs.is_some_and(|k| k.get_ns <= SLOW_LOOKUP * plain_get)) {
+    for c in e.candidates.iter().filter(|c| c.costs.is_some_and(|k| k.take_ns <= SLOW_TAKE * plain_take)) {
         assert!(c.estimated_bytes.is_none_or(|b| b >= within_bytes), "{} is smaller: {e}", c.encoding.name());
     }
     assert!(t.within_extra_bytes <= t.extra_bytes && t.within_extra_bytes > 0, "{e}");
-    assert!(e.to_string().contains(&format!("{} would look up within 3x", t.within.name())), "{e}");
-    // Small codes look up near plain's: the choice is its own answer, at no extra bytes.
+    assert!(e.to_string().contains(&format!("{} would take within 3x", t.within.name())), "{e}");
+    // Small codes are taken near plain's: the choice is its own answer, at no extra bytes.
     let codes: Vec<u32> = (0..65_536u32).map(|i| i.wrapping_mul(2_654_435_761) >> 29).collect();
-    let t = explain(&codes, Objective::Balanced).lookup_tradeoff().unwrap();
-    assert!(t.times_plain <= SLOW_LOOKUP && t.within_extra_bytes == 0, "{t:?}");
+    let t = explain(&codes, Objective::Balanced).take_tradeoff().unwrap();
+    assert!(t.times_plain <= SLOW_TAKE && t.within_extra_bytes == 0, "{t:?}");
 }
