@@ -15,7 +15,7 @@ use crate::predicate::Predicate;
 use crate::segment::{Aggregates, Array, Segment};
 pub use crate::segment::{EncodeOptions, DEFAULT_SEGMENT_ROWS};
 use crate::selection::Selection;
-use crate::types::Value;
+use crate::types::{LwcInt, Value, Word};
 pub use container::{ColumnBuilder, EncodedColumn};
 
 /// Each distinct item with how often it occurs, in order of first occurrence (few distinct, so a list).
@@ -113,7 +113,7 @@ impl<'a, T: Value> Column<'a, T> {
         let in_place = reads_in_place
             .then(|| all_or_none(&segments, Segment::in_place))
             .flatten()
-            .map(|readers| InPlaceParts::new(readers, equal_parts.map(|parts| parts.part_len())));
+            .map(|readers| InPlaceParts::new(readers, equal_parts.map(|parts| parts.part_len()), next));
         let largest = segments.iter().map(Segment::rows).max().unwrap_or(0);
         let registers = in_place.as_ref().and_then(InPlaceParts::in_registers);
         Column { rows: next, segments, starts, equal_parts, reads_in_place, in_place, largest, registers }
@@ -274,7 +274,8 @@ impl<'a, T: Value> Column<'a, T> {
         // unsorted rows do, sorted or not: by segment each segment costs a pass to make its rows
         // segment-local and a call.
         let computes = self.in_place.as_ref().is_some_and(InPlaceParts::computes);
-        if (computes || self.sorted_from_registers(rows.len())) && positions::as_u32(rows).is_some() {
+        let from_registers = self.sorted_from_registers(rows.len()) || self.sorted_in_lanes(rows.len());
+        if (computes || from_registers) && positions::as_u32(rows).is_some() {
             return self.take_scattered(rows, out, &mut Vec::new());
         }
         // Sized once: growing it row by row cost a short take more than its reads.
@@ -347,8 +348,14 @@ impl<'a, T: Value> Column<'a, T> {
                 if let Some(read) = parts.gather(rows, out, T::from_latent) {
                     return read.map_err(out_of_range);
                 }
-                // Radix segments of one base (one range of values): the base's constants stay in registers.
-                if let InPlaceParts::Digits(digits, parts) = parts {
+                // Radix segments of one base (one range of values): eight rows at a time in vector lanes
+                // where the CPU has them, else one at a time with the base's constants in registers.
+                if let (InPlaceParts::Digits(_, _, Some(lanes)), Some(rows)) = (parts, positions::as_u32(rows)) {
+                    let value =
+                        |lane| T::from_latent(T::Latent::from_bits(<T::Latent as LwcInt>::Unsigned::from_u64(lane)));
+                    return lanes.gather_then(rows, out, value).map_err(out_of_range);
+                }
+                if let InPlaceParts::Digits(digits, parts, _) = parts {
                     return self.read_each(rows, out, |seg, at| {
                         let (words, reference) = parts[seg];
                         T::from_latent(digit_value(digits, words, reference, at))
@@ -421,6 +428,16 @@ impl<'a, T: Value> Column<'a, T> {
         self.registers.is_some()
             && matches!(self.in_place, Some(InPlaceParts::Frames(_)))
             && rows <= REGISTERS_SORTED * self.segments.len()
+    }
+
+    /// Whether a take of `rows` ascending rows over many segments reads them in vector lanes as sparse
+    /// unsorted rows are instead of by segment: radix parts read so (see
+    /// [`crate::kernels::radix::DigitsInParts`]), and fewer than one row in [`SPARSE_TAKE`]. By segment, 1,000
+    /// of 600,000 rows in ten parts took 5.9x a plain gather, each segment's take setting up its own lanes
+    /// 8.2x, and in the column's lanes 3.0x (AMD EPYC Zen 5).
+    fn sorted_in_lanes(&self, rows: usize) -> bool {
+        matches!(self.in_place, Some(InPlaceParts::Digits(_, _, Some(_))))
+            && rows.saturating_mul(SPARSE_TAKE) < self.rows as usize
     }
 
     /// Whether a take of `rows` unsorted rows over many segments gathers from the column decoded whole
@@ -617,6 +634,54 @@ mod tests {
             column.take_into(&rows, &mut out).unwrap();
             assert!(out.iter().zip(&rows).all(|(&o, &r)| o == values[r as usize]), "{bits} bits");
         }
+    }
+
+    /// Radix segments of one base take sparse rows, in any order or ascending, in vector lanes where the
+    /// CPU has them (a stream alone too, from 32 rows), as one at a time: small values about a negative
+    /// reference (`i32`, wrapping in the lane) and a base whose words hold three chunks (`u64`); a row past
+    /// the column is an error naming it.
+    #[test]
+    fn radix_takes_in_lanes_agree_with_the_values() {
+        fn check<T: Value + LwcInt + std::fmt::Debug>(values: &[T]) {
+            let options = EncodeOptions {
+                segment_rows: 1024,
+                ..EncodeOptions::with_encoding("radix".parse::<Cascade>().unwrap())
+            };
+            let encoded = EncodedColumn::encode(values, None, options).unwrap();
+            let column = encoded.open::<T>().unwrap();
+            let lanes = matches!(column.in_place, Some(InPlaceParts::Digits(_, _, Some(_))));
+            assert_eq!(lanes, crate::kernels::cpu::avx512dq(), "{values:?}");
+            let mut rng = crate::stats::SplitMix(5);
+            for count in [1, 31, 32, 33, 100] {
+                let mut rows: Vec<u32> = (0..count).map(|_| rng.below(values.len()) as u32).collect();
+                for sorted in [false, true] {
+                    if sorted {
+                        rows.sort_unstable();
+                    }
+                    let mut out = vec![T::default(); rows.len()];
+                    column.take_into(&rows, &mut out).unwrap();
+                    let want: Vec<T> = rows.iter().map(|&r| values[r as usize]).collect();
+                    assert_eq!(out, want, "{count} rows, sorted {sorted}");
+                    // One segment's stream alone.
+                    let first = &values[..1000];
+                    let segment = encode_segment(first, None, "radix".parse::<Cascade>().unwrap()).unwrap();
+                    let alone = Column::<T>::from_segments(vec![Segment::open(&segment).unwrap()]);
+                    let local: Vec<u32> = rows.iter().map(|&r| r % 1000).collect();
+                    alone.take_into(&local, &mut out).unwrap();
+                    assert!(out.iter().zip(&local).all(|(o, &r)| *o == first[r as usize]), "{count} rows alone");
+                }
+            }
+            let mut rows: Vec<u32> = (0..40).collect();
+            rows[35] = values.len() as u32 + 2;
+            let mut out = vec![T::default(); rows.len()];
+            let err = column.take_into(&rows, &mut out).unwrap_err();
+            assert!(matches!(err, Error::RowOutOfRange { row, .. } if row == values.len() as u64 + 2), "{err}");
+        }
+        let small: Vec<i32> = (0..5_200u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 28) as i32 - 20).collect();
+        check(&small);
+        // Base 5: 27 digits a word, 13 a chunk.
+        let three_chunks: Vec<u64> = (0..5_200u64).map(|i| (1 << 40) | ((i * 7 + i / 3) % 5)).collect();
+        check(&three_chunks);
     }
 
     /// `take` names the null rows: nulls in runs and alone, segments with none, rows in any order and

@@ -16,7 +16,7 @@ use crate::kernels::{
     divisor::EqualParts,
     lookup,
     positions::{self, has_dense_block},
-    radix::Digits,
+    radix::{Digits, DigitsInParts},
     scan,
 };
 use crate::selection::Selection;
@@ -146,17 +146,18 @@ pub(crate) enum InPlaceParts<'a, T: LwcInt> {
     /// `len` in all: each part's first value, step and runs.
     Stepped { parts: Vec<Stepped<T>>, cut: EqualParts, len: u64 },
     /// Radix parts of one base: its digits, and each part's words and reference, so a reader keeps the
-    /// base's constants out of its loop.
-    Digits(Digits, Vec<DigitPart<'a, T>>),
+    /// base's constants out of its loop; read eight rows at a time where the CPU has the lanes for it
+    /// (see [`DigitsInParts`]).
+    Digits(Digits, Vec<DigitPart<'a, T>>, Option<Box<DigitsInParts<'a>>>),
     /// Any other mix, or parts not cut evenly: each part read as it is.
     Each(Vec<InPlace<'a, T>>),
 }
 
 impl<'a, T: LwcInt> InPlaceParts<'a, T> {
-    /// The parts in order; `part_len` where every part but the last holds that many values (at least
-    /// one in the last). Parts that all read one way and at most 56 bits wide ([`FieldsInParts`]) then
-    /// read a row with one load and no match on the kind.
-    pub fn new(parts: Vec<InPlace<'a, T>>, part_len: Option<u64>) -> Self {
+    /// The parts in order, `len` values in all; `part_len` where every part but the last holds that many
+    /// values (at least one in the last). Parts that all read one way and at most 56 bits wide
+    /// ([`FieldsInParts`]) then read a row with one load and no match on the kind.
+    pub fn new(parts: Vec<InPlace<'a, T>>, part_len: Option<u64>, len: u64) -> Self {
         if let Some(uniform) = part_len.and_then(|part_len| Self::uniform(&parts, part_len)) {
             return uniform;
         }
@@ -168,7 +169,11 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
                 _ => None,
             });
             if let Some(one_base) = one_base {
-                return InPlaceParts::Digits(first.clone(), one_base);
+                let in_lanes = part_len.and_then(|part_len| {
+                    let bits: Vec<_> = one_base.iter().map(|&(words, r)| (words, r.to_bits().to_u64())).collect();
+                    DigitsInParts::new(first.base(), &bits, part_len, len).map(Box::new)
+                });
+                return InPlaceParts::Digits(first.clone(), one_base, in_lanes);
             }
         }
         InPlaceParts::Each(parts)

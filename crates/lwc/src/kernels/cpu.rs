@@ -112,6 +112,12 @@ pub fn avx512f() -> bool {
     avx512_allowed() && std::arch::is_x86_feature_detected!("avx512f")
 }
 
+/// AVX-512 F and DQ: 64-bit multiplies and conversions between `u64` and `f64` lanes.
+#[inline]
+pub fn avx512dq() -> bool {
+    avx512f() && std::arch::is_x86_feature_detected!("avx512dq")
+}
+
 /// AVX-512 VBMI with VL: `vpermb` on 256-bit vectors.
 #[inline]
 pub fn avx512_vbmi() -> bool {

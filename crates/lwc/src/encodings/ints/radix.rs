@@ -17,7 +17,7 @@ use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::BLOCK;
 use crate::kernels::radix::{
-    chunks_pay, digits_per_word, pack_word, unpack_chunks, unpack_word, unpack_words, Chunks, Digits, Divisor, WORDS_IN_FLIGHT,
+    chunks_pay, digits_per_word, pack_word, unpack_chunks, unpack_word, unpack_words, Chunks, DigitsInParts, Digits, Divisor, WORDS_IN_FLIGHT,
 };
 use crate::stats::{Shape, SplitMix, Stats};
 use crate::types::{LwcInt, Word};
@@ -189,11 +189,27 @@ impl<T: LwcInt> StreamOps<T> for RadixView<'_, T> {
     }
 
     fn take_into(&self, positions: &[u32], out: &mut [T]) {
+        // Many rows go eight at a time in vector lanes where the CPU has them, as a column's scattered
+        // rows do (the stream as one part of a power-of-two length); rows past the stream panic below.
+        if positions.len() >= LANES_TAKE {
+            let lanes = (self.digits.as_ref()).and_then(|digits| {
+                let part = [(self.words, self.reference.to_bits().to_u64())];
+                DigitsInParts::new(digits.base(), &part, (self.n as u64).next_power_of_two(), self.n as u64)
+            });
+            let value = |lane| T::from_bits(T::Unsigned::from_u64(lane));
+            if lanes.is_some_and(|lanes| lanes.gather_then(positions, out, value).is_ok()) {
+                return;
+            }
+        }
         for (o, &p) in out.iter_mut().zip(positions) {
             *o = self.value(self.residual(p as usize));
         }
     }
 }
+
+/// Positions from which a stream's take reads them in vector lanes: fewer do not pay for setting the
+/// lanes up.
+const LANES_TAKE: usize = 32;
 
 /// Digits unpacked into the stack buffer at a time: at least four words of base 2.
 const DIGITS_AT_ONCE: usize = 256;

@@ -8,6 +8,10 @@
 //! with a 128-bit reciprocal). Whole words of a base up to `2^16` are read by [`Chunks`]: one division per
 //! 32 bits of digits, then each digit on its own in a vector lane.
 
+mod parts;
+
+pub use parts::DigitsInParts;
+
 /// The most digits below `k` that fit a `u64` (`k ≥ 2`): the largest `m` with `k^m ≤ 2^64`.
 pub fn digits_per_word(k: u64) -> usize {
     let (mut power, mut m) = (1u128, 0);
