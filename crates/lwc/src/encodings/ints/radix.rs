@@ -17,7 +17,8 @@ use crate::bytes::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::kernels::bitpack::BLOCK;
 use crate::kernels::radix::{
-    chunks_pay, digits_per_word, pack_word, unpack_chunks, unpack_word, unpack_words, Chunks, DigitsInParts, Digits, Divisor, WORDS_IN_FLIGHT,
+    chunks_pay, digits_per_word, pack_word, unpack_chunks, unpack_word, unpack_words, Chunks, Digits, DigitsInParts,
+    Divisor, WORDS_IN_FLIGHT,
 };
 use crate::stats::{Shape, SplitMix, Stats};
 use crate::types::{LwcInt, Word};
