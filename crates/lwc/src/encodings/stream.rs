@@ -16,7 +16,7 @@ use crate::kernels::{
     divisor::EqualParts,
     lookup,
     positions::{self, has_dense_block},
-    radix::{Digits, DigitsInParts},
+    radix::{Chunks, Digits, DigitsInParts},
     scan,
 };
 use crate::selection::Selection;
@@ -169,9 +169,9 @@ impl<'a, T: LwcInt> InPlaceParts<'a, T> {
                 _ => None,
             });
             if let Some(one_base) = one_base {
-                let in_lanes = part_len.and_then(|part_len| {
+                let in_lanes = part_len.zip(Chunks::new(first.base())).and_then(|(part_len, chunks)| {
                     let bits: Vec<_> = one_base.iter().map(|&(words, r)| (words, r.to_bits().to_u64())).collect();
-                    DigitsInParts::new(first.base(), &bits, part_len, len).map(Box::new)
+                    DigitsInParts::new(&chunks, &bits, part_len, len).map(Box::new)
                 });
                 return InPlaceParts::Digits(first.clone(), one_base, in_lanes);
             }

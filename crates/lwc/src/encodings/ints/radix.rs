@@ -193,9 +193,10 @@ impl<T: LwcInt> StreamOps<T> for RadixView<'_, T> {
         // Many rows go eight at a time in vector lanes where the CPU has them, as a column's scattered
         // rows do (the stream as one part of a power-of-two length); rows past the stream panic below.
         if positions.len() >= LANES_TAKE {
-            let lanes = (self.digits.as_ref()).and_then(|digits| {
+            // The chunks the view read whole words with, not made again.
+            let lanes = self.chunks.as_ref().and_then(|chunks| {
                 let part = [(self.words, self.reference.to_bits().to_u64())];
-                DigitsInParts::new(digits.base(), &part, (self.n as u64).next_power_of_two(), self.n as u64)
+                DigitsInParts::new(chunks, &part, (self.n as u64).next_power_of_two(), self.n as u64)
             });
             let value = |lane| T::from_bits(T::Unsigned::from_u64(lane));
             if lanes.is_some_and(|lanes| lanes.gather_then(positions, out, value).is_ok()) {

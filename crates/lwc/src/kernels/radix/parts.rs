@@ -6,7 +6,7 @@
 
 use std::marker::PhantomData;
 
-use super::{digits_per_word, Chunks};
+use super::Chunks;
 
 /// Radix parts of one base up to `2^16` and of a power-of-two length, read by [`DigitsInParts::gather_then`]
 /// with AVX-512 F and DQ (`None` from [`DigitsInParts::new`] elsewhere).
@@ -40,15 +40,14 @@ const LONGEST_PART: u64 = 1 << 26;
 const BUFFERED_ROWS: usize = 256;
 
 impl<'a> DigitsInParts<'a> {
-    /// The parts of base `k` (each its words and its reference's bits), `part_len` rows each but the last,
-    /// `len` in all; `None` unless the CPU has AVX-512 F and DQ, `k` is at most `2^16`, `part_len` a power
-    /// of two up to `2^26`, and each part holds the words of its rows.
-    pub fn new(k: u64, parts: &[(&'a [u64], u64)], part_len: u64, len: u64) -> Option<Self> {
+    /// The parts of the base of `chunks` (each its words and its reference's bits), `part_len` rows each but
+    /// the last, `len` in all; `None` unless the CPU has AVX-512 F and DQ, `part_len` is a power of two up
+    /// to `2^26`, and each part holds the words of its rows.
+    pub fn new(chunks: &Chunks, parts: &[(&'a [u64], u64)], part_len: u64, len: u64) -> Option<Self> {
         if !avx512dq() || !part_len.is_power_of_two() || part_len > LONGEST_PART {
             return None;
         }
-        let chunks = Chunks::new(k)?;
-        let m = digits_per_word(k) as u64;
+        let m = chunks.m as u64;
         // Every part's rows in its words: the last part holds the rest, at least one row.
         let count = len.div_ceil(part_len);
         if parts.len() as u64 != count || count == 0 {
@@ -70,7 +69,7 @@ impl<'a> DigitsInParts<'a> {
             starts,
             references: parts.iter().map(|&(_, reference)| reference).collect(),
             per_word: (1u64 << 32).div_ceil(m),
-            chunks,
+            chunks: chunks.clone(),
             shift: part_len.trailing_zeros(),
             len,
             words: PhantomData,
@@ -257,7 +256,7 @@ impl DigitsInParts<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::radix::{pack_word, Digits};
+    use crate::kernels::radix::{digits_per_word, pack_word, Digits};
 
     /// Every base up to 300 and the edges of the chunks' sizes: parts of 64 rows (the last shorter), rows
     /// in any order and lists of every length up to a few lanes past a buffer, against one digit at a time.
@@ -282,7 +281,7 @@ mod tests {
                     })
                     .collect();
                 let views: Vec<(&[u64], u64)> = parts.iter().map(|(w, r)| (w.as_slice(), *r)).collect();
-                let Some(lanes) = DigitsInParts::new(k, &views, part_len, len) else {
+                let Some(lanes) = DigitsInParts::new(&Chunks::new(k).unwrap(), &views, part_len, len) else {
                     assert!(!avx512dq(), "base {k}, {len} rows");
                     continue;
                 };
@@ -320,10 +319,11 @@ mod tests {
         let whole = [(&words[..], 0u64), (&words[..], 0)];
         let short = [(&words[..], 0u64), (&words[..3], 0)];
         // Base 10: 19 digits a word, so 64 rows take 4 words.
-        assert_eq!(DigitsInParts::new(10, &whole, 64, 128).is_some(), avx512dq());
-        assert!(DigitsInParts::new(10, &short, 64, 128).is_none());
-        assert!(DigitsInParts::new(10, &whole, 48, 96).is_none());
-        assert!(DigitsInParts::new(10, &whole, 64, 200).is_none());
-        assert!(DigitsInParts::new(1 << 17, &whole, 64, 128).is_none());
+        let ten = Chunks::new(10).unwrap();
+        assert_eq!(DigitsInParts::new(&ten, &whole, 64, 128).is_some(), avx512dq());
+        assert!(DigitsInParts::new(&ten, &short, 64, 128).is_none());
+        assert!(DigitsInParts::new(&ten, &whole, 48, 96).is_none());
+        assert!(DigitsInParts::new(&ten, &whole, 64, 200).is_none());
+        assert!(Chunks::new(1 << 17).and_then(|c| DigitsInParts::new(&c, &whole, 64, 128)).is_none());
     }
 }
